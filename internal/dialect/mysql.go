@@ -1,0 +1,176 @@
+package dialect
+
+import (
+	"context"
+	"database/sql"
+	"database/sql/driver"
+	"errors"
+	"io"
+	"net"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/go-sql-driver/mysql"
+
+	"github.com/dbarena/dbarena/internal/target"
+)
+
+// MySQLDialect serves MariaDB, MySQL and Percona Server.
+type MySQLDialect struct{}
+
+var _ Dialect = MySQLDialect{}
+
+// Family implements Dialect.
+func (MySQLDialect) Family() target.Family { return target.MySQL }
+
+// Config builds the driver configuration for t.
+func (MySQLDialect) Config(t target.Target, o OpenOptions) *mysql.Config {
+	c := mysql.NewConfig()
+	c.User = t.User
+	c.Passwd = t.Password
+	c.DBName = t.Database
+	if t.Socket != "" {
+		c.Net, c.Addr = "unix", t.Socket
+	} else {
+		c.Net, c.Addr = "tcp", net.JoinHostPort(t.Host, strconv.Itoa(t.Port))
+	}
+	c.InterpolateParams = !o.Prepared
+	c.AllowNativePasswords = true
+	c.Timeout = 10 * time.Second
+	c.Params = map[string]string{}
+	for k, v := range t.Params {
+		c.Params[k] = v
+	}
+	return c
+}
+
+// Open implements Dialect.
+func (d MySQLDialect) Open(t target.Target, o OpenOptions) (*sql.DB, error) {
+	conn, err := mysql.NewConnector(d.Config(t, o))
+	if err != nil {
+		return nil, err
+	}
+	db := sql.OpenDB(conn)
+	if o.MaxConns > 0 {
+		db.SetMaxOpenConns(o.MaxConns)
+		db.SetMaxIdleConns(o.MaxConns)
+	}
+	return db, nil
+}
+
+// MySQL error numbers that dbarena treats specially.
+const (
+	mysqlLockWaitTimeout = 1205
+	mysqlDeadlock        = 1213
+	mysqlServerShutdown  = 1053
+	mysqlConnKilled      = 1927
+	mysqlGoneAway        = 2006
+	mysqlLostConn        = 2013
+)
+
+// Classify implements Dialect.
+func (MySQLDialect) Classify(err error) Class {
+	if err == nil {
+		return Class{Kind: None}
+	}
+	var me *mysql.MySQLError
+	if errors.As(err, &me) {
+		code := strconv.Itoa(int(me.Number))
+		switch me.Number {
+		case mysqlDeadlock, mysqlLockWaitTimeout:
+			return Class{Kind: Retry, Code: code}
+		case mysqlServerShutdown, mysqlConnKilled, mysqlGoneAway, mysqlLostConn:
+			return Class{Kind: ConnLost, Code: code}
+		}
+		return Class{Kind: Fatal, Code: code}
+	}
+	if isConnError(err) || errors.Is(err, mysql.ErrInvalidConn) {
+		return Class{Kind: ConnLost, Code: "conn"}
+	}
+	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+		return Class{Kind: Fatal, Code: "canceled"}
+	}
+	return Class{Kind: Fatal, Code: "client"}
+}
+
+// isConnError reports driver-independent signs of a lost connection.
+func isConnError(err error) bool {
+	var ne net.Error
+	switch {
+	case errors.Is(err, driver.ErrBadConn), errors.Is(err, sql.ErrConnDone),
+		errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF),
+		errors.Is(err, syscall.ECONNREFUSED), errors.Is(err, syscall.ECONNRESET),
+		errors.Is(err, syscall.EPIPE), errors.Is(err, syscall.ENOENT),
+		errors.As(err, &ne):
+		return true
+	}
+	return false
+}
+
+// Rebind implements Dialect: MySQL uses '?' already.
+func (MySQLDialect) Rebind(q string) string { return q }
+
+// QuoteIdent implements Dialect.
+func (MySQLDialect) QuoteIdent(name string) string {
+	return "`" + strings.ReplaceAll(name, "`", "``") + "`"
+}
+
+// ServerVersion implements Dialect.
+func (MySQLDialect) ServerVersion(ctx context.Context, db *sql.DB) (target.Flavor, string, error) {
+	var version, comment string
+	if err := db.QueryRowContext(ctx, "SELECT VERSION(), @@version_comment").Scan(&version, &comment); err != nil {
+		return "", "", err
+	}
+	return mysqlFlavor(version, comment), version, nil
+}
+
+// mysqlFlavor tells MariaDB, Percona and MySQL apart from VERSION() and @@version_comment.
+func mysqlFlavor(version, comment string) target.Flavor {
+	v, c := strings.ToLower(version), strings.ToLower(comment)
+	switch {
+	case strings.Contains(v, "mariadb") || strings.Contains(c, "mariadb"):
+		return target.FlavorMariaDB
+	case strings.Contains(c, "percona"):
+		return target.FlavorPercona
+	}
+	return target.FlavorMySQL
+}
+
+// ReadCounters implements Dialect.
+func (MySQLDialect) ReadCounters(ctx context.Context, db *sql.DB) (Counters, error) {
+	rows, err := db.QueryContext(ctx, `SHOW GLOBAL STATUS WHERE Variable_name IN
+		('Questions','Com_commit','Com_rollback','Com_select','Com_insert','Com_update','Com_delete','Innodb_rows_inserted')`)
+	if err != nil {
+		return Counters{}, err
+	}
+	defer rows.Close()
+	var c Counters
+	for rows.Next() {
+		var name string
+		var value int64
+		if err := rows.Scan(&name, &value); err != nil {
+			return Counters{}, err
+		}
+		switch strings.ToLower(name) {
+		case "questions":
+			c.Queries = value
+		case "com_commit":
+			c.Commits = value
+		case "com_rollback":
+			c.Rollbacks = value
+		case "com_select":
+			c.Selects = value
+		case "com_insert":
+			c.Inserts = value
+		case "com_update":
+			c.Updates = value
+		case "com_delete":
+			c.Deletes = value
+		case "innodb_rows_inserted":
+			c.RowsInserted = value
+		}
+	}
+	return c, rows.Err()
+}

@@ -1,0 +1,144 @@
+package dialect
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/stdlib"
+
+	"github.com/dbarena/dbarena/internal/target"
+)
+
+// PostgresDialect serves PostgreSQL.
+type PostgresDialect struct{}
+
+var _ Dialect = PostgresDialect{}
+
+// Family implements Dialect.
+func (PostgresDialect) Family() target.Family { return target.Postgres }
+
+// Config builds the driver configuration for t. Statements run through the
+// simple protocol unless a workload prepares them explicitly, so BEGIN and
+// COMMIT cost one round trip, as in sysbench.
+func (PostgresDialect) Config(t target.Target, _ OpenOptions) (*pgx.ConnConfig, error) {
+	cfg, err := pgx.ParseConfig("")
+	if err != nil {
+		return nil, err
+	}
+	if t.Socket != "" {
+		// pgx wants the socket directory; the port names the socket file.
+		dir := t.Socket
+		if i := strings.LastIndex(dir, "/.s.PGSQL."); i >= 0 {
+			dir = dir[:i]
+		}
+		cfg.Host = dir
+	} else {
+		cfg.Host = t.Host
+	}
+	cfg.Port = uint16(t.Port)
+	cfg.User = t.User
+	cfg.Password = t.Password
+	cfg.Database = t.Database
+	cfg.TLSConfig = nil
+	cfg.Fallbacks = nil
+	cfg.ConnectTimeout = 10 * time.Second
+	cfg.DefaultQueryExecMode = pgx.QueryExecModeSimpleProtocol
+	for k, v := range t.Params {
+		cfg.RuntimeParams[k] = v
+	}
+	return cfg, nil
+}
+
+// Open implements Dialect.
+func (d PostgresDialect) Open(t target.Target, o OpenOptions) (*sql.DB, error) {
+	cfg, err := d.Config(t, o)
+	if err != nil {
+		return nil, err
+	}
+	db := stdlib.OpenDB(*cfg)
+	if o.MaxConns > 0 {
+		db.SetMaxOpenConns(o.MaxConns)
+		db.SetMaxIdleConns(o.MaxConns)
+	}
+	return db, nil
+}
+
+// Classify implements Dialect.
+func (PostgresDialect) Classify(err error) Class {
+	if err == nil {
+		return Class{Kind: None}
+	}
+	var pe *pgconn.PgError
+	if errors.As(err, &pe) {
+		switch {
+		case pe.Code == "40P01", pe.Code == "40001", pe.Code == "55P03":
+			return Class{Kind: Retry, Code: pe.Code}
+		case strings.HasPrefix(pe.Code, "08"), pe.Code == "57P01", pe.Code == "57P02", pe.Code == "57P03":
+			return Class{Kind: ConnLost, Code: pe.Code}
+		}
+		return Class{Kind: Fatal, Code: pe.Code}
+	}
+	var ce *pgconn.ConnectError
+	if errors.As(err, &ce) || isConnError(err) || strings.Contains(err.Error(), "conn closed") {
+		return Class{Kind: ConnLost, Code: "conn"}
+	}
+	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+		return Class{Kind: Fatal, Code: "canceled"}
+	}
+	return Class{Kind: Fatal, Code: "client"}
+}
+
+// Rebind implements Dialect: '?' becomes $1, $2, ... outside quoted strings.
+func (PostgresDialect) Rebind(q string) string {
+	if !strings.Contains(q, "?") {
+		return q
+	}
+	var b strings.Builder
+	b.Grow(len(q) + 8)
+	n, quoted := 0, false
+	for i := 0; i < len(q); i++ {
+		ch := q[i]
+		switch {
+		case ch == '\'':
+			quoted = !quoted
+			b.WriteByte(ch)
+		case ch == '?' && !quoted:
+			n++
+			b.WriteByte('$')
+			b.WriteString(strconv.Itoa(n))
+		default:
+			b.WriteByte(ch)
+		}
+	}
+	return b.String()
+}
+
+// QuoteIdent implements Dialect.
+func (PostgresDialect) QuoteIdent(name string) string {
+	return `"` + strings.ReplaceAll(name, `"`, `""`) + `"`
+}
+
+// ServerVersion implements Dialect.
+func (PostgresDialect) ServerVersion(ctx context.Context, db *sql.DB) (target.Flavor, string, error) {
+	var v string
+	if err := db.QueryRowContext(ctx, "SHOW server_version").Scan(&v); err != nil {
+		return "", "", err
+	}
+	return target.FlavorPostgres, v, nil
+}
+
+// ReadCounters implements Dialect. PostgreSQL publishes a backend's
+// statistics when it goes idle or exits, so read them after the work's
+// connections are closed.
+func (PostgresDialect) ReadCounters(ctx context.Context, db *sql.DB) (Counters, error) {
+	var c Counters
+	err := db.QueryRowContext(ctx, `SELECT xact_commit, xact_rollback, tup_inserted
+		FROM pg_stat_database WHERE datname = current_database()`).Scan(&c.Commits, &c.Rollbacks, &c.RowsInserted)
+	return c, err
+}

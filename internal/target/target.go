@@ -1,0 +1,171 @@
+// Package target describes the database server a command talks to: its
+// protocol family, flavor, version and connection settings, parsed from a DSN
+// or filled in by a sandbox.
+package target
+
+import (
+	"errors"
+	"fmt"
+	"net/url"
+	"strconv"
+	"strings"
+)
+
+// Family is the wire protocol family of a server.
+type Family string
+
+// The protocol families dbarena speaks.
+const (
+	MySQL    Family = "mysql"
+	Postgres Family = "postgres"
+)
+
+// Flavor is the server product within a family.
+type Flavor string
+
+// Known flavors. MariaDB, MySQL and Percona speak the MySQL protocol.
+const (
+	FlavorMariaDB  Flavor = "mariadb"
+	FlavorMySQL    Flavor = "mysql"
+	FlavorPercona  Flavor = "percona"
+	FlavorPostgres Flavor = "postgres"
+)
+
+// ParseFlavor validates a flavor name.
+func ParseFlavor(s string) (Flavor, error) {
+	switch f := Flavor(strings.ToLower(s)); f {
+	case FlavorMariaDB, FlavorMySQL, FlavorPercona, FlavorPostgres:
+		return f, nil
+	}
+	return "", fmt.Errorf("unknown flavor %q (want mariadb, mysql, percona or postgres)", s)
+}
+
+// Family returns the protocol family of the flavor.
+func (f Flavor) Family() Family {
+	if f == FlavorPostgres {
+		return Postgres
+	}
+	return MySQL
+}
+
+// Target is everything needed to connect to one server. Password is secret:
+// it never appears in String, MaskedDSN or any JSON form of a Target.
+type Target struct {
+	Flavor   Flavor `json:"flavor"`
+	Version  string `json:"version,omitempty"`
+	Host     string `json:"host,omitempty"`
+	Port     int    `json:"port,omitempty"`
+	Socket   string `json:"socket,omitempty"`
+	User     string `json:"user,omitempty"`
+	Password string `json:"-"`
+	Database string `json:"database,omitempty"`
+	// Sandbox is the sandbox name when dbarena started the server itself.
+	Sandbox string `json:"sandbox,omitempty"`
+	// Params holds extra DSN query parameters (for example sslmode).
+	Params map[string]string `json:"-"`
+}
+
+// Family returns the protocol family of the target.
+func (t Target) Family() Family { return t.Flavor.Family() }
+
+// MaskedDSN renders the target as a DSN with the password replaced by "***".
+func (t Target) MaskedDSN() string {
+	scheme := string(t.Family())
+	u := url.URL{Scheme: scheme, Path: "/" + t.Database}
+	if t.User != "" {
+		if t.Password != "" {
+			u.User = url.UserPassword(t.User, "***")
+		} else {
+			u.User = url.User(t.User)
+		}
+	}
+	if t.Socket != "" {
+		u.Host = ""
+		q := url.Values{"socket": {t.Socket}}
+		u.RawQuery = q.Encode()
+	} else {
+		u.Host = t.Host + ":" + strconv.Itoa(t.Port)
+	}
+	return strings.Replace(u.String(), "%2A%2A%2A", "***", 1)
+}
+
+// String is the masked DSN.
+func (t Target) String() string { return t.MaskedDSN() }
+
+// ErrNotDSN reports that a --target value is neither a DSN nor a sandbox reference.
+var ErrNotDSN = errors.New("not a DSN")
+
+// ParseDSN parses mysql://USER:PASS@HOST:PORT/DB or postgres://USER:PASS@HOST:PORT/DB.
+// A unix socket is given as ?socket=/path (host may then be empty). The
+// flavor of a mysql:// DSN is "mysql" until the server reports otherwise.
+func ParseDSN(dsn string) (Target, error) {
+	u, err := url.Parse(dsn)
+	if err != nil || u.Scheme == "" || u.Opaque != "" {
+		return Target{}, fmt.Errorf("%w: %q (want mysql://USER:PASS@HOST:PORT/DB or postgres://...)", ErrNotDSN, maskRaw(dsn))
+	}
+	var t Target
+	switch strings.ToLower(u.Scheme) {
+	case "mysql", "mariadb", "percona":
+		t.Flavor = Flavor(strings.ToLower(u.Scheme))
+		t.Port = 3306
+	case "postgres", "postgresql", "pgsql":
+		t.Flavor = FlavorPostgres
+		t.Port = 5432
+	default:
+		return Target{}, fmt.Errorf("unknown DSN scheme %q in %q (want mysql:// or postgres://)", u.Scheme, maskRaw(dsn))
+	}
+	if u.User != nil {
+		t.User = u.User.Username()
+		t.Password, _ = u.User.Password()
+	}
+	t.Host = u.Hostname()
+	if p := u.Port(); p != "" {
+		n, err := strconv.Atoi(p)
+		if err != nil || n <= 0 || n > 65535 {
+			return Target{}, fmt.Errorf("bad port %q in DSN %q", p, maskRaw(dsn))
+		}
+		t.Port = n
+	}
+	t.Database = strings.TrimPrefix(u.Path, "/")
+	q := u.Query()
+	if s := q.Get("socket"); s != "" {
+		t.Socket = s
+		q.Del("socket")
+	}
+	if t.Host == "" && t.Socket == "" {
+		return Target{}, fmt.Errorf("DSN %q has no host and no ?socket=", maskRaw(dsn))
+	}
+	if t.Database == "" {
+		t.Database = "sbtest"
+	}
+	for k, v := range q {
+		if t.Params == nil {
+			t.Params = map[string]string{}
+		}
+		t.Params[k] = v[len(v)-1]
+	}
+	return t, nil
+}
+
+// maskRaw hides the password of a DSN that may not parse cleanly.
+func maskRaw(dsn string) string {
+	at := strings.LastIndex(dsn, "@")
+	scheme := strings.Index(dsn, "://")
+	if at < 0 || scheme < 0 || at < scheme {
+		return dsn
+	}
+	creds := dsn[scheme+3 : at]
+	if i := strings.Index(creds, ":"); i >= 0 {
+		return dsn[:scheme+3] + creds[:i] + ":***" + dsn[at:]
+	}
+	return dsn
+}
+
+// Mask replaces every occurrence of the target's password in s; use it on
+// any text (driver errors, logs) that might echo a DSN.
+func (t Target) Mask(s string) string {
+	if t.Password == "" {
+		return s
+	}
+	return strings.ReplaceAll(s, t.Password, "***")
+}

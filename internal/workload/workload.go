@@ -1,0 +1,136 @@
+// Package workload defines what a benchmark workload is: a small core
+// interface plus optional capabilities (prepare, run, cleanup, check) that
+// commands discover by type assertion.
+package workload
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"io"
+	"sort"
+
+	"github.com/spf13/pflag"
+
+	"github.com/dbarena/dbarena/internal/dialect"
+	"github.com/dbarena/dbarena/internal/target"
+)
+
+// Workload is the core every workload implements. A Workload value holds its
+// own configuration; Flags binds that configuration to command-line flags.
+type Workload interface {
+	// Name is the command-line name, e.g. "oltp_read_write".
+	Name() string
+	// Description is one line for `dbarena workloads`.
+	Description() string
+	// Flags registers the workload's flags on fs, bound to its configuration.
+	Flags(fs *pflag.FlagSet)
+	// Validate reports every problem with the configuration at once.
+	Validate() []error
+	// Params returns the configuration as plain values, for the run summary.
+	Params() map[string]any
+}
+
+// Env is the database a workload works against.
+type Env struct {
+	DB      *sql.DB
+	Dialect dialect.Dialect
+	Target  target.Target
+}
+
+// Progress receives load progress. Implementations are safe for concurrent use.
+type Progress interface {
+	// SetTotal announces how many rows the whole load will write.
+	SetTotal(rows int64)
+	// Add reports rows (and their approximate bytes) just written.
+	Add(rows, bytes int64)
+}
+
+// Preparer creates and loads a workload's tables.
+type Preparer interface {
+	Prepare(ctx context.Context, env Env, threads int, p Progress) error
+}
+
+// Cleaner drops what Prepare created.
+type Cleaner interface {
+	Cleanup(ctx context.Context, env Env) error
+}
+
+// Checker verifies data consistency and writes one line per check to out.
+// It returns ok=false when a check fails and err when it could not check.
+type Checker interface {
+	Check(ctx context.Context, env Env, out io.Writer) (ok bool, err error)
+}
+
+// Runner is a workload that can be run: it makes one Worker per connection.
+type Runner interface {
+	// NewWorker prepares a worker on its own connection. id is 0-based and
+	// unique within a run; seed makes the worker's random choices repeatable.
+	NewWorker(ctx context.Context, env Env, conn *sql.Conn, id int, seed int64) (Worker, error)
+}
+
+// Queries counts statements by sysbench's classes.
+type Queries struct {
+	Read, Write, Other int64
+}
+
+// Add adds o to q.
+func (q *Queries) Add(o Queries) {
+	q.Read += o.Read
+	q.Write += o.Write
+	q.Other += o.Other
+}
+
+// Total is the number of statements.
+func (q Queries) Total() int64 { return q.Read + q.Write + q.Other }
+
+// Event is what a Worker reports about one event (one transaction).
+type Event struct {
+	// Queries issued, counted even when the event failed part way.
+	Queries Queries
+	// Type names the transaction type for per-type statistics (TPC-C's
+	// five); empty for single-type workloads.
+	Type string
+}
+
+// Worker runs events on one connection. A Worker is used by one goroutine.
+type Worker interface {
+	// Event runs one event, filling ev. On error the runner classifies it
+	// and may roll back, retry, or reconnect and make a new Worker.
+	Event(ctx context.Context, ev *Event) error
+	// Close releases prepared statements; the connection is the runner's.
+	Close() error
+}
+
+// Registry maps names to workload constructors.
+type Registry struct {
+	makers map[string]func() Workload
+}
+
+// NewRegistry builds a registry from constructors; names must be unique.
+func NewRegistry(makers ...func() Workload) *Registry {
+	r := &Registry{makers: map[string]func() Workload{}}
+	for _, m := range makers {
+		r.makers[m().Name()] = m
+	}
+	return r
+}
+
+// New returns a fresh workload with default configuration.
+func (r *Registry) New(name string) (Workload, error) {
+	m, ok := r.makers[name]
+	if !ok {
+		return nil, fmt.Errorf("unknown workload %q (see `dbarena workloads`)", name)
+	}
+	return m(), nil
+}
+
+// Names lists the registered workloads in order.
+func (r *Registry) Names() []string {
+	var names []string
+	for n := range r.makers {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return names
+}
