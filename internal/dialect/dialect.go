@@ -48,9 +48,6 @@ type Class struct {
 
 // OpenOptions tune a connection pool.
 type OpenOptions struct {
-	// Prepared reports whether workloads will use server-side prepared
-	// statements; when false, arguments are interpolated on the client.
-	Prepared bool
 	// MaxConns caps the pool; 0 leaves database/sql's default.
 	MaxConns int
 }
@@ -88,6 +85,9 @@ type Dialect interface {
 	ServerVersion(ctx context.Context, db *sql.DB) (target.Flavor, string, error)
 	// ReadCounters reads the server's cumulative counters.
 	ReadCounters(ctx context.Context, db *sql.DB) (Counters, error)
+	// Settings reads the server settings that matter for a result
+	// (durability, buffer sizes, connection limits).
+	Settings(ctx context.Context, db *sql.DB) (map[string]string, error)
 }
 
 // For returns the dialect of a protocol family.

@@ -36,7 +36,10 @@ func (MySQLDialect) Config(t target.Target, o OpenOptions) *mysql.Config {
 	} else {
 		c.Net, c.Addr = "tcp", net.JoinHostPort(t.Host, strconv.Itoa(t.Port))
 	}
-	c.InterpolateParams = !o.Prepared
+	// Statements a workload prepares explicitly use the binary protocol;
+	// ad-hoc statements with arguments are interpolated on the client, one
+	// round trip each, as sysbench does with --db-ps-mode=disable.
+	c.InterpolateParams = true
 	c.AllowNativePasswords = true
 	c.Timeout = 10 * time.Second
 	c.Params = map[string]string{}
@@ -173,4 +176,35 @@ func (MySQLDialect) ReadCounters(ctx context.Context, db *sql.DB) (Counters, err
 		}
 	}
 	return c, rows.Err()
+}
+
+// mysqlSettings are the variables recorded with every run.
+var mysqlSettings = []string{
+	"version_comment", "default_storage_engine", "innodb_buffer_pool_size",
+	"innodb_flush_log_at_trx_commit", "sync_binlog", "log_bin", "innodb_doublewrite",
+	"innodb_flush_method", "innodb_log_file_size", "max_connections", "transaction_isolation",
+}
+
+// Settings implements Dialect.
+func (MySQLDialect) Settings(ctx context.Context, db *sql.DB) (map[string]string, error) {
+	rows, err := db.QueryContext(ctx, "SHOW GLOBAL VARIABLES")
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	want := map[string]bool{}
+	for _, n := range mysqlSettings {
+		want[n] = true
+	}
+	out := map[string]string{}
+	for rows.Next() {
+		var name, value string
+		if err := rows.Scan(&name, &value); err != nil {
+			return nil, err
+		}
+		if want[strings.ToLower(name)] {
+			out[strings.ToLower(name)] = value
+		}
+	}
+	return out, rows.Err()
 }

@@ -142,3 +142,23 @@ func (PostgresDialect) ReadCounters(ctx context.Context, db *sql.DB) (Counters, 
 		FROM pg_stat_database WHERE datname = current_database()`).Scan(&c.Commits, &c.Rollbacks, &c.RowsInserted)
 	return c, err
 }
+
+// Settings implements Dialect.
+func (PostgresDialect) Settings(ctx context.Context, db *sql.DB) (map[string]string, error) {
+	rows, err := db.QueryContext(ctx, `SELECT name, setting || COALESCE(unit, '') FROM pg_settings
+		WHERE name IN ('shared_buffers', 'synchronous_commit', 'fsync', 'full_page_writes', 'wal_level',
+		'max_connections', 'checkpoint_timeout', 'max_wal_size', 'default_transaction_isolation', 'work_mem')`)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	out := map[string]string{}
+	for rows.Next() {
+		var name, value string
+		if err := rows.Scan(&name, &value); err != nil {
+			return nil, err
+		}
+		out[name] = value
+	}
+	return out, rows.Err()
+}
