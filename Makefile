@@ -1,0 +1,34 @@
+# dbarena: the README's two commands are `make demo` and `make test`.
+GO       ?= go
+VERSION  ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
+LDFLAGS  := -X github.com/dbarena/dbarena/internal/cli.Version=$(VERSION)
+BIN      := bin/dbarena
+export DBARENA_HOME ?= $(HOME)/.local/share/dbarena
+
+.PHONY: all build deps test vet demo bench clean
+
+all: build
+
+build:
+	$(GO) build -ldflags '$(LDFLAGS)' -o $(BIN) ./cmd/dbarena
+
+deps:
+	@scripts/install-deps
+
+vet:
+	$(GO) vet ./...
+	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || { gofmt -l $$(git ls-files '*.go'); echo 'gofmt: files above need formatting'; exit 1; }
+
+# Every test, against real MariaDB and PostgreSQL started through dbarena's
+# own sandbox code. Under CI a missing server fails instead of skipping.
+test: deps vet
+	$(GO) test -count=1 -timeout 45m ./...
+
+demo: deps build
+	@scripts/demo
+
+bench: deps build
+	@bench/sysbench-compare
+
+clean:
+	rm -rf bin
