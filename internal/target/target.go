@@ -70,11 +70,19 @@ func (t Target) Family() Family { return t.Flavor.Family() }
 
 // MaskedDSN renders the target as a DSN with the password replaced by "***".
 func (t Target) MaskedDSN() string {
+	return strings.Replace(t.dsn("***"), "%2A%2A%2A", "***", 1)
+}
+
+// DSN renders the target as a DSN including its password: hand it only to
+// code that connects, never to output.
+func (t Target) DSN() string { return t.dsn(t.Password) }
+
+func (t Target) dsn(password string) string {
 	scheme := string(t.Family())
 	u := url.URL{Scheme: scheme, Path: "/" + t.Database}
 	if t.User != "" {
 		if t.Password != "" {
-			u.User = url.UserPassword(t.User, "***")
+			u.User = url.UserPassword(t.User, password)
 		} else {
 			u.User = url.User(t.User)
 		}
@@ -86,7 +94,7 @@ func (t Target) MaskedDSN() string {
 	} else {
 		u.Host = t.Host + ":" + strconv.Itoa(t.Port)
 	}
-	return strings.Replace(u.String(), "%2A%2A%2A", "***", 1)
+	return u.String()
 }
 
 // String is the masked DSN.
