@@ -1,0 +1,162 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/dbarena/dbarena/internal/sandbox"
+	"github.com/dbarena/dbarena/internal/summary"
+	"github.com/dbarena/dbarena/internal/target"
+)
+
+// The CLI tests share one dbarena home with two sandboxes: the default one
+// (MariaDB, made the way a user's first command makes it) and "pg".
+var suite struct {
+	home     string
+	mgr      *sandbox.Manager
+	mariadb  *sandbox.Sandbox
+	postgres *sandbox.Sandbox
+	err      error
+}
+
+func TestMain(m *testing.M) {
+	code := func() int {
+		home, err := os.MkdirTemp("", "dbarena-cli-")
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			return 1
+		}
+		defer os.RemoveAll(home)
+		suite.home = home
+		suite.mgr = sandbox.NewManager(home)
+		ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+		defer cancel()
+		suite.mariadb, suite.err = suite.mgr.Default(ctx)
+		if suite.err == nil {
+			suite.postgres, suite.err = suite.mgr.Start(ctx, sandbox.Spec{Name: "pg", Flavor: target.FlavorPostgres, Profile: "fast"})
+		}
+		defer func() {
+			for _, name := range []string{"default", "pg"} {
+				_ = suite.mgr.Remove(context.Background(), name)
+			}
+		}()
+		return m.Run()
+	}()
+	os.Exit(code)
+}
+
+// needServers fails under CI and skips elsewhere when the sandboxes could
+// not be started (no server binary installed).
+func needServers(t testing.TB) {
+	t.Helper()
+	if suite.err == nil {
+		return
+	}
+	if os.Getenv("CI") != "" || !errors.Is(suite.err, sandbox.ErrNoServer) {
+		t.Fatalf("sandboxes: %v", suite.err)
+	}
+	t.Skipf("no database server installed: %v", suite.err)
+}
+
+// result is one in-process CLI invocation.
+type result struct {
+	code           int
+	stdout, stderr string
+}
+
+// dbarena runs the CLI in-process with the suite's home.
+func dbarena(t testing.TB, args ...string) result {
+	t.Helper()
+	return dbarenaCtx(t, context.Background(), nil, args...)
+}
+
+func dbarenaCtx(t testing.TB, ctx context.Context, interrupt <-chan struct{}, args ...string) result {
+	t.Helper()
+	var out, errb bytes.Buffer
+	env := map[string]string{"DBARENA_HOME": suite.home, "HOME": suite.home}
+	interrupts := func(ctx context.Context) (context.Context, context.CancelFunc) {
+		ctx, cancel := context.WithCancel(ctx)
+		if interrupt != nil {
+			go func() {
+				select {
+				case <-interrupt:
+					cancel()
+				case <-ctx.Done():
+				}
+			}()
+		}
+		return ctx, cancel
+	}
+	app := NewApp(&out, &errb, append([]string{"dbarena"}, args...), func(k string) string { return env[k] }, interrupts)
+	code := app.Main(ctx)
+	return result{code: code, stdout: out.String(), stderr: errb.String()}
+}
+
+func (r result) mustSucceed(t testing.TB) result {
+	t.Helper()
+	if r.code != 0 {
+		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", r.code, tail(r.stdout, 3000), r.stderr)
+	}
+	return r
+}
+
+func tail(s string, n int) string {
+	if len(s) > n {
+		return "..." + s[len(s)-n:]
+	}
+	return s
+}
+
+// readSummary reads a --json file.
+func readSummary(t testing.TB, path string) *summary.Run {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var run summary.Run
+	if err := json.Unmarshal(b, &run); err != nil {
+		t.Fatalf("%s: %v", path, err)
+	}
+	return &run
+}
+
+func jsonPath(t testing.TB) string {
+	return filepath.Join(t.TempDir(), "run.json")
+}
+
+// pgTarget is the --target of the PostgreSQL sandbox.
+const pgTarget = "--target=sandbox:pg"
+
+// flavors lists the two sandboxes as --target arguments ("" = default).
+func flavors() []struct{ name, target string } {
+	return []struct{ name, target string }{{"mariadb", ""}, {"postgres", pgTarget}}
+}
+
+// withTarget adds a --target argument when one is given.
+func withTarget(tg string, args ...string) []string {
+	if tg != "" {
+		return append(args, tg)
+	}
+	return args
+}
+
+func assertNoPassword(t testing.TB, where, text string) {
+	t.Helper()
+	for _, sb := range []*sandbox.Sandbox{suite.mariadb, suite.postgres} {
+		if sb == nil {
+			continue
+		}
+		if pw := sb.Target().Password; pw != "" && strings.Contains(text, pw) {
+			t.Fatalf("%s contains the password of sandbox %s", where, sb.Name)
+		}
+	}
+}

@@ -1,0 +1,232 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"text/tabwriter"
+
+	"github.com/dbarena/dbarena/internal/sandbox"
+	"github.com/dbarena/dbarena/internal/target"
+)
+
+const serverUsage = `dbarena server COMMAND
+
+  start NAME [--flavor mariadb|mysql|percona|postgres] [--basedir DIR] [--port N]
+             [--profile default|durable|fast] [--set KEY=VALUE ...] [--buffer-pool SIZE]
+             [--user U] [--password P] [--database DB]
+  stop NAME | restart NAME | rm NAME
+  list [--json]
+  show NAME [--json]
+`
+
+func (a *App) server(ctx context.Context, args []string) error {
+	if len(args) == 0 {
+		return usagef("name a server command: start, stop, restart, rm, list, show")
+	}
+	m := sandbox.NewManager(a.home())
+	sub, rest := args[0], args[1:]
+	switch sub {
+	case "start":
+		return a.serverStart(ctx, m, rest)
+	case "stop", "restart", "rm":
+		name, err := oneName(sub, rest)
+		if err != nil {
+			return err
+		}
+		return a.serverControl(ctx, m, sub, name)
+	case "list":
+		return a.serverList(m, rest)
+	case "show":
+		return a.serverShow(m, rest)
+	}
+	return usagef("unknown server command %q (want start, stop, restart, rm, list, show)", sub)
+}
+
+func oneName(sub string, args []string) (string, error) {
+	if len(args) != 1 || args[0] == "" || args[0][0] == '-' {
+		return "", usagef("server %s needs exactly one sandbox NAME", sub)
+	}
+	return args[0], nil
+}
+
+func (a *App) serverStart(ctx context.Context, m *sandbox.Manager, args []string) error {
+	var (
+		spec     sandbox.Spec
+		flavor   string
+		settings [][2]string
+	)
+	fs := newFlagSet("server start")
+	fs.StringVar(&flavor, "flavor", "", "mariadb, mysql, percona or postgres (default: first server found, MySQL family first)")
+	fs.StringVar(&spec.Basedir, "basedir", "", "unpacked server directory to run instead of the installed binaries")
+	fs.IntVar(&spec.Port, "port", 0, "TCP port on 127.0.0.1 (default: a free one)")
+	fs.StringVar(&spec.Profile, "profile", "", "settings profile: default, durable or fast")
+	fs.Var(keyValues{&settings}, "set", "server setting KEY=VALUE (repeatable)")
+	fs.StringVar(&spec.BufferPool, "buffer-pool", "", "innodb_buffer_pool_size / shared_buffers, e.g. 512M")
+	fs.StringVar(&spec.User, "user", "", "workload account (default dbarena)")
+	fs.StringVar(&spec.Password, "password", "", "workload account password (default: generated, kept in the sandbox directory)")
+	fs.StringVar(&spec.Database, "database", "", "workload database (default sbtest)")
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	if fs.NArg() != 1 {
+		return usagef("server start needs exactly one sandbox NAME")
+	}
+	spec.Name = fs.Arg(0)
+	if flavor != "" {
+		f, err := target.ParseFlavor(flavor)
+		if err != nil {
+			return usagef("--flavor: %w", err)
+		}
+		spec.Flavor = f
+	}
+	for _, kv := range settings {
+		spec.Settings = append(spec.Settings, sandbox.Setting{Key: kv[0], Value: kv[1]})
+	}
+	if err := validate(spec.Validate()); err != nil {
+		return err
+	}
+	sb, err := m.Start(ctx, spec)
+	if err != nil {
+		var bad *sandbox.SpecError
+		if errors.As(err, &bad) {
+			return usagef("%w", err)
+		}
+		return unreachable(err)
+	}
+	a.printSandbox(sb)
+	return nil
+}
+
+func (a *App) printSandbox(sb *sandbox.Sandbox) {
+	fmt.Fprintf(a.Stdout, "Sandbox %s: %s %s %s\n", sb.Name, sb.Flavor, sb.Version, sb.State)
+	fmt.Fprintf(a.Stdout, "  target: sandbox:%s\n", sb.Name)
+	fmt.Fprintf(a.Stdout, "  dsn:    %s\n", sb.Target().MaskedDSN())
+	fmt.Fprintf(a.Stdout, "  datadir: %s\n", sb.Datadir)
+}
+
+func (a *App) serverControl(ctx context.Context, m *sandbox.Manager, sub, name string) error {
+	if _, err := m.Get(name); errors.Is(err, sandbox.ErrNotFound) {
+		return usagef("no sandbox named %q (see `dbarena server list`)", name)
+	}
+	switch sub {
+	case "stop":
+		if err := m.Stop(ctx, name); err != nil {
+			return failed(err)
+		}
+		fmt.Fprintf(a.Stdout, "Sandbox %s stopped\n", name)
+	case "restart":
+		sb, err := m.Restart(ctx, name)
+		if err != nil {
+			return unreachable(err)
+		}
+		a.printSandbox(sb)
+	case "rm":
+		if err := m.Remove(ctx, name); err != nil {
+			return failed(err)
+		}
+		fmt.Fprintf(a.Stdout, "Sandbox %s removed\n", name)
+	}
+	return nil
+}
+
+// sandboxJSON is the documented shape of `server show --json` (no password).
+type sandboxJSON struct {
+	Name     string `json:"name"`
+	Flavor   string `json:"flavor"`
+	Version  string `json:"version"`
+	Host     string `json:"host"`
+	Port     int    `json:"port"`
+	Socket   string `json:"socket"`
+	User     string `json:"user"`
+	Database string `json:"database"`
+	PID      int    `json:"pid"`
+	Datadir  string `json:"datadir"`
+	State    string `json:"state"`
+	Profile  string `json:"profile,omitempty"`
+	Target   string `json:"target"`
+	DSN      string `json:"dsn"`
+}
+
+func toJSON(sb *sandbox.Sandbox) sandboxJSON {
+	return sandboxJSON{
+		Name: sb.Name, Flavor: string(sb.Flavor), Version: sb.Version, Host: sb.Host, Port: sb.Port,
+		Socket: sb.Socket, User: sb.User, Database: sb.Database, PID: sb.PID, Datadir: sb.Datadir,
+		State: string(sb.State), Profile: sb.Profile, Target: "sandbox:" + sb.Name, DSN: sb.Target().MaskedDSN(),
+	}
+}
+
+func (a *App) serverList(m *sandbox.Manager, args []string) error {
+	var asJSON bool
+	fs := newFlagSet("server list")
+	fs.BoolVar(&asJSON, "json", false, "print JSON")
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	list, err := m.List()
+	if err != nil {
+		return failed(err)
+	}
+	bins, err := m.Discover()
+	if err != nil {
+		return failed(err)
+	}
+	if asJSON {
+		out := struct {
+			Sandboxes []sandboxJSON     `json:"sandboxes"`
+			Binaries  []sandbox.Binary `json:"binaries"`
+		}{Sandboxes: []sandboxJSON{}, Binaries: bins}
+		for _, sb := range list {
+			out.Sandboxes = append(out.Sandboxes, toJSON(sb))
+		}
+		return a.printJSON(out)
+	}
+	tw := tabwriter.NewWriter(a.Stdout, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "NAME\tFLAVOR\tVERSION\tPORT\tSTATE\tPROFILE")
+	for _, sb := range list {
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%s\t%s\n", sb.Name, sb.Flavor, sb.Version, sb.Port, sb.State, sb.Profile)
+	}
+	tw.Flush()
+	fmt.Fprintln(a.Stdout, "\nServer binaries found:")
+	for _, b := range bins {
+		fmt.Fprintf(a.Stdout, "  %-8s %-28s %s\n", b.Flavor, b.Version, b.Server)
+	}
+	if len(bins) == 0 {
+		fmt.Fprintln(a.Stdout, "  none (install mariadb-server or postgresql, or use --basedir)")
+	}
+	return nil
+}
+
+func (a *App) serverShow(m *sandbox.Manager, args []string) error {
+	var asJSON bool
+	fs := newFlagSet("server show")
+	fs.BoolVar(&asJSON, "json", false, "print JSON")
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	if fs.NArg() != 1 {
+		return usagef("server show needs exactly one sandbox NAME")
+	}
+	sb, err := m.Get(fs.Arg(0))
+	if errors.Is(err, sandbox.ErrNotFound) {
+		return usagef("no sandbox named %q (see `dbarena server list`)", fs.Arg(0))
+	}
+	if err != nil {
+		return failed(err)
+	}
+	if asJSON {
+		return a.printJSON(toJSON(sb))
+	}
+	a.printSandbox(sb)
+	return nil
+}
+
+func (a *App) printJSON(v any) error {
+	b, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		return err
+	}
+	fmt.Fprintln(a.Stdout, string(b))
+	return nil
+}
