@@ -1,0 +1,239 @@
+package oltp
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"sync"
+
+	"github.com/dbarena/dbarena/internal/sbrand"
+	"github.com/dbarena/dbarena/internal/target"
+	"github.com/dbarena/dbarena/internal/workload"
+)
+
+// blockRows is the granule of the initial data: the generator is reseeded
+// at every block from (table, block), so a row's k, c and pad depend only on
+// its table and id, whatever the number of loader threads.
+const blockRows = 1000
+
+// loadSeed is the base seed of the initial data.
+const loadSeed = 0x5b7e57
+
+// chunk is one loader job: rows [from, to] of a table.
+type chunk struct {
+	table    int
+	from, to int64
+	// withID lists ids explicitly: always with --auto-inc=off, and when a
+	// table is split between threads.
+	withID bool
+}
+
+// planChunks spreads the load over threads like cmd_prepare() does (table i
+// to thread (i-1) % threads) and, when there are more threads than tables,
+// also splits each table into id ranges aligned on blocks.
+func planChunks(c *Config, rows int64, threads int) []chunk {
+	if rows <= 0 {
+		return nil
+	}
+	parts := int64(1)
+	if threads > c.Tables {
+		parts = int64((threads + c.Tables - 1) / c.Tables)
+	}
+	blocks := (rows + blockRows - 1) / blockRows
+	if parts > blocks {
+		parts = blocks
+	}
+	var out []chunk
+	for t := 1; t <= c.Tables; t++ {
+		for p := int64(0); p < parts; p++ {
+			from := blocks*p/parts*blockRows + 1
+			to := blocks * (p + 1) / parts * blockRows
+			if to > rows {
+				to = rows
+			}
+			out = append(out, chunk{table: t, from: from, to: to, withID: !c.AutoInc || parts > 1})
+		}
+	}
+	return out
+}
+
+// load is create_table() for every table: CREATE TABLE, multi-row INSERTs of
+// sysbench's rows, then the secondary index k_N. It runs on up to threads
+// connections at once.
+func load(ctx context.Context, env workload.Env, c *Config, rows, threads int, p workload.Progress) error {
+	if threads < 1 {
+		threads = 1
+	}
+	fam := env.Dialect.Family()
+	p.SetTotal(int64(c.Tables) * int64(rows))
+
+	if err := parallel(ctx, threads, c.Tables, func(ctx context.Context, i int) error {
+		t := i + 1
+		if _, err := env.DB.ExecContext(ctx, createTableSQL(fam, c, t)); err != nil {
+			return fmt.Errorf("create table %s: %w", tableName(t), err)
+		}
+		return nil
+	}); err != nil {
+		return err
+	}
+
+	chunks := planChunks(c, int64(rows), threads)
+	if err := parallel(ctx, threads, len(chunks), func(ctx context.Context, i int) error {
+		return loadChunk(ctx, env.DB, c, chunks[i], int64(rows), p)
+	}); err != nil {
+		return err
+	}
+
+	return parallel(ctx, threads, c.Tables, func(ctx context.Context, i int) error {
+		t := i + 1
+		if fam == target.Postgres && c.AutoInc && rows > 0 && chunksWithID(chunks, t) {
+			// Rows went in with explicit ids; move the SERIAL sequence past
+			// them so that later INSERTs without an id do not collide.
+			q := "SELECT setval(pg_get_serial_sequence('" + tableName(t) + "', 'id'), max(id)) FROM " + tableName(t)
+			if _, err := env.DB.ExecContext(ctx, q); err != nil {
+				return fmt.Errorf("set the id sequence of %s: %w", tableName(t), err)
+			}
+		}
+		if c.CreateSecondary {
+			if _, err := env.DB.ExecContext(ctx, createIndexSQL(t)); err != nil {
+				return fmt.Errorf("create index k_%d: %w", t, err)
+			}
+		}
+		return nil
+	})
+}
+
+func chunksWithID(chunks []chunk, table int) bool {
+	for _, ch := range chunks {
+		if ch.table == table && ch.withID {
+			return true
+		}
+	}
+	return false
+}
+
+// rowGen produces create_table()'s rows: for each row get_c_value(),
+// get_pad_value(), then sb_rand(1, table_size) for k, in that order.
+type rowGen struct {
+	tableSize int64
+	table     int
+	rand      *sbrand.Rand
+	next      int64 // id the generator is positioned at
+	c, pad    []byte
+	row       []byte
+}
+
+func newRowGen(c *Config, table int, tableSize int64) *rowGen {
+	return &rowGen{tableSize: tableSize, table: table, rand: c.Rand.New(0),
+		c: make([]byte, 0, 128), pad: make([]byte, 0, 64), row: make([]byte, 0, 256)}
+}
+
+// gen returns the VALUES tuple of row id, valid until the next call.
+func (g *rowGen) gen(id int64, withID bool) []byte {
+	if g.next != id || (id-1)%blockRows == 0 {
+		// Reseed at the block start and skip forward to id.
+		g.rand.Seed(loadSeed ^ int64(g.table)<<40 ^ (id-1)/blockRows)
+		for skip := (id - 1) % blockRows; skip > 0; skip-- {
+			g.genRow(0, false)
+		}
+	}
+	g.next = id + 1
+	return g.genRow(id, withID)
+}
+
+func (g *rowGen) genRow(id int64, withID bool) []byte {
+	g.c = g.rand.AppendStr(g.c[:0], cTemplate)
+	g.pad = g.rand.AppendStr(g.pad[:0], padTemplate)
+	k := g.rand.Default(1, g.tableSize)
+	g.row = appendRow(g.row[:0], id, withID, k, g.c, g.pad)
+	return g.row
+}
+
+// loadChunk writes one chunk with multi-row INSERTs of up to bulkPacketSize
+// bytes (db_bulk_insert_next()).
+func loadChunk(ctx context.Context, db *sql.DB, c *Config, ch chunk, tableSize int64, p workload.Progress) error {
+	conn, err := db.Conn(ctx)
+	if err != nil {
+		return err
+	}
+	defer conn.Close()
+	g := newRowGen(c, ch.table, tableSize)
+	buf := make([]byte, 0, bulkPacketSize)
+	buf = bulkInsertHead(buf, ch.table, ch.withID)
+	head, first := len(buf), ch.from
+	flush := func(last int64) error {
+		if _, err := conn.ExecContext(ctx, string(buf)); err != nil {
+			return fmt.Errorf("load %s rows %d-%d: %w", tableName(ch.table), first, last, err)
+		}
+		p.Add(last-first+1, int64(len(buf)))
+		buf, first = buf[:head], last+1
+		return nil
+	}
+	for id := ch.from; id <= ch.to; id++ {
+		row := g.gen(id, ch.withID)
+		// db_bulk_insert_next(): room for the row, a ',' and the '\0'.
+		comma := 0
+		if len(buf) > head {
+			comma = 1
+		}
+		if len(buf)+comma+len(row)+1 > bulkPacketSize {
+			if comma == 0 {
+				return fmt.Errorf("load %s: row %d does not fit a statement", tableName(ch.table), id)
+			}
+			if err := flush(id - 1); err != nil {
+				return err
+			}
+			comma = 0
+		}
+		if comma == 1 {
+			buf = append(buf, ',')
+		}
+		buf = append(buf, row...)
+	}
+	if len(buf) > head {
+		return flush(ch.to)
+	}
+	return nil
+}
+
+// parallel runs fn(0..jobs-1) on up to n goroutines and returns the first
+// error, cancelling the others.
+func parallel(ctx context.Context, n, jobs int, fn func(ctx context.Context, job int) error) error {
+	if n > jobs {
+		n = jobs
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	next := make(chan int)
+	var (
+		wg       sync.WaitGroup
+		once     sync.Once
+		firstErr error
+	)
+	for i := 0; i < n; i++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for job := range next {
+				if err := fn(ctx, job); err != nil {
+					once.Do(func() { firstErr = err; cancel() })
+					return
+				}
+			}
+		}()
+	}
+feed:
+	for j := 0; j < jobs; j++ {
+		select {
+		case next <- j:
+		case <-ctx.Done():
+			break feed
+		}
+	}
+	close(next)
+	wg.Wait()
+	if firstErr != nil {
+		return firstErr
+	}
+	return ctx.Err()
+}

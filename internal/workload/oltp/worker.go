@@ -1,0 +1,323 @@
+package oltp
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+
+	"github.com/dbarena/dbarena/internal/sbrand"
+	"github.com/dbarena/dbarena/internal/workload"
+)
+
+// stmt is one statement of a worker with its reusable argument slice.
+type stmt struct {
+	text string    // SQL in the dialect's placeholder style
+	ps   *sql.Stmt // server-side prepared statement; nil with --ps-mode=disable
+	args []any
+	read bool // returns rows (sysbench counts it as a read)
+}
+
+// executor runs a worker's statements. sqlExecutor talks to a database;
+// tests substitute a recorder.
+type executor interface {
+	// prepare makes st a server-side prepared statement where the
+	// executor prepares statements at all.
+	prepare(ctx context.Context, st *stmt) error
+	// query runs st and reads every row of its result.
+	query(ctx context.Context, st *stmt) error
+	// exec runs st and returns the number of rows it changed.
+	exec(ctx context.Context, st *stmt) (int64, error)
+	// close releases st's server-side statement.
+	close(st *stmt) error
+}
+
+// sqlExecutor runs statements on one connection.
+type sqlExecutor struct {
+	conn     *sql.Conn
+	prepared bool // --ps-mode=auto
+}
+
+func (x *sqlExecutor) prepare(ctx context.Context, st *stmt) error {
+	if !x.prepared {
+		return nil
+	}
+	ps, err := x.conn.PrepareContext(ctx, st.text)
+	if err != nil {
+		return fmt.Errorf("prepare %q: %w", st.text, err)
+	}
+	st.ps = ps
+	return nil
+}
+
+func (x *sqlExecutor) query(ctx context.Context, st *stmt) error {
+	var rows *sql.Rows
+	var err error
+	if st.ps != nil {
+		rows, err = st.ps.QueryContext(ctx, st.args...)
+	} else {
+		rows, err = x.conn.QueryContext(ctx, st.text, st.args...)
+	}
+	if err != nil {
+		return err
+	}
+	// sysbench stores (reads) the whole result set of every SELECT.
+	for rows.Next() {
+	}
+	if err := rows.Close(); err != nil {
+		return err
+	}
+	return rows.Err()
+}
+
+func (x *sqlExecutor) exec(ctx context.Context, st *stmt) (int64, error) {
+	var res sql.Result
+	var err error
+	if st.ps != nil {
+		res, err = st.ps.ExecContext(ctx, st.args...)
+	} else {
+		res, err = x.conn.ExecContext(ctx, st.text, st.args...)
+	}
+	if err != nil {
+		return 0, err
+	}
+	return res.RowsAffected()
+}
+
+func (x *sqlExecutor) close(st *stmt) error {
+	if st.ps == nil {
+		return nil
+	}
+	err := st.ps.Close()
+	st.ps = nil
+	return err
+}
+
+// worker runs one connection's events for the sysbench OLTP scripts. It is
+// used by one goroutine.
+type worker struct {
+	cfg    *Config
+	spec   *spec
+	rnd    *sbrand.Rand
+	x      executor
+	tables [][numStmtKinds]*stmt // [table number][kind]; index 0 unused
+	begin  stmt
+	commit stmt
+	// custom is the single statement of select_random_* and the scratch
+	// statement of oltp_insert.
+	custom stmt
+	// rmin, rmax bound select_random_*'s draws to this thread's segment.
+	rmin, rmax int64
+	unique     *sbrand.Unique
+	// pgAutoInc: oltp_insert leaves id out on PostgreSQL with --auto-inc.
+	pgAutoInc bool
+	buf       []byte
+	cbuf      []byte
+}
+
+// do runs st and counts it as sysbench's drivers do (drv_mysql.c,
+// drv_pgsql.c): a statement with a result set is a read, one that changed
+// rows a write, anything else (BEGIN, COMMIT, a DML that matched no row)
+// "other". A failed statement is not counted.
+func (w *worker) do(ctx context.Context, st *stmt, ev *workload.Event) error {
+	if st.read {
+		if err := w.x.query(ctx, st); err != nil {
+			return stmtErr(st, err)
+		}
+		ev.Queries.Read++
+		return nil
+	}
+	n, err := w.x.exec(ctx, st)
+	if err != nil {
+		return stmtErr(st, err)
+	}
+	if n > 0 {
+		ev.Queries.Write++
+	} else {
+		ev.Queries.Other++
+	}
+	return nil
+}
+
+// stmtErr adds the statement to err; callers classify with errors.As.
+func stmtErr(st *stmt, err error) error {
+	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+		return err
+	}
+	return fmt.Errorf("%s: %w", st.text, err)
+}
+
+// tableNum is oltp_common.lua's get_table_num(): sysbench.rand.uniform(1, tables).
+func (w *worker) tableNum() int {
+	return int(w.rnd.Uniform(1, int64(w.cfg.Tables)))
+}
+
+// id is oltp_common.lua's get_id(): sysbench.rand.default(1, table_size).
+func (w *worker) id() int64 {
+	return w.rnd.Default(1, int64(w.cfg.TableSize))
+}
+
+// randStr is sysbench.rand.string / set_rand_str(template).
+func (w *worker) randStr(template string) string {
+	w.cbuf = w.rnd.AppendStr(w.cbuf[:0], template)
+	return string(w.cbuf)
+}
+
+func (w *worker) beginTrx(ctx context.Context, ev *workload.Event) error {
+	if w.cfg.SkipTrx {
+		return nil
+	}
+	return w.do(ctx, &w.begin, ev)
+}
+
+func (w *worker) commitTrx(ctx context.Context, ev *workload.Event) error {
+	if w.cfg.SkipTrx {
+		return nil
+	}
+	return w.do(ctx, &w.commit, ev)
+}
+
+// pointSelects is execute_point_selects(): one table, n lookups by id.
+func (w *worker) pointSelects(ctx context.Context, ev *workload.Event, n int) error {
+	st := w.tables[w.tableNum()][pointSelects]
+	for i := 0; i < n; i++ {
+		st.args[0] = w.id()
+		if err := w.do(ctx, st, ev); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// ranges is execute_range(key): one table, n ranges [id, id+range_size-1].
+func (w *worker) ranges(ctx context.Context, ev *workload.Event, kind stmtKind, n int) error {
+	st := w.tables[w.tableNum()][kind]
+	for i := 0; i < n; i++ {
+		id := w.id()
+		st.args[0] = id
+		st.args[1] = id + int64(w.cfg.RangeSize) - 1
+		if err := w.do(ctx, st, ev); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// rangeSelects runs the four range groups when --range-selects is on.
+func (w *worker) rangeSelects(ctx context.Context, ev *workload.Event) error {
+	if !w.cfg.RangeSelects {
+		return nil
+	}
+	c := w.cfg
+	for _, r := range [...]struct {
+		kind stmtKind
+		n    int
+	}{{simpleRanges, c.SimpleRanges}, {sumRanges, c.SumRanges}, {orderRanges, c.OrderRanges}, {distinctRanges, c.DistinctRanges}} {
+		if err := w.ranges(ctx, ev, r.kind, r.n); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// indexUpdates is execute_index_updates().
+func (w *worker) indexUpdates(ctx context.Context, ev *workload.Event) error {
+	st := w.tables[w.tableNum()][indexUpdates]
+	for i := 0; i < w.cfg.IndexUpdates; i++ {
+		st.args[0] = w.id()
+		if err := w.do(ctx, st, ev); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// nonIndexUpdates is execute_non_index_updates(): c first, then the id.
+func (w *worker) nonIndexUpdates(ctx context.Context, ev *workload.Event) error {
+	st := w.tables[w.tableNum()][nonIndexUpdates]
+	for i := 0; i < w.cfg.NonIndexUpdates; i++ {
+		st.args[0] = w.randStr(cTemplate)
+		st.args[1] = w.id()
+		if err := w.do(ctx, st, ev); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// deleteInserts is execute_delete_inserts(): delete a row by id and insert
+// it again with a new k, c and pad.
+func (w *worker) deleteInserts(ctx context.Context, ev *workload.Event) error {
+	t := w.tables[w.tableNum()]
+	del, ins := t[deletes], t[inserts]
+	for i := 0; i < w.cfg.DeleteInserts; i++ {
+		id := w.id()
+		k := w.id()
+		del.args[0] = id
+		ins.args[0] = id
+		ins.args[1] = k
+		ins.args[2] = w.randStr(cTemplate)
+		ins.args[3] = w.randStr(padTemplate)
+		if err := w.do(ctx, del, ev); err != nil {
+			return err
+		}
+		if err := w.do(ctx, ins, ev); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Event implements workload.Worker.
+func (w *worker) Event(ctx context.Context, ev *workload.Event) error {
+	return w.spec.event(ctx, w, ev)
+}
+
+// Close implements workload.Worker: it closes the prepared statements
+// (close_statements()).
+func (w *worker) Close() error {
+	var errs []error
+	for _, t := range w.tables {
+		for _, st := range t {
+			if st != nil {
+				errs = append(errs, w.x.close(st))
+			}
+		}
+	}
+	errs = append(errs, w.x.close(&w.custom), w.x.close(&w.begin), w.x.close(&w.commit))
+	return errors.Join(errs...)
+}
+
+// newStmt builds a statement in the dialect's placeholder style.
+func newStmt(rebind func(string) string, text string, nargs int, read bool) *stmt {
+	return &stmt{text: rebind(text), args: make([]any, nargs), read: read}
+}
+
+// nargs counts the '?' placeholders of a statement text.
+func nargs(text string) int {
+	n := 0
+	for i := 0; i < len(text); i++ {
+		if text[i] == '?' {
+			n++
+		}
+	}
+	return n
+}
+
+// prepareTables is thread_init() + prepare_statements(): every needed
+// statement kind for every table, prepared on this worker's connection.
+func (w *worker) prepareTables(ctx context.Context, rebind func(string) string, kinds []stmtKind) error {
+	w.tables = make([][numStmtKinds]*stmt, w.cfg.Tables+1)
+	for _, kind := range kinds {
+		def := stmtDefs[kind]
+		for t := 1; t <= w.cfg.Tables; t++ {
+			text := def.text(t)
+			st := newStmt(rebind, text, nargs(text), def.read)
+			w.tables[t][kind] = st
+			if err := w.x.prepare(ctx, st); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
