@@ -181,8 +181,8 @@ func (wl *Workload) newWorker(ctx context.Context, x executor, rebind func(strin
 		spec:      wl.spec,
 		rnd:       wl.cfg.Rand.New(seed),
 		x:         x,
-		begin:     stmt{text: "BEGIN"},
-		commit:    stmt{text: "COMMIT"},
+		begin:     stmt{text: "BEGIN", other: true},
+		commit:    stmt{text: "COMMIT", other: true},
 		pgAutoInc: fam == target.Postgres && wl.cfg.AutoInc,
 		cbuf:      make([]byte, 0, 128),
 	}

@@ -12,10 +12,11 @@ import (
 
 // stmt is one statement of a worker with its reusable argument slice.
 type stmt struct {
-	text string    // SQL in the dialect's placeholder style
-	ps   *sql.Stmt // server-side prepared statement; nil with --ps-mode=disable
-	args []any
-	read bool // returns rows (sysbench counts it as a read)
+	text  string    // SQL in the dialect's placeholder style
+	ps    *sql.Stmt // server-side prepared statement; nil with --ps-mode=disable
+	args  []any
+	read  bool // returns rows (sysbench counts it as a read)
+	other bool // BEGIN/COMMIT: always "other"
 }
 
 // executor runs a worker's statements. sqlExecutor talks to a database;
@@ -131,7 +132,7 @@ func (w *worker) do(ctx context.Context, st *stmt, ev *workload.Event) error {
 	if err != nil {
 		return stmtErr(st, err)
 	}
-	if n > 0 {
+	if n > 0 && !st.other {
 		ev.Queries.Write++
 	} else {
 		ev.Queries.Other++
