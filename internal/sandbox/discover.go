@@ -125,7 +125,7 @@ func inspectBinary(path string) (Binary, error) {
 	return Binary{Flavor: flavor, Version: version, Server: path, Basedir: filepath.Dir(filepath.Dir(path))}, nil
 }
 
-var versionRE = regexp.MustCompile(`(\d+\.\d+(?:\.\d+)?)(-\d+)?`)
+var versionRE = regexp.MustCompile(`(\d+(?:\.\d+){0,2})(-\d+)?`)
 
 // parseVersion reads the flavor and version from --version output such as
 //
