@@ -97,8 +97,8 @@ func (wl *Workload) Params() map[string]any {
 }
 
 // PreparedStatements reports whether workers prepare statements on the
-// server (--ps-mode=auto); open the pool with dialect.OpenOptions{Prepared:
-// this} so that --ps-mode=disable sends plain text.
+// server (--ps-mode=auto). With --ps-mode=disable they send statements as
+// text, arguments interpolated by the driver.
 func (wl *Workload) PreparedStatements() bool { return wl.cfg.PSMode == PSAuto }
 
 // SetThreads tells the workload the run's thread count, which
