@@ -221,15 +221,17 @@ func logSize(path string) int64 {
 	return fi.Size()
 }
 
-// tailLog returns the last n lines of path written after offset (or of the
-// whole file when nothing was written after it).
+// tailLog returns at most n lines of path written after offset (or of the
+// whole file when nothing was written after it): the last ones, preceded
+// by earlier error lines that would otherwise be cut off (installers print
+// pages of advice after the one line that matters).
 func tailLog(path string, offset int64, n int) string {
 	f, err := os.Open(path)
 	if err != nil {
 		return ""
 	}
 	defer f.Close()
-	const maxRead = 64 << 10
+	const maxRead = 256 << 10
 	size := logSize(path)
 	if offset >= size {
 		offset = 0
@@ -245,9 +247,33 @@ func tailLog(path string, offset int64, n int) string {
 	sc.Buffer(make([]byte, 0, 64<<10), maxRead)
 	for sc.Scan() {
 		lines = append(lines, sc.Text())
-		if len(lines) > n {
-			lines = lines[1:]
+	}
+	if len(lines) <= n {
+		return strings.Join(lines, "\n")
+	}
+	var errs []string
+	for _, l := range lines[:len(lines)-n] {
+		if isErrorLine(l) {
+			errs = append(errs, l)
 		}
 	}
-	return strings.Join(lines, "\n")
+	if max := n / 2; len(errs) > max {
+		errs = errs[len(errs)-max:]
+	}
+	if len(errs) == 0 {
+		return strings.Join(lines[len(lines)-n:], "\n")
+	}
+	out := append(errs, "...")
+	out = append(out, lines[len(lines)-(n-len(out)):]...)
+	return strings.Join(out, "\n")
+}
+
+// isErrorLine spots the error lines of MySQL-family and PostgreSQL logs.
+func isErrorLine(l string) bool {
+	for _, marker := range []string{"[ERROR]", "ERROR:", "FATAL:", "PANIC:"} {
+		if strings.Contains(l, marker) {
+			return true
+		}
+	}
+	return false
 }

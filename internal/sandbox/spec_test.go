@@ -1,6 +1,7 @@
 package sandbox
 
 import (
+	"os"
 	"strings"
 	"testing"
 )
@@ -123,5 +124,26 @@ func TestMergeSettings(t *testing.T) {
 	}
 	if base[1].Value != "ON" {
 		t.Fatal("mergeSettings modified its input")
+	}
+}
+
+func TestTailLog(t *testing.T) {
+	path := t.TempDir() + "/error.log"
+	var b strings.Builder
+	b.WriteString("old run line\n")
+	offset := int64(b.Len())
+	b.WriteString("2026 0 [ERROR] mariadbd: unknown variable 'x=1'\n")
+	for i := 0; i < 40; i++ {
+		b.WriteString("advice " + strings.Repeat("x", i) + "\n")
+	}
+	if err := os.WriteFile(path, []byte(b.String()), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	got := strings.Split(tailLog(path, offset, 20), "\n")
+	if len(got) != 20 || !strings.Contains(got[0], "[ERROR]") || got[1] != "..." || got[19] != "advice "+strings.Repeat("x", 39) {
+		t.Fatalf("tailLog = %q", got)
+	}
+	if short := tailLog(path, int64(b.Len())-8, 20); short == "" || strings.Contains(short, "old run") {
+		t.Fatalf("tailLog of a short attempt = %q", short)
 	}
 }
