@@ -1,0 +1,126 @@
+package runner
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"strings"
+	"time"
+)
+
+// Config says how to run a workload. Build one with DefaultConfig, set what
+// the user asked for, and check it with Validate.
+type Config struct {
+	// Threads is the number of workers, each with its own connection.
+	Threads int
+	// Duration is the measured time, after warm-up; 0 runs until Events.
+	Duration time.Duration
+	// Events limits the measured events (successful ones); 0 runs until
+	// Duration. One of Duration and Events must be > 0; with both, the
+	// first reached stops the run.
+	Events int64
+	// Warmup is run first and excluded from every total, rate, histogram
+	// and interval of the Result.
+	Warmup time.Duration
+	// ReportInterval is the period of the interval series; 0 = none.
+	ReportInterval time.Duration
+	// Rate is a fixed arrival rate in events per second, shared by all
+	// workers; latency is then counted from each event's intended start.
+	// 0 runs a closed loop: each worker starts its next event at once.
+	Rate float64
+	// QueueSize bounds the queue of due events in Rate mode; events that
+	// find it full are counted as Dropped. 0 picks max(1024, 64*Threads).
+	QueueSize int
+	// IgnoreErrors lists server error codes ("1062", "23505") that are
+	// counted and rolled back, after which the worker goes on with its next
+	// event; "all" ignores every such error. Other fatal errors stop the run.
+	IgnoreErrors []string
+	// MaxRetries caps how often one event is rerun after retryable errors
+	// (deadlock, lock wait timeout, serialization failure). An event that
+	// still fails is a fatal error, unless its code is ignored.
+	MaxRetries int
+	// Seed makes the workers' random choices repeatable: worker i gets
+	// Seed+i, and Seed+i+k*Threads after its k-th reconnect.
+	Seed int64
+	// StopGrace is how long events still running when the run stops (time
+	// is up, or a fatal error) may take to finish before they are
+	// cancelled. Cancelled events are not counted. Interrupting the run
+	// (cancelling Run's context) cancels them at once.
+	StopGrace time.Duration
+}
+
+// DefaultConfig returns sysbench's defaults: one thread for 10 seconds, no
+// warm-up, no intervals, closed loop.
+func DefaultConfig() Config {
+	return Config{
+		Threads:    1,
+		Duration:   10 * time.Second,
+		MaxRetries: 100,
+		StopGrace:  10 * time.Second,
+	}
+}
+
+// Validate reports every problem with c at once, naming the flags.
+func (c Config) Validate() []error {
+	var errs []error
+	add := func(format string, args ...any) { errs = append(errs, fmt.Errorf(format, args...)) }
+	if c.Threads < 1 {
+		add("--threads must be >= 1, got %d", c.Threads)
+	}
+	if c.Duration < 0 {
+		add("--time must be >= 0, got %v", c.Duration)
+	}
+	if c.Events < 0 {
+		add("--events must be >= 0, got %d", c.Events)
+	}
+	if c.Duration == 0 && c.Events == 0 {
+		errs = append(errs, errors.New("one of --time and --events must be > 0"))
+	}
+	if c.Warmup < 0 {
+		add("--warmup must be >= 0, got %v", c.Warmup)
+	}
+	if c.ReportInterval < 0 || (c.ReportInterval > 0 && c.ReportInterval < time.Millisecond) {
+		add("--report-interval must be 0 (off) or >= 1ms, got %v", c.ReportInterval)
+	}
+	if c.Rate < 0 || math.IsNaN(c.Rate) || math.IsInf(c.Rate, 0) {
+		add("--rate must be a finite number >= 0, got %v", c.Rate)
+	}
+	if c.QueueSize < 0 {
+		add("--rate-queue must be >= 0, got %d", c.QueueSize)
+	}
+	for _, code := range c.IgnoreErrors {
+		if strings.TrimSpace(code) == "" {
+			add("--ignore-errors: empty error code")
+			break
+		}
+	}
+	if c.MaxRetries < 0 {
+		add("max retries must be >= 0, got %d", c.MaxRetries)
+	}
+	if c.StopGrace < 0 {
+		add("stop grace must be >= 0, got %v", c.StopGrace)
+	}
+	return errs
+}
+
+// queueSize is the effective bound of the rate-mode queue.
+func (c Config) queueSize() int {
+	if c.QueueSize > 0 {
+		return c.QueueSize
+	}
+	return max(1024, 64*c.Threads)
+}
+
+// ignoreSet returns the ignored codes and whether every code is ignored.
+func (c Config) ignoreSet() (map[string]bool, bool) {
+	set := make(map[string]bool, len(c.IgnoreErrors))
+	all := false
+	for _, code := range c.IgnoreErrors {
+		code = strings.TrimSpace(code)
+		if strings.EqualFold(code, "all") {
+			all = true
+		}
+		set[code] = true
+	}
+	return set, all
+}

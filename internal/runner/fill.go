@@ -1,0 +1,74 @@
+package runner
+
+import (
+	"maps"
+
+	"github.com/dbarena/dbarena/internal/summary"
+	"github.com/dbarena/dbarena/internal/workload"
+)
+
+// Fill copies the result into the run summary: DurationS, WarmupS, Totals,
+// Throughput, LatencyMS, Intervals, PerType and the encoded Histogram. The
+// rest of run (identity, target, threads, status) is the caller's.
+func (r *Result) Fill(run *summary.Run) {
+	secs := r.Elapsed.Seconds()
+	per := func(n int64, secs float64) float64 {
+		if secs <= 0 {
+			return 0
+		}
+		return float64(n) / secs
+	}
+	run.DurationS = secs
+	run.WarmupS = r.Warmup.Seconds()
+	run.Totals = summary.Totals{
+		Events:     r.Events,
+		Queries:    queries(r.Queries),
+		Errors:     r.Errors,
+		Retries:    r.Retries,
+		Reconnects: r.Reconnects,
+		Late:       r.Late,
+		Dropped:    r.Dropped,
+	}
+	if len(r.ErrorsByCode) > 0 {
+		run.Totals.ErrorsByCode = maps.Clone(r.ErrorsByCode)
+	}
+	run.Throughput = summary.Throughput{TPS: per(r.Events, secs), QPS: per(r.Queries.Total(), secs)}
+	if r.Latency != nil {
+		run.LatencyMS = r.Latency.Latency()
+		if s, err := r.Latency.Encode(); err == nil {
+			run.Histogram = s
+		}
+	}
+	run.Intervals = make([]summary.Interval, 0, len(r.Intervals))
+	for _, iv := range r.Intervals {
+		s := (iv.End - iv.Start).Seconds()
+		run.Intervals = append(run.Intervals, summary.Interval{
+			TS:         iv.End.Seconds(),
+			Threads:    iv.Threads,
+			TPS:        per(iv.Events, s),
+			QPS:        per(iv.Queries.Total(), s),
+			ReadQPS:    per(iv.Queries.Read, s),
+			WriteQPS:   per(iv.Queries.Write, s),
+			OtherQPS:   per(iv.Queries.Other, s),
+			P95MS:      float64(iv.P95.Microseconds()) / 1000,
+			Errors:     iv.Errors,
+			Reconnects: iv.Reconnects,
+			Late:       iv.Late,
+		})
+	}
+	run.PerType = nil
+	if len(r.PerType) > 0 {
+		run.PerType = make(map[string]summary.Type, len(r.PerType))
+		for name, t := range r.PerType {
+			st := summary.Type{Count: t.Count, Errors: t.Errors, Retries: t.Retries}
+			if t.Latency != nil {
+				st.LatencyMS = t.Latency.Latency()
+			}
+			run.PerType[name] = st
+		}
+	}
+}
+
+func queries(q workload.Queries) summary.Queries {
+	return summary.Queries{Read: q.Read, Write: q.Write, Other: q.Other, Total: q.Total()}
+}

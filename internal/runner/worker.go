@@ -1,0 +1,244 @@
+package runner
+
+import (
+	"context"
+	"database/sql/driver"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/dbarena/dbarena/internal/dialect"
+	"github.com/dbarena/dbarena/internal/workload"
+)
+
+// Reconnect backoff: the first wait and the longest.
+const (
+	backoffMin = 50 * time.Millisecond
+	backoffMax = time.Second
+)
+
+// open gives wk a new connection and Worker. Its seed is Seed+id for the
+// first, then Seed+id+k*Threads after the k-th reconnect, so no two Workers
+// of a run share a seed.
+func (wk *worker) open(ctx context.Context) error {
+	r := wk.r
+	conn, err := r.env.DB.Conn(ctx)
+	if err != nil {
+		return &ConnectError{Worker: wk.id, Err: err}
+	}
+	seed := r.cfg.Seed + int64(wk.id) + int64(wk.opens)*int64(r.cfg.Threads)
+	w, err := r.w.NewWorker(ctx, r.env, conn, wk.id, seed)
+	if err != nil {
+		conn.Close()
+		if r.env.Dialect.Classify(err).Kind == dialect.ConnLost {
+			return &ConnectError{Worker: wk.id, Err: err}
+		}
+		return fmt.Errorf("worker %d: set up: %w", wk.id, err)
+	}
+	wk.conn, wk.w = conn, w
+	wk.opens++
+	return nil
+}
+
+// close releases the Worker and the connection; with discard, the
+// connection is closed rather than returned to the pool.
+func (wk *worker) close(discard bool) {
+	if wk.w != nil {
+		wk.w.Close()
+		wk.w = nil
+	}
+	if wk.conn != nil {
+		if discard {
+			// database/sql closes a connection whose Raw callback reports
+			// it bad, instead of pooling it.
+			_ = wk.conn.Raw(func(any) error { return driver.ErrBadConn })
+		}
+		wk.conn.Close()
+		wk.conn = nil
+	}
+}
+
+// outcome is how an event ended.
+type outcome int
+
+const (
+	succeeded outcome = iota
+	failed            // counted as an error; the worker goes on
+	connLost          // counted as an error; the worker reconnects
+	fatal             // counted as an error; the run stops
+	aborted           // cancelled by the stop: not counted
+)
+
+// loop runs events until the run stops. It owns wk.
+func (wk *worker) loop() {
+	r := wk.r
+	defer wk.close(false)
+	ev := new(workload.Event)
+	var intended time.Time
+	for !r.stopped.Load() {
+		if r.queue != nil {
+			select {
+			case off := <-r.queue:
+				intended = r.t0.Add(off)
+			case <-r.stopCh:
+				return
+			}
+			if r.stopped.Load() {
+				return
+			}
+		}
+		measured := r.measured.Load()
+		ticket := measured && r.cfg.Events > 0
+		if ticket && r.tickets.Add(1) > r.cfg.Events {
+			r.tickets.Add(-1)
+			return
+		}
+
+		start := time.Now()
+		late := false
+		if r.queue != nil {
+			late = start.Sub(intended) > lateAfter
+			start = intended
+		}
+		q, out, code, err := wk.event(ev, measured)
+		end := time.Now()
+
+		switch out {
+		case succeeded:
+			wk.slot.done(measured, end.Sub(start), q, ev.Type, late, "")
+			continue
+		case aborted:
+			return
+		}
+		wk.slot.done(measured, 0, q, ev.Type, late, code)
+		if ticket { // the event did not happen: let another one run
+			r.tickets.Add(-1)
+		}
+		switch out {
+		case fatal:
+			r.fail(fmt.Errorf("worker %d: error %s: %w", wk.id, code, err))
+			return
+		case connLost:
+			wk.slot.reconnect()
+			if !wk.reconnect() {
+				return
+			}
+		}
+	}
+}
+
+// event runs one event (started in phase measured), rerunning it after retryable errors, and returns the
+// statements of every attempt, how it ended and, on failure, the error and
+// its code.
+func (wk *worker) event(ev *workload.Event, measured bool) (q workload.Queries, out outcome, code string, err error) {
+	r := wk.r
+	for attempt := 0; ; attempt++ {
+		*ev = workload.Event{}
+		err = wk.w.Event(r.wctx, ev)
+		q.Add(ev.Queries)
+		if err == nil {
+			return q, succeeded, "", nil
+		}
+		if r.wctx.Err() != nil {
+			return q, aborted, "", nil
+		}
+		c := r.env.Dialect.Classify(err)
+		code = c.Code
+		if code == "" {
+			code = "unknown"
+		}
+		switch c.Kind {
+		case dialect.ConnLost:
+			return q, connLost, code, err
+		case dialect.Retry:
+			wk.rollback()
+			if attempt < r.cfg.MaxRetries {
+				wk.slot.retry(measured, code, ev.Type)
+				continue
+			}
+			err = fmt.Errorf("gave up after %d retries: %w", attempt, err)
+		default:
+			wk.rollback()
+		}
+		if r.ignoreAll || r.ignore[code] {
+			return q, failed, code, err
+		}
+		return q, fatal, code, err
+	}
+}
+
+// rollback ends the transaction the failed event may have left open. Its
+// own error does not matter: a broken connection shows on the next event.
+func (wk *worker) rollback() {
+	_, _ = wk.conn.ExecContext(wk.r.wctx, "ROLLBACK")
+}
+
+// reconnect replaces a lost connection and Worker, retrying with backoff
+// until it succeeds or the run stops. It reports whether the worker may go
+// on.
+func (wk *worker) reconnect() bool {
+	r := wk.r
+	r.active.Add(-1)
+	wk.close(true)
+	wait := backoffMin
+	for !r.stopped.Load() {
+		err := wk.open(r.wctx)
+		if err == nil {
+			r.active.Add(1)
+			return true
+		}
+		if r.wctx.Err() != nil {
+			return false
+		}
+		var ce *ConnectError
+		if !errors.As(err, &ce) {
+			r.fail(fmt.Errorf("reconnect: %w", err))
+			return false
+		}
+		t := time.NewTimer(wait)
+		select {
+		case <-t.C:
+		case <-r.stopCh:
+			t.Stop()
+			return false
+		}
+		wait = min(2*wait, backoffMax)
+	}
+	return false
+}
+
+// pace schedules rate-mode events: the n-th is due at t0 + n/Rate, whatever
+// happened before (no drift), and goes into the queue when due, or is
+// counted as dropped if the queue is full. Bursts after a stall catch up.
+func (r *run) pace(done chan<- struct{}) {
+	defer close(done)
+	per := float64(time.Second) / r.cfg.Rate
+	at := func(n int64) time.Duration { return time.Duration(float64(n) * per) }
+	timer := time.NewTimer(time.Hour)
+	defer timer.Stop()
+	var n int64
+	for !r.stopped.Load() {
+		due := int64(float64(time.Since(r.t0))/per) + 1 // events due by now
+		var dropped int64
+		for ; n < due; n++ {
+			select {
+			case r.queue <- at(n):
+			default:
+				dropped++
+			}
+		}
+		if dropped > 0 {
+			r.pacer.drop(dropped)
+		}
+		wait := at(n) - time.Since(r.t0)
+		if wait <= 0 {
+			continue
+		}
+		timer.Reset(wait)
+		select {
+		case <-timer.C:
+		case <-r.stopCh:
+			return
+		}
+	}
+}
