@@ -43,7 +43,8 @@ type Sandbox struct {
 	Socket   string        `json:"socket"`
 	User     string        `json:"user"`
 	Database string        `json:"database"`
-	// PID is the server's process id while it runs, else 0.
+	// PID is the server's process id, recorded while it runs or since it
+	// died; 0 when stopped.
 	PID     int    `json:"pid"`
 	Datadir string `json:"datadir"`
 	State   State  `json:"state"`
@@ -262,7 +263,7 @@ func (m *Manager) view(rec *record) *Sandbox {
 		Server: rec.Server, Dir: rec.Layout.Dir, ErrorLog: rec.Layout.ErrorLog,
 		Settings: rec.Settings,
 	}
-	if s.State == StateRunning {
+	if s.State != StateStopped {
 		s.PID = rec.PID
 	}
 	if pw, err := os.ReadFile(filepath.Join(rec.Layout.Dir, "password")); err == nil {
