@@ -40,9 +40,11 @@ func (d stubDriver) Open(string) (driver.Conn, error) { return d.db.Connect(cont
 
 type stubConn struct{ db *stubDB }
 
-func (c *stubConn) Prepare(string) (driver.Stmt, error) { return nil, errors.New("stub: no statements") }
-func (c *stubConn) Close() error                        { c.db.closes.Add(1); return nil }
-func (c *stubConn) Begin() (driver.Tx, error)           { return nil, errors.New("stub: no transactions") }
+func (c *stubConn) Prepare(string) (driver.Stmt, error) {
+	return nil, errors.New("stub: no statements")
+}
+func (c *stubConn) Close() error              { c.db.closes.Add(1); return nil }
+func (c *stubConn) Begin() (driver.Tx, error) { return nil, errors.New("stub: no transactions") }
 
 func (c *stubConn) ExecContext(_ context.Context, query string, _ []driver.NamedValue) (driver.Result, error) {
 	if strings.EqualFold(query, "ROLLBACK") {

@@ -163,11 +163,12 @@ type run struct {
 	wctx          context.Context // workers' context: ctx, cancelled at interrupt or after the stop grace
 	cancelWorkers context.CancelFunc
 
-	measured atomic.Bool  // the measured phase has begun
-	stopped  atomic.Bool  // no new event may start
+	measured atomic.Bool   // the measured phase has begun
+	stopped  atomic.Bool   // no new event may start
 	stopCh   chan struct{} // closed with stopped
 	stopOnce sync.Once
 	tickets  atomic.Int64 // measured events claimed, in Events mode
+	finished atomic.Int64 // measured events succeeded, in Events mode
 	active   atomic.Int64 // workers holding a connection
 
 	errMu sync.Mutex

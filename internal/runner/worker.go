@@ -106,6 +106,9 @@ func (wk *worker) loop() {
 		switch out {
 		case succeeded:
 			wk.slot.done(measured, end.Sub(start), q, ev.Type, late, "")
+			if ticket && r.finished.Add(1) == r.cfg.Events {
+				r.stop() // the last event: wake up workers waiting for the queue
+			}
 			continue
 		case aborted:
 			return
