@@ -241,13 +241,13 @@ func (m *Manager) save(rec *record) error {
 // marker is what the live server's /proc/PID/cmdline must contain.
 func (rec *record) marker() string { return strings.Join(rec.Command, "\x00") }
 
-// liveState checks the recorded process: running if it is alive and
-// accepts TCP connections, dead if it was started but is gone or silent.
+// liveState checks the recorded process: running if it is alive and its
+// port is listening, dead if it was started but is gone or not listening.
 func (rec *record) liveState() State {
 	if rec.State != StateRunning {
 		return StateStopped
 	}
-	if alive(rec.PID, rec.marker()) && portOpen(rec.Port) {
+	if alive(rec.PID, rec.marker()) && listening(rec.Port) {
 		return StateRunning
 	}
 	return StateDead

@@ -1,6 +1,7 @@
 package sandbox
 
 import (
+	"net"
 	"os"
 	"strings"
 	"testing"
@@ -145,5 +146,20 @@ func TestTailLog(t *testing.T) {
 	}
 	if short := tailLog(path, int64(b.Len())-8, 20); short == "" || strings.Contains(short, "old run") {
 		t.Fatalf("tailLog of a short attempt = %q", short)
+	}
+}
+
+func TestListening(t *testing.T) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	port := l.Addr().(*net.TCPAddr).Port
+	if !listening(port) {
+		t.Errorf("listening(%d) = false for an open listener", port)
+	}
+	l.Close()
+	if listening(port) {
+		t.Errorf("listening(%d) = true after close", port)
 	}
 }
