@@ -287,6 +287,9 @@ func (m *Manager) Start(ctx context.Context, spec Spec) (*Sandbox, error) {
 	if errs := spec.Validate(); len(errs) > 0 {
 		return nil, fmt.Errorf("%w: %w", ErrInvalidSpec, errors.Join(errs...))
 	}
+	if spec.Flavor != "" {
+		spec.Flavor, _ = target.ParseFlavor(string(spec.Flavor)) // validated above
+	}
 	dir := m.dir(spec.Name)
 	if err := mkdirPrivate(m.root(), osUser{}); err != nil {
 		return nil, err
