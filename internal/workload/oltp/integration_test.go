@@ -27,7 +27,7 @@ var flavors = []target.Flavor{target.FlavorMariaDB, target.FlavorPostgres}
 // counter is a workload.Progress that counts.
 type counter struct{ total, rows, bytes atomic.Int64 }
 
-func (c *counter) SetTotal(n int64)    { c.total.Store(n) }
+func (c *counter) SetTotal(n int64)   { c.total.Store(n) }
 func (c *counter) Add(rows, by int64) { c.rows.Add(rows); c.bytes.Add(by) }
 
 // openEnv connects to a sandbox of flavor.
@@ -427,6 +427,29 @@ func BenchmarkPrepare(b *testing.B) {
 				}
 				b.ReportMetric(float64(loaded)/elapsed.Seconds(), "rows/s")
 				_ = wl.(workload.Cleaner).Cleanup(ctx, env)
+			})
+		}
+	}
+}
+
+// BenchmarkSysbenchPrepare measures sysbench 1.0's own prepare of the same
+// tables, as the reference for BenchmarkPrepare.
+func BenchmarkSysbenchPrepare(b *testing.B) {
+	for _, flavor := range flavors {
+		for _, threads := range []int{1, 2} {
+			b.Run(fmt.Sprintf("%s/threads=%d", flavor, threads), func(b *testing.B) {
+				env := openEnv(b, flavor)
+				const rows = 100000
+				opts := []string{"--tables=2", "--table-size=" + strconv.Itoa(rows), "--threads=" + strconv.Itoa(threads)}
+				var elapsed time.Duration
+				for i := 0; i < b.N; i++ {
+					sysbench(b, env, append([]string{"oltp_read_write", "cleanup"}, opts...)...)
+					start := time.Now()
+					sysbench(b, env, append([]string{"oltp_read_write", "prepare"}, opts...)...)
+					elapsed += time.Since(start)
+				}
+				b.ReportMetric(float64(2*rows*b.N)/elapsed.Seconds(), "rows/s")
+				sysbench(b, env, append([]string{"oltp_read_write", "cleanup"}, opts...)...)
 			})
 		}
 	}
