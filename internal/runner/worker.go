@@ -194,8 +194,8 @@ func (wk *worker) reconnect() bool {
 			return false
 		}
 		var ce *ConnectError
-		if !errors.As(err, &ce) {
-			r.fail(fmt.Errorf("reconnect: %w", err))
+		if !errors.As(err, &ce) { // connected, but the Worker cannot be set up
+			r.fail(err)
 			return false
 		}
 		t := time.NewTimer(wait)
