@@ -92,12 +92,14 @@ type Result struct {
 }
 
 // ConnectError reports that a worker could not get its connection when the
-// run was set up: the target is unreachable or refuses dbarena.
+// run was set up (the target is unreachable or refuses dbarena): Run's
+// caller tells it apart from other setup errors with errors.As.
 type ConnectError struct {
 	Worker int
 	Err    error
 }
 
+// Error implements error.
 func (e *ConnectError) Error() string {
 	return fmt.Sprintf("worker %d: connect: %v", e.Worker, e.Err)
 }
