@@ -81,7 +81,7 @@ func failed(err error) error {
 type command struct {
 	name    string
 	summary string
-	run     func(ctx context.Context, a *App, args []string) error
+	run     func(a *App, ctx context.Context, args []string) error
 }
 
 func (a *App) commands() []command {
@@ -108,7 +108,7 @@ func (a *App) Main(ctx context.Context) int {
 	name := args[0]
 	for _, c := range a.commands() {
 		if c.name == name {
-			return a.exit(name, c.run(ctx, a, args[1:]))
+			return a.exit(name, c.run(a, ctx, args[1:]))
 		}
 	}
 	return a.exit("", usagef("unknown command %q (see `dbarena help`)", name))

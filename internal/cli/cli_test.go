@@ -81,24 +81,32 @@ func prepareSmall(t *testing.T, tg string, extra ...string) {
 // checks the summary, the store, and the server's own counters (within 2%).
 func TestRunAgreesWithServerCounters(t *testing.T) {
 	needServers(t)
+	const events = 3000
 	for _, f := range flavors() {
 		t.Run(f.name, func(t *testing.T) {
 			prepareSmall(t, f.target)
 			js := jsonPath(t)
+			// PostgreSQL counts each statement a worker prepares as a
+			// transaction: 9 per table and thread, a fixed cost the events
+			// must outweigh for a 2% comparison.
 			r := dbarena(t, withTarget(f.target, "run", "oltp_read_write", "--tables", "2", "--table-size", "2000",
-				"--threads", "4", "--events", "1500", "--report-interval", "1s", "--json", js, "--tag", "suite=cli")...).mustSucceed(t)
+				"--threads", "2", "--events", strconv.Itoa(events), "--report-interval", "1s", "--json", js, "--tag", "suite=cli")...).mustSucceed(t)
 			assertNoPassword(t, "stdout", r.stdout)
 			run := readSummary(t, js)
 			if run.Schema != summary.Schema || run.Status != summary.StatusComplete || run.Workload != "oltp_read_write" {
 				t.Fatalf("summary header: %+v", run)
 			}
-			if run.Totals.Events != 1500 {
-				t.Fatalf("events = %d, want 1500", run.Totals.Events)
+			if run.Totals.Events != events {
+				t.Fatalf("events = %d, want %d", run.Totals.Events, events)
 			}
-			// oltp_read_write: 14 reads, 4 writes, 2 other per event.
+			// oltp_read_write: 14 reads, 4 writes, 2 other per event (like
+			// sysbench, a write that changed no row counts as other), plus
+			// the statements of attempts that were retried.
 			q := run.Totals.Queries
-			if q.Read != 14*1500 || q.Write != 4*1500 || q.Other != 2*1500 || q.Total != 20*1500 {
-				t.Fatalf("queries = %+v", q)
+			again := 20 * (run.Totals.Retries + run.Totals.Errors)
+			if q.Read < 14*events || q.Write < 4*(events-100) || q.Total < 20*events || q.Total > 20*events+again ||
+				q.Total != q.Read+q.Write+q.Other {
+				t.Fatalf("queries = %+v with %d retries", q, run.Totals.Retries)
 			}
 			if run.Throughput.TPS <= 0 || run.LatencyMS.P95 <= 0 || run.LatencyMS.Max < run.LatencyMS.P99 {
 				t.Fatalf("throughput/latency: %+v %+v", run.Throughput, run.LatencyMS)
@@ -113,8 +121,8 @@ func TestRunAgreesWithServerCounters(t *testing.T) {
 				sum += iv.TPS * (iv.TS - prev)
 				prev = iv.TS
 			}
-			if len(run.Intervals) == 0 || math.Abs(sum-1500) > 2 {
-				t.Fatalf("%d intervals add up to %.1f events, want 1500", len(run.Intervals), sum)
+			if len(run.Intervals) == 0 || math.Abs(sum-events) > 2 {
+				t.Fatalf("%d intervals add up to %.1f events, want %d", len(run.Intervals), sum, events)
 			}
 			sc := run.ServerCounters
 			switch f.name {
@@ -139,7 +147,7 @@ func TestRunAgreesWithServerCounters(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if stored.Totals.Events != 1500 || stored.Histogram == "" || len(stored.Intervals) != len(run.Intervals) {
+			if stored.Totals.Events != events || stored.Histogram == "" || len(stored.Intervals) != len(run.Intervals) {
 				t.Fatalf("stored run differs: events %d, histogram %d bytes, %d intervals",
 					stored.Totals.Events, len(stored.Histogram), len(stored.Intervals))
 			}
@@ -174,10 +182,10 @@ func TestWarmupIsExcluded(t *testing.T) {
 	if run.WarmupS < 1.9 || run.DurationS < 1.9 || run.DurationS > 3 {
 		t.Fatalf("warmup_s %.2f duration_s %.2f", run.WarmupS, run.DurationS)
 	}
-	// The server saw the warm-up's work too: about twice the measured events.
-	if sc := run.ServerCounters["commits"]; float64(sc) < 1.5*float64(run.Totals.Events) {
-		t.Fatalf("server commits %d vs measured events %d: warm-up work seems counted", sc, run.Totals.Events)
-	}
+	// The server's counters, read as measuring began, agree with the
+	// measured events: had the warm-up been counted, events would be about
+	// twice the server's commits.
+	within(t, "commits vs measured events", run.ServerCounters["commits"], run.Totals.Events, 0.03)
 	if run.Intervals[0].TS > 1.5 {
 		t.Fatalf("first measured interval ends at %.2fs: warm-up intervals leaked into the series", run.Intervals[0].TS)
 	}

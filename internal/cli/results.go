@@ -41,10 +41,10 @@ func (a *App) openStore(ctx context.Context, path string) (*store.Store, error) 
 
 func (a *App) resultsList(ctx context.Context, args []string) error {
 	var (
-		asJSON  bool
-		path    string
-		tags    [][2]string
-		filter  store.Filter
+		asJSON bool
+		path   string
+		tags   [][2]string
+		filter store.Filter
 	)
 	fs := newFlagSet("results list")
 	fs.BoolVar(&asJSON, "json", false, "print JSON")

@@ -48,7 +48,11 @@ func (o *runOptions) flags(fs *pflag.FlagSet) {
 	fs.StringVar(&o.results, "results", "", "results store (SQLite file); default $DBARENA_HOME/results.db")
 }
 
-func (o *runOptions) validate() []error {
+func (o *runOptions) validate(fs *pflag.FlagSet) []error {
+	// --events alone means "until N events", not "N events or 10 s".
+	if fs.Changed("events") && !fs.Changed("time") {
+		o.cfg.Duration = 0
+	}
 	o.cfg.IgnoreErrors = o.ignoreErrors
 	errs := o.cfg.Validate()
 	if o.rounds < 1 {
@@ -83,9 +87,10 @@ func (a *App) run(ctx context.Context, args []string) error {
 	if fs.NArg() > 0 {
 		return usagef("unexpected argument %q", fs.Arg(0))
 	}
-	if err := validate(o.validate(), w.Validate()); err != nil {
+	if err := validate(o.validate(fs), w.Validate()); err != nil {
 		return err
 	}
+	setThreads(w, o.cfg.Threads)
 	if o.jsonPath != "" {
 		if err := checkWritable(o.jsonPath); err != nil {
 			return usagef("--json: %w", err)
@@ -140,14 +145,18 @@ func (a *App) runOnce(ctx context.Context, st *store.Store, s *session, w worklo
 	}
 	fmt.Fprintln(a.Stdout)
 
+	// The server's counters are read as the measured period begins, after
+	// the workers have connected and prepared their statements.
 	counters, counterErr := newCounterProbe(s)
 	var before dialect.Counters
+	cfg := o.cfg
 	if counterErr == nil {
 		defer counters.Close()
-		before, counterErr = counters.read(ctx)
+		counterErr = errors.New("measured period never began")
+		cfg.OnMeasure = func() { before, counterErr = counters.read(ctx) }
 	}
 	started := time.Now()
-	res, err := runner.Run(ctx, o.cfg, s.env(), r, func(iv runner.Interval) {
+	res, err := runner.Run(ctx, cfg, s.env(), r, func(iv runner.Interval) {
 		fmt.Fprintln(a.Stdout, formatInterval(iv))
 	})
 	if err != nil {

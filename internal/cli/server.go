@@ -89,8 +89,7 @@ func (a *App) serverStart(ctx context.Context, m *sandbox.Manager, args []string
 	}
 	sb, err := m.Start(ctx, spec)
 	if err != nil {
-		var bad *sandbox.SpecError
-		if errors.As(err, &bad) {
+		if errors.Is(err, sandbox.ErrInvalidSpec) {
 			return usagef("%w", err)
 		}
 		return unreachable(err)
@@ -174,7 +173,7 @@ func (a *App) serverList(m *sandbox.Manager, args []string) error {
 	}
 	if asJSON {
 		out := struct {
-			Sandboxes []sandboxJSON     `json:"sandboxes"`
+			Sandboxes []sandboxJSON    `json:"sandboxes"`
 			Binaries  []sandbox.Binary `json:"binaries"`
 		}{Sandboxes: []sandboxJSON{}, Binaries: bins}
 		for _, sb := range list {

@@ -30,10 +30,8 @@ func (a *App) pickWorkload(cmd string, args []string) (workload.Workload, []stri
 			return w, rest, nil
 		}
 	}
-	for _, arg := range args {
-		if !strings.HasPrefix(arg, "-") {
-			return nil, nil, usagef("unknown workload %q (see `dbarena workloads`)", arg)
-		}
+	if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
+		return nil, nil, usagef("unknown workload %q (see `dbarena workloads`)", args[0])
 	}
 	return nil, nil, usagef("name a workload: dbarena %s WORKLOAD [flags] (see `dbarena workloads`)", cmd)
 }
@@ -50,6 +48,16 @@ func validate(errs ...[]error) error {
 		return nil
 	}
 	return usagef("%s", strings.Join(msgs, "; "))
+}
+
+// threadAware is a workload whose statements depend on the number of
+// threads (select_random_*, bulk_insert: one table per thread).
+type threadAware interface{ SetThreads(n int) }
+
+func setThreads(w workload.Workload, n int) {
+	if ta, ok := w.(threadAware); ok {
+		ta.SetThreads(n)
+	}
 }
 
 // capability names an optional workload interface for error messages.
@@ -92,6 +100,9 @@ func (a *App) openWorkload(ctx context.Context, cmd string, args []string, threa
 	}
 	if err := validate(own, w.Validate()); err != nil {
 		return nil, nil, nil, err
+	}
+	if threads {
+		setThreads(w, c.threads)
 	}
 	t, err := a.resolveTarget(ctx, c.target)
 	if err != nil {

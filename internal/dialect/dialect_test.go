@@ -30,7 +30,8 @@ func TestClassify(t *testing.T) {
 		{"pg deadlock", pg, &pgconn.PgError{Code: "40P01"}, Class{Retry, "40P01"}},
 		{"pg serialization", pg, &pgconn.PgError{Code: "40001"}, Class{Retry, "40001"}},
 		{"pg admin shutdown", pg, &pgconn.PgError{Code: "57P01"}, Class{ConnLost, "57P01"}},
-		{"pg unique", pg, &pgconn.PgError{Code: "23505"}, Class{Fatal, "23505"}},
+		{"pg unique", pg, &pgconn.PgError{Code: "23505"}, Class{Retry, "23505"}},
+		{"pg undefined table", pg, &pgconn.PgError{Code: "42P01"}, Class{Fatal, "42P01"}},
 		{"pg bad conn", pg, driver.ErrBadConn, Class{ConnLost, "conn"}},
 		{"nil", pg, nil, Class{Kind: None}},
 	}

@@ -65,6 +65,7 @@ func (d MySQLDialect) Open(t target.Target, o OpenOptions) (*sql.DB, error) {
 
 // MySQL error numbers that dbarena treats specially.
 const (
+	mysqlRecordChanged   = 1020
 	mysqlLockWaitTimeout = 1205
 	mysqlDeadlock        = 1213
 	mysqlServerShutdown  = 1053
@@ -82,7 +83,8 @@ func (MySQLDialect) Classify(err error) Class {
 	if errors.As(err, &me) {
 		code := strconv.Itoa(int(me.Number))
 		switch me.Number {
-		case mysqlDeadlock, mysqlLockWaitTimeout:
+		// sysbench's default --mysql-ignore-errors: 1213, 1020, 1205.
+		case mysqlDeadlock, mysqlLockWaitTimeout, mysqlRecordChanged:
 			return Class{Kind: Retry, Code: code}
 		case mysqlServerShutdown, mysqlConnKilled, mysqlGoneAway, mysqlLostConn:
 			return Class{Kind: ConnLost, Code: code}

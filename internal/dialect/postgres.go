@@ -77,7 +77,10 @@ func (PostgresDialect) Classify(err error) Class {
 	var pe *pgconn.PgError
 	if errors.As(err, &pe) {
 		switch {
-		case pe.Code == "40P01", pe.Code == "40001", pe.Code == "55P03":
+		// 23505 too, as sysbench's pgsql driver does: under read committed
+		// a delete-then-insert of the same id by two transactions ends in
+		// a unique violation that a retry resolves.
+		case pe.Code == "40P01", pe.Code == "40001", pe.Code == "55P03", pe.Code == "23505":
 			return Class{Kind: Retry, Code: pe.Code}
 		case strings.HasPrefix(pe.Code, "08"), pe.Code == "57P01", pe.Code == "57P02", pe.Code == "57P03":
 			return Class{Kind: ConnLost, Code: pe.Code}

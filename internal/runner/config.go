@@ -47,6 +47,11 @@ type Config struct {
 	// cancelled. Cancelled events are not counted. Interrupting the run
 	// (cancelling Run's context) cancels them at once.
 	StopGrace time.Duration
+	// OnMeasure, if not nil, is called once on Run's goroutine as the
+	// measured period begins: after every worker has connected and before
+	// any measured event starts when there is no warm-up, or at the end of
+	// the warm-up. Callers read the server's own counters there.
+	OnMeasure func()
 }
 
 // DefaultConfig returns sysbench's defaults: one thread for 10 seconds, no

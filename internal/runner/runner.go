@@ -304,8 +304,11 @@ func (r *run) coordinate(ctx context.Context, onInterval func(Interval)) *Result
 		}
 	}
 	cfg := r.cfg
-	r.t0 = time.Now()
 	warm := cfg.Warmup > 0
+	if !warm && cfg.OnMeasure != nil {
+		cfg.OnMeasure()
+	}
+	r.t0 = time.Now()
 	warmEnd := r.t0.Add(cfg.Warmup) // planned; origin of warm-up intervals
 	mStart := r.t0                  // actual start of the measured period
 	if !warm {
@@ -383,6 +386,10 @@ loop:
 		switch {
 		case warm && !now.Before(warmEnd):
 			// End of warm-up: everything so far is discarded.
+			if cfg.OnMeasure != nil {
+				cfg.OnMeasure()
+				now = time.Now()
+			}
 			mStart = now
 			r.collect(iv, true)
 			r.measured.Store(true)
