@@ -4,14 +4,21 @@ package main
 
 import (
 	"context"
+	"io"
+	"log"
 	"os"
 	"os/signal"
 	"syscall"
+
+	"github.com/go-sql-driver/mysql"
 
 	"github.com/dbarena/dbarena/internal/cli"
 )
 
 func main() {
+	// The MySQL driver logs lost connections itself; dbarena counts and
+	// reports them, so its own log would only repeat them out of order.
+	_ = mysql.SetLogger(log.New(io.Discard, "", 0))
 	interrupts := func(ctx context.Context) (context.Context, context.CancelFunc) {
 		return signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 	}

@@ -174,18 +174,19 @@ func within(t testing.TB, what string, got, want int64, frac float64) {
 
 func TestWarmupIsExcluded(t *testing.T) {
 	needServers(t)
-	prepareSmall(t, pgTarget)
+	prepareSmall(t, "")
 	js := jsonPath(t)
 	dbarena(t, "run", "oltp_point_select", "--tables", "2", "--table-size", "2000", "--threads", "2",
-		"--warmup", "2s", "--time", "2s", "--report-interval", "1s", "--json", js, pgTarget).mustSucceed(t)
+		"--warmup", "2s", "--time", "2s", "--report-interval", "1s", "--json", js).mustSucceed(t)
 	run := readSummary(t, js)
 	if run.WarmupS < 1.9 || run.DurationS < 1.9 || run.DurationS > 3 {
 		t.Fatalf("warmup_s %.2f duration_s %.2f", run.WarmupS, run.DurationS)
 	}
-	// The server's counters, read as measuring began, agree with the
-	// measured events: had the warm-up been counted, events would be about
-	// twice the server's commits.
-	within(t, "commits vs measured events", run.ServerCounters["commits"], run.Totals.Events, 0.03)
+	// MariaDB's Questions, read as measuring began, agree with the measured
+	// queries: had the warm-up been counted, dbarena would report about
+	// twice what the server saw. (PostgreSQL publishes its statistics up to
+	// a second late, so it cannot draw this line sharply.)
+	within(t, "Questions vs measured queries", run.ServerCounters["queries"], run.Totals.Queries.Total, 0.03)
 	if run.Intervals[0].TS > 1.5 {
 		t.Fatalf("first measured interval ends at %.2fs: warm-up intervals leaked into the series", run.Intervals[0].TS)
 	}
