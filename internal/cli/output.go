@@ -14,8 +14,10 @@ import (
 	"github.com/dbarena/dbarena/internal/target"
 )
 
-// formatInterval renders one report line in sysbench's shape.
-func formatInterval(iv runner.Interval) string {
+// formatInterval renders one report line in sysbench's shape. Warm-up
+// lines are labelled with the time since the run began (warmup is the
+// warm-up's length); measured ones with the time since measuring began.
+func formatInterval(iv runner.Interval, warmup time.Duration) string {
 	secs := (iv.End - iv.Start).Seconds()
 	if secs <= 0 {
 		secs = 1
@@ -23,7 +25,7 @@ func formatInterval(iv runner.Interval) string {
 	per := func(n int64) float64 { return float64(n) / secs }
 	label := fmt.Sprintf("%ds", int((iv.End + time.Millisecond/2).Seconds()))
 	if iv.Warmup {
-		label = "warmup " + label
+		label = fmt.Sprintf("%ds warmup", int((warmup + iv.End + time.Millisecond/2).Seconds()))
 	}
 	line := fmt.Sprintf("[ %s ] thds: %d tps: %.2f qps: %.2f (r/w/o: %.2f/%.2f/%.2f) lat (ms,95%%): %.2f err/s: %.2f reconn/s: %.2f",
 		label, iv.Threads, per(iv.Events), per(iv.Queries.Total()),

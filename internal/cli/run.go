@@ -157,7 +157,7 @@ func (a *App) runOnce(ctx context.Context, st *store.Store, s *session, w worklo
 	}
 	started := time.Now()
 	res, err := runner.Run(ctx, cfg, s.env(), r, func(iv runner.Interval) {
-		fmt.Fprintln(a.Stdout, formatInterval(iv))
+		fmt.Fprintln(a.Stdout, formatInterval(iv, o.cfg.Warmup))
 	})
 	if err != nil {
 		return nil, unreachable(fmt.Errorf("run %s: %s", w.Name(), s.target.Mask(err.Error())))
