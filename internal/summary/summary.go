@@ -47,6 +47,10 @@ type Run struct {
 	Settings map[string]string `json:"settings,omitempty"`
 	Host     Host              `json:"host"`
 	Dbarena  Dbarena           `json:"dbarena"`
+	// Monitor is the host and server context sampled beside the run.
+	Monitor *Monitor `json:"monitor,omitempty"`
+	// Plan places the run in an experiment plan's matrix.
+	Plan *PlanRef `json:"plan,omitempty"`
 	// Histogram is the merged latency histogram, HDR-encoded (base64), in
 	// microseconds. It is kept in the store and omitted from --json output.
 	Histogram string `json:"histogram,omitempty"`
@@ -146,4 +150,41 @@ type Host struct {
 type Dbarena struct {
 	Version string   `json:"version"`
 	Command []string `json:"command"`
+}
+
+// Monitor is what was sampled beside the run at each report interval: host
+// figures, the server process, server counters and dbarena itself. Keys are
+// dotted names, for example "host.cpu.user" (percent), "host.cpu.iowait",
+// "host.load1", "host.mem.used_mb", "disk.vda.util" (percent),
+// "disk.vda.write_mbps", "server.cpu" (percent of one core),
+// "server.rss_mb", "client.cpu", "counter.Innodb_rows_read" (per second).
+type Monitor struct {
+	// Note says what could not be sampled (for example a remote target:
+	// server counters only).
+	Note string `json:"note,omitempty"`
+	// Samples line up with Run.Intervals by TS.
+	Samples []Sample `json:"samples,omitempty"`
+	// Avg and Max summarise every key over the measured period.
+	Avg map[string]float64 `json:"avg,omitempty"`
+	Max map[string]float64 `json:"max,omitempty"`
+	// PerTxn are costs per event: "server_cpu_us", "disk_read_kb",
+	// "disk_write_kb", "fsyncs".
+	PerTxn map[string]float64 `json:"per_txn,omitempty"`
+}
+
+// Sample is one interval's figures; TS is the interval's end in seconds
+// since the measured period began, as in Interval.
+type Sample struct {
+	TS     float64            `json:"t_s"`
+	Values map[string]float64 `json:"values"`
+}
+
+// PlanRef places a run in a plan: the plan's name, the cell's coordinates
+// (axis name -> value, e.g. "server": "mariadb-10.11", "threads": "64") and
+// the round number (1-based).
+type PlanRef struct {
+	Name   string            `json:"name"`
+	Cell   string            `json:"cell"`
+	Coords map[string]string `json:"coords,omitempty"`
+	Round  int               `json:"round"`
 }
