@@ -54,13 +54,14 @@ func (r *Result) Fill(run *summary.Run) {
 			Errors:     iv.Errors,
 			Reconnects: iv.Reconnects,
 			Late:       iv.Late,
+			PerType:    intervalTypes(iv.PerType),
 		})
 	}
 	run.PerType = nil
 	if len(r.PerType) > 0 {
 		run.PerType = make(map[string]summary.Type, len(r.PerType))
 		for name, t := range r.PerType {
-			st := summary.Type{Count: t.Count, Errors: t.Errors, Retries: t.Retries}
+			st := summary.Type{Count: t.Count, Errors: t.Errors, Retries: t.Retries, Late: t.Late}
 			if t.Latency != nil {
 				st.LatencyMS = t.Latency.Latency()
 			}
@@ -71,4 +72,16 @@ func (r *Result) Fill(run *summary.Run) {
 
 func queries(q workload.Queries) summary.Queries {
 	return summary.Queries{Read: q.Read, Write: q.Write, Other: q.Other, Total: q.Total()}
+}
+
+func intervalTypes(m map[string]workload.TypeInterval) map[string]summary.IntervalType {
+	if len(m) == 0 {
+		return nil
+	}
+	out := make(map[string]summary.IntervalType, len(m))
+	for name, t := range m {
+		out[name] = summary.IntervalType{Count: t.Count, Late: t.Late, Errors: t.Errors, Retries: t.Retries,
+			P90MS: float64(t.P90.Microseconds()) / 1000, MaxMS: float64(t.Max.Microseconds()) / 1000}
+	}
+	return out
 }

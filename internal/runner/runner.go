@@ -40,12 +40,17 @@ type Interval struct {
 	Errors, Retries, Reconnects, Late, Dropped int64
 	// Latency percentiles of the interval's successful events.
 	P50, P95, P99, Max time.Duration
+	// PerType holds figures by Event.Type, for workloads that set it.
+	PerType map[string]workload.TypeInterval
 }
 
 // TypeResult is one transaction type's statistics over the measured period.
 type TypeResult struct {
 	Count, Errors, Retries int64
-	Latency                *hist.Histogram
+	// Late counts successes slower than the type's response-time limit
+	// (workload.ResponseLimiter).
+	Late    int64
+	Latency *hist.Histogram
 }
 
 // Result is the outcome of Run. Every figure covers the measured period
@@ -156,6 +161,7 @@ type run struct {
 	w         workload.Runner
 	ignore    map[string]bool
 	ignoreAll bool
+	limits    map[string]time.Duration // response-time limits by event type
 
 	workers []*worker
 	pacer   *slot              // rate mode: where drops are counted
@@ -180,6 +186,9 @@ type run struct {
 func newRun(cfg Config, env workload.Env, w workload.Runner) *run {
 	r := &run{cfg: cfg, env: env, w: w, stopCh: make(chan struct{})}
 	r.ignore, r.ignoreAll = cfg.ignoreSet()
+	if rl, ok := w.(workload.ResponseLimiter); ok {
+		r.limits = rl.ResponseLimits()
+	}
 	if cfg.Rate > 0 {
 		r.queue = make(chan time.Duration, cfg.queueSize())
 		r.pacer = newSlot(cfg.Warmup == 0)
@@ -266,6 +275,7 @@ type interval struct {
 	c     counts
 	codes map[string]int64
 	lat   *hist.Histogram
+	types map[string]*typeInterval
 }
 
 func (iv *interval) reset(start time.Time) {
@@ -273,18 +283,30 @@ func (iv *interval) reset(start time.Time) {
 	iv.c = counts{}
 	clear(iv.codes)
 	iv.lat.Reset()
+	for _, t := range iv.types {
+		t.reset()
+	}
 }
 
 // collect swaps every slot's interval into iv.
 func (r *run) collect(iv *interval, measure bool) {
 	for _, s := range r.slots() {
-		s.take(&iv.c, iv.codes, iv.lat, measure)
+		s.take(&iv.c, iv.codes, iv.lat, iv.types, measure)
 	}
 }
 
 // report turns iv into an Interval with offsets from origin.
 func (r *run) report(iv *interval, end, origin time.Time, warmup bool) Interval {
+	var types map[string]workload.TypeInterval
+	for name, t := range iv.types {
+		if types == nil {
+			types = make(map[string]workload.TypeInterval, len(iv.types))
+		}
+		types[name] = workload.TypeInterval{Count: t.count, Late: t.late, Errors: t.errors, Retries: t.retries,
+			P90: t.lat.Quantile(90), Max: t.lat.Max()}
+	}
 	return Interval{
+		PerType: types,
 		Start: iv.start.Sub(origin), End: end.Sub(origin), Warmup: warmup,
 		Threads: int(r.active.Load()),
 		Events:  iv.c.events, Queries: iv.c.queries,
@@ -335,7 +357,7 @@ func (r *run) coordinate(ctx context.Context, onInterval func(Interval)) *Result
 		close(pacerDone)
 	}
 
-	iv := &interval{start: r.t0, codes: map[string]int64{}, lat: hist.New()}
+	iv := &interval{start: r.t0, codes: map[string]int64{}, lat: hist.New(), types: map[string]*typeInterval{}}
 	measure := func(end time.Time) { // adds a measured interval to the result
 		res.Events += iv.c.events
 		res.Queries.Add(iv.c.queries)
@@ -477,6 +499,7 @@ loop:
 				tr.Count += t.count
 				tr.Errors += t.errors
 				tr.Retries += t.retries
+				tr.Late += t.late
 				tr.Latency.Merge(t.lat)
 			}
 		}

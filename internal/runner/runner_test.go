@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"math"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -166,7 +167,7 @@ func TestWarmupExcluded(t *testing.T) {
 	if warm[0].Start != -c.Warmup || warm[len(warm)-1].End != 0 {
 		t.Errorf("warm-up intervals run %v..%v, want %v..0", warm[0].Start, warm[len(warm)-1].End, -c.Warmup)
 	}
-	if h.intervals[len(warm)-1] != warm[len(warm)-1] {
+	if !reflect.DeepEqual(h.intervals[len(warm)-1], warm[len(warm)-1]) {
 		t.Error("warm-up intervals were not reported first")
 	}
 }

@@ -27,8 +27,28 @@ func (c *counts) add(o *counts) {
 
 // typeStats are one transaction type's statistics over a whole phase.
 type typeStats struct {
-	count, errors, retries int64
-	lat                    *hist.Histogram
+	count, errors, retries, late int64
+	lat                          *hist.Histogram
+}
+
+// typeInterval is one transaction type's statistics over one interval; its
+// histogram is coarse (per worker, per type).
+type typeInterval struct {
+	count, late, errors, retries int64
+	lat                          *hist.Histogram
+}
+
+func (t *typeInterval) add(o *typeInterval) {
+	t.count += o.count
+	t.late += o.late
+	t.errors += o.errors
+	t.retries += o.retries
+	t.lat.Merge(o.lat)
+}
+
+func (t *typeInterval) reset() {
+	t.count, t.late, t.errors, t.retries = 0, 0, 0, 0
+	t.lat.Reset()
 }
 
 // slot is where one worker (or the pacer) records, and where the
@@ -50,6 +70,8 @@ type slot struct {
 	codes    map[string]int64
 	lat      *hist.Histogram
 	types    map[string]*typeStats
+	// itypes are the per-type figures of the current interval.
+	itypes map[string]*typeInterval
 
 	spare *hist.Histogram // coordinator-owned, not guarded by mu
 
@@ -63,6 +85,7 @@ func newSlot(measured bool) *slot {
 		lat:      hist.New(),
 		spare:    hist.New(),
 		types:    map[string]*typeStats{},
+		itypes:   map[string]*typeInterval{},
 	}
 }
 
@@ -76,10 +99,21 @@ func (s *slot) typ(name string) *typeStats {
 	return t
 }
 
+// ityp returns the current interval's statistics of type name; s.mu must be held.
+func (s *slot) ityp(name string) *typeInterval {
+	t := s.itypes[name]
+	if t == nil {
+		t = &typeInterval{lat: hist.NewCoarse()}
+		s.itypes[name] = t
+	}
+	return t
+}
+
 // done records an event that started in phase measured. code is "" for a
 // success (counted with its latency) and the error code for a failure
-// (counted as an error). q counts the statements of every attempt.
-func (s *slot) done(measured bool, lat time.Duration, q workload.Queries, typ string, late bool, code string) {
+// (counted as an error). q counts the statements of every attempt. limit is
+// the type's response-time limit (0: none); a slower success is late.
+func (s *slot) done(measured bool, lat time.Duration, q workload.Queries, typ string, late bool, code string, limit time.Duration) {
 	s.mu.Lock()
 	if measured != s.measured {
 		s.mu.Unlock()
@@ -97,12 +131,19 @@ func (s *slot) done(measured bool, lat time.Duration, q workload.Queries, typ st
 		s.codes[code]++
 	}
 	if typ != "" {
-		t := s.typ(typ)
+		t, it := s.typ(typ), s.ityp(typ)
 		if code == "" {
 			t.count++
 			t.lat.Record(lat)
+			it.count++
+			it.lat.Record(lat)
+			if limit > 0 && lat > limit {
+				t.late++
+				it.late++
+			}
 		} else {
 			t.errors++
+			it.errors++
 		}
 	}
 	s.mu.Unlock()
@@ -117,6 +158,7 @@ func (s *slot) retry(measured bool, code, typ string) {
 		s.codes[code]++
 		if typ != "" {
 			s.typ(typ).retries++
+			s.ityp(typ).retries++
 		}
 	}
 	s.mu.Unlock()
@@ -140,8 +182,20 @@ func (s *slot) drop(n int64) {
 // into lat, leaving the slot with an empty interval. With measure, it ends
 // the warm-up: per-type statistics are emptied and records of events
 // started before are discarded from now on. Coordinator only.
-func (s *slot) take(c *counts, codes map[string]int64, lat *hist.Histogram, measure bool) {
+func (s *slot) take(c *counts, codes map[string]int64, lat *hist.Histogram, types map[string]*typeInterval, measure bool) {
 	s.mu.Lock()
+	for name, t := range s.itypes {
+		if t.count == 0 && t.errors == 0 && t.retries == 0 {
+			continue
+		}
+		acc := types[name]
+		if acc == nil {
+			acc = &typeInterval{lat: hist.NewCoarse()}
+			types[name] = acc
+		}
+		acc.add(t)
+		t.reset()
+	}
 	taken := s.lat
 	s.lat = s.spare
 	c.add(&s.c)

@@ -105,7 +105,7 @@ func (wk *worker) loop() {
 
 		switch out {
 		case succeeded:
-			wk.slot.done(measured, end.Sub(start), q, ev.Type, late, "")
+			wk.slot.done(measured, end.Sub(start), q, ev.Type, late, "", r.limits[ev.Type])
 			if ticket && r.finished.Add(1) == r.cfg.Events {
 				r.stop() // the last event: wake up workers waiting for the queue
 			}
@@ -113,7 +113,7 @@ func (wk *worker) loop() {
 		case aborted:
 			return
 		}
-		wk.slot.done(measured, 0, q, ev.Type, late, code)
+		wk.slot.done(measured, 0, q, ev.Type, late, code, 0)
 		if ticket { // the event did not happen: let another one run
 			r.tickets.Add(-1)
 		}

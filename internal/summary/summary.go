@@ -118,13 +118,31 @@ type Interval struct {
 	Errors     int64   `json:"errors"`
 	Reconnects int64   `json:"reconnects"`
 	Late       int64   `json:"late,omitempty"`
+	// PerType holds the interval's figures by transaction type, for
+	// workloads that name their types (TPC-C).
+	PerType map[string]IntervalType `json:"per_type,omitempty"`
+}
+
+// IntervalType is one transaction type's figures in one interval: successes,
+// those slower than the type's response-time limit, failures, retries, and
+// the 90th percentile and maximum latency in milliseconds.
+type IntervalType struct {
+	Count   int64   `json:"count"`
+	Late    int64   `json:"late"`
+	Errors  int64   `json:"errors"`
+	Retries int64   `json:"retries"`
+	P90MS   float64 `json:"p90_ms"`
+	MaxMS   float64 `json:"max_ms"`
 }
 
 // Type is per-transaction-type statistics.
 type Type struct {
-	Count     int64   `json:"count"`
-	Errors    int64   `json:"errors"`
-	Retries   int64   `json:"retries"`
+	Count   int64 `json:"count"`
+	Errors  int64 `json:"errors"`
+	Retries int64 `json:"retries"`
+	// Late counts successes slower than the type's response-time limit,
+	// for workloads that set one (TPC-C).
+	Late      int64   `json:"late,omitempty"`
 	LatencyMS Latency `json:"latency_ms"`
 }
 

@@ -9,10 +9,12 @@ import (
 	"fmt"
 	"io"
 	"sort"
+	"time"
 
 	"github.com/spf13/pflag"
 
 	"github.com/dbarena/dbarena/internal/dialect"
+	"github.com/dbarena/dbarena/internal/summary"
 	"github.com/dbarena/dbarena/internal/target"
 )
 
@@ -133,4 +135,46 @@ func (r *Registry) Names() []string {
 	}
 	sort.Strings(names)
 	return names
+}
+
+// TypeInterval is one transaction type's figures over one report interval.
+type TypeInterval struct {
+	// Count counts successful events; Late those of them slower than the
+	// type's response-time limit (see ResponseLimiter).
+	Count, Late int64
+	// Errors counts failed events; Retries reruns after retryable errors.
+	Errors, Retries int64
+	// P90 and Max are the latency of the interval's successful events.
+	P90, Max time.Duration
+}
+
+// ResponseLimiter is a workload whose transaction types have response-time
+// limits (TPC-C clause 5.2.5.4); the runner counts successful events slower
+// than their type's limit as late, per interval and in total.
+type ResponseLimiter interface {
+	// ResponseLimits maps Event.Type to its limit; types not listed have none.
+	ResponseLimits() map[string]time.Duration
+}
+
+// IntervalReport is one report interval as a Reporter sees it. Start and
+// End are offsets from the start of the measured period (negative during
+// warm-up).
+type IntervalReport struct {
+	Start, End time.Duration
+	Warmup     bool
+	Threads    int
+	PerType    map[string]TypeInterval
+}
+
+// Reporter is a workload that prints its own report lines and final report
+// (like tpcc-mysql's) instead of sysbench's, and adds its own figures to the
+// run summary. The CLI finds it by type assertion.
+type Reporter interface {
+	// FormatInterval renders one report interval as one line.
+	FormatInterval(iv IntervalReport) string
+	// Summarize adds the workload's figures (checks, tpmc) to run, whose
+	// generic fields are already filled.
+	Summarize(run *summary.Run)
+	// FormatSummary renders the workload's final report of run.
+	FormatSummary(run *summary.Run) string
 }
