@@ -13,6 +13,7 @@ import (
 
 	"github.com/dbarena/dbarena/internal/workload"
 	"github.com/dbarena/dbarena/internal/workload/oltp"
+	"github.com/dbarena/dbarena/internal/workload/tpcc"
 )
 
 // Exit codes (docs/CLI.md).
@@ -49,7 +50,7 @@ func NewApp(stdout, stderr io.Writer, args []string, getenv func(string) string,
 		Getenv:     getenv,
 		Args:       args,
 		Interrupts: interrupts,
-		Registry:   workload.NewRegistry(oltp.All()...),
+		Registry:   workload.NewRegistry(append(oltp.All(), tpcc.All()...)...),
 	}
 }
 

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/dbarena/dbarena/internal/workload"
 	"sort"
 	"strconv"
 	"strings"
@@ -146,5 +147,10 @@ func (a *App) resultsShow(ctx context.Context, args []string) error {
 		fmt.Fprintf(a.Stdout, "Tags: %s\n", formatTags(run.Tags))
 	}
 	a.printSummary(run)
+	if w, err := a.Registry.New(run.Workload); err == nil {
+		if rep, ok := w.(workload.Reporter); ok {
+			fmt.Fprint(a.Stdout, rep.FormatSummary(run))
+		}
+	}
 	return nil
 }

@@ -155,8 +155,18 @@ func (a *App) runOnce(ctx context.Context, st *store.Store, s *session, w worklo
 		counterErr = errors.New("measured period never began")
 		cfg.OnMeasure = func() { before, counterErr = counters.read(ctx) }
 	}
+	// A workload with its own report (TPC-C) prints its own lines.
+	rep, _ := w.(workload.Reporter)
+	if rep != nil && o.cfg.ReportInterval > 0 {
+		fmt.Fprintln(a.Stdout, rep.IntervalHeader())
+	}
 	started := time.Now()
 	res, err := runner.Run(ctx, cfg, s.env(), r, func(iv runner.Interval) {
+		if rep != nil {
+			fmt.Fprintln(a.Stdout, rep.FormatInterval(workload.IntervalReport{Start: iv.Start, End: iv.End,
+				Warmup: iv.Warmup, Threads: iv.Threads, PerType: iv.PerType}))
+			return
+		}
 		fmt.Fprintln(a.Stdout, formatInterval(iv, o.cfg.Warmup))
 	})
 	if err != nil {
@@ -181,6 +191,9 @@ func (a *App) runOnce(ctx context.Context, st *store.Store, s *session, w worklo
 		Dbarena: summary.Dbarena{Version: Version, Command: maskArgs(a.Args, s.target)},
 	}
 	res.Fill(run)
+	if rep != nil {
+		rep.Summarize(run)
+	}
 	for _, kv := range o.tags {
 		run.Tags[kv[0]] = kv[1]
 	}
@@ -207,6 +220,9 @@ func (a *App) runOnce(ctx context.Context, st *store.Store, s *session, w worklo
 	}
 
 	a.printSummary(run)
+	if rep != nil {
+		fmt.Fprint(a.Stdout, rep.FormatSummary(run))
+	}
 	id, err := st.SaveRun(bg, run)
 	if err != nil {
 		return nil, failed(fmt.Errorf("store run: %w", err))

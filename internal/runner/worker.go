@@ -100,8 +100,8 @@ func (wk *worker) loop() {
 			late = start.Sub(intended) > lateAfter
 			start = intended
 		}
-		q, out, code, err := wk.event(ev, measured)
-		end := time.Now()
+		q, pause, out, code, err := wk.event(ev, measured)
+		end := time.Now().Add(-pause)
 
 		switch out {
 		case succeeded:
@@ -130,20 +130,22 @@ func (wk *worker) loop() {
 	}
 }
 
-// event runs one event (started in phase measured), rerunning it after retryable errors, and returns the
-// statements of every attempt, how it ended and, on failure, the error and
-// its code.
-func (wk *worker) event(ev *workload.Event, measured bool) (q workload.Queries, out outcome, code string, err error) {
+// event runs one event (started in phase measured), rerunning it after
+// retryable errors, and returns the statements of every attempt, the time
+// the workload paused on purpose (left out of the latency), how it ended
+// and, on failure, the error and its code.
+func (wk *worker) event(ev *workload.Event, measured bool) (q workload.Queries, pause time.Duration, out outcome, code string, err error) {
 	r := wk.r
 	for attempt := 0; ; attempt++ {
 		*ev = workload.Event{}
 		err = wk.w.Event(r.wctx, ev)
 		q.Add(ev.Queries)
+		pause += ev.Pause
 		if err == nil {
-			return q, succeeded, "", nil
+			return q, pause, succeeded, "", nil
 		}
 		if r.wctx.Err() != nil {
-			return q, aborted, "", nil
+			return q, pause, aborted, "", nil
 		}
 		c := r.env.Dialect.Classify(err)
 		code = c.Code
@@ -152,7 +154,7 @@ func (wk *worker) event(ev *workload.Event, measured bool) (q workload.Queries, 
 		}
 		switch c.Kind {
 		case dialect.ConnLost:
-			return q, connLost, code, err
+			return q, pause, connLost, code, err
 		case dialect.Retry:
 			wk.rollback()
 			if attempt < r.cfg.MaxRetries {
@@ -164,9 +166,9 @@ func (wk *worker) event(ev *workload.Event, measured bool) (q workload.Queries, 
 			wk.rollback()
 		}
 		if r.ignoreAll || r.ignore[code] {
-			return q, failed, code, err
+			return q, pause, failed, code, err
 		}
-		return q, fatal, code, err
+		return q, pause, fatal, code, err
 	}
 }
 

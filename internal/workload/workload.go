@@ -93,6 +93,9 @@ type Event struct {
 	// Type names the transaction type for per-type statistics (TPC-C's
 	// five); empty for single-type workloads.
 	Type string
+	// Pause is time the worker deliberately waited inside Event (TPC-C's
+	// keying and think times); the runner leaves it out of the latency.
+	Pause time.Duration
 }
 
 // Worker runs events on one connection. A Worker is used by one goroutine.
@@ -170,6 +173,8 @@ type IntervalReport struct {
 // (like tpcc-mysql's) instead of sysbench's, and adds its own figures to the
 // run summary. The CLI finds it by type assertion.
 type Reporter interface {
+	// IntervalHeader is printed once above the interval lines.
+	IntervalHeader() string
 	// FormatInterval renders one report interval as one line.
 	FormatInterval(iv IntervalReport) string
 	// Summarize adds the workload's figures (checks, tpmc) to run, whose

@@ -1,0 +1,383 @@
+package tpcc
+
+import "strconv"
+
+// rowWriter accumulates rows as tab-separated text (MySQL LOAD DATA's and
+// PostgreSQL COPY's default text format; NULL is \N) and hands them over in
+// chunks. Generated strings are alphanumeric, so nothing needs escaping.
+type rowWriter struct {
+	buf   []byte
+	rows  int64
+	sep   bool
+	limit int
+	// flush receives whole rows; it must not keep buf after returning.
+	flush func(buf []byte, rows int64) error
+}
+
+const chunkBytes = 256 << 10
+
+func newRowWriter(flush func([]byte, int64) error) *rowWriter {
+	return &rowWriter{buf: make([]byte, 0, chunkBytes+4096), limit: chunkBytes, flush: flush}
+}
+
+func (w *rowWriter) field() {
+	if w.sep {
+		w.buf = append(w.buf, '\t')
+	}
+	w.sep = true
+}
+
+func (w *rowWriter) int(v int) {
+	w.field()
+	w.buf = strconv.AppendInt(w.buf, int64(v), 10)
+}
+
+func (w *rowWriter) str(s string) {
+	w.field()
+	w.buf = append(w.buf, s...)
+}
+
+func (w *rowWriter) cents(c int64) {
+	w.field()
+	w.buf = appendCents(w.buf, c)
+}
+
+func (w *rowWriter) null() {
+	w.field()
+	w.buf = append(w.buf, `\N`...)
+}
+
+// end closes the row and flushes when the chunk is full.
+func (w *rowWriter) end() error {
+	w.buf = append(w.buf, '\n')
+	w.sep = false
+	w.rows++
+	if len(w.buf) >= w.limit {
+		return w.Flush()
+	}
+	return nil
+}
+
+// Flush hands over the rows written so far.
+func (w *rowWriter) Flush() error {
+	if len(w.buf) == 0 {
+		return nil
+	}
+	err := w.flush(w.buf, w.rows)
+	w.buf, w.rows = w.buf[:0], 0
+	return err
+}
+
+// Stream keys: each (table, warehouse, district or batch) has its own
+// random stream, so any loader can produce any part (see newRNG).
+const (
+	kItem uint64 = iota + 1
+	kWarehouse
+	kDistrict
+	kStock
+	kCustomer
+	kHistory
+	kOrders
+	kOrderLine
+)
+
+// batchRows is the granule of ITEM and STOCK streams.
+const batchRows = 10000
+
+// generator produces the initial database of clause 4.3.3.1. Its output is
+// a pure function of seed and loadTime.
+type generator struct {
+	seed uint64
+	// now is the load's date and time ("current date and time" of the
+	// clause), formatted for both families.
+	now string
+	// c are the load's C constants (clause 2.1.6).
+	c Constants
+}
+
+// taxCents returns a random tax or discount in [0.0000 .. max/10000],
+// rounded to the two decimals of tpcc-mysql's decimal(4,2) columns.
+func taxCents(r rng, max int) int64 { return int64((r.between(0, max) + 50) / 100) }
+
+// address appends street 1, street 2, city, state and zip (clause 4.3.3.1).
+func address(w *rowWriter, r rng) {
+	w.field()
+	w.buf = r.appendAString(w.buf, 10, 20)
+	w.field()
+	w.buf = r.appendAString(w.buf, 10, 20)
+	w.field()
+	w.buf = r.appendAString(w.buf, 10, 20)
+	w.field()
+	w.buf = r.appendAlnum(w.buf, 2)
+	w.field()
+	w.buf = r.appendZip(w.buf)
+}
+
+// items writes ITEM rows [from, to] (clause 4.3.3.1: 100,000 rows).
+func (g *generator) items(w *rowWriter, from, to int) error {
+	var r rng
+	for id := from; id <= to; id++ {
+		if id == from || (id-1)%batchRows == 0 {
+			r = g.stream(kItem, uint64((id-1)/batchRows))
+			for skip := (id - 1) % batchRows; skip > 0; skip-- {
+				g.itemRow(&rowWriter{}, r, 0)
+			}
+		}
+		g.itemRow(w, r, id)
+		if err := w.end(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (g *generator) itemRow(w *rowWriter, r rng, id int) {
+	w.int(id)
+	w.int(r.between(1, 10000)) // I_IM_ID
+	w.field()
+	w.buf = r.appendAString(w.buf, 14, 24) // I_NAME
+	w.cents(int64(r.between(100, 10000)))  // I_PRICE [1.00 .. 100.00]
+	w.field()
+	w.buf = r.appendData(w.buf) // I_DATA, 10% ORIGINAL
+}
+
+func (g *generator) stream(key ...uint64) rng { return newRNG(g.seed, key...) }
+
+// warehouse writes the WAREHOUSE row of wid.
+func (g *generator) warehouse(w *rowWriter, wid int) error {
+	r := g.stream(kWarehouse, uint64(wid))
+	w.int(wid)
+	w.field()
+	w.buf = r.appendAString(w.buf, 6, 10)
+	address(w, r)
+	w.cents(taxCents(r, 2000)) // W_TAX [0.0000 .. 0.2000]
+	w.cents(30000000)          // W_YTD 300,000.00
+	return w.end()
+}
+
+// districts writes the 10 DISTRICT rows of wid.
+func (g *generator) districts(w *rowWriter, wid int) error {
+	for d := 1; d <= nDist; d++ {
+		r := g.stream(kDistrict, uint64(wid), uint64(d))
+		w.int(d)
+		w.int(wid)
+		w.field()
+		w.buf = r.appendAString(w.buf, 6, 10)
+		address(w, r)
+		w.cents(taxCents(r, 2000)) // D_TAX
+		w.cents(3000000)           // D_YTD 30,000.00
+		w.int(nOrders + 1)         // D_NEXT_O_ID 3001
+		if err := w.end(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// stock writes the 100,000 STOCK rows of wid.
+func (g *generator) stock(w *rowWriter, wid int) error {
+	var r rng
+	for id := 1; id <= nItems; id++ {
+		if (id-1)%batchRows == 0 {
+			r = g.stream(kStock, uint64(wid), uint64((id-1)/batchRows))
+		}
+		w.int(id)
+		w.int(wid)
+		w.int(r.between(10, 100)) // S_QUANTITY
+		for i := 0; i < 10; i++ { // S_DIST_01..10
+			w.field()
+			w.buf = r.appendAlnum(w.buf, 24)
+		}
+		w.int(0) // S_YTD
+		w.int(0) // S_ORDER_CNT
+		w.int(0) // S_REMOTE_CNT
+		w.field()
+		w.buf = r.appendData(w.buf) // S_DATA, 10% ORIGINAL
+		if err := w.end(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// customers writes the 30,000 CUSTOMER rows of wid.
+func (g *generator) customers(w *rowWriter, wid int) error {
+	for d := 1; d <= nDist; d++ {
+		r := g.stream(kCustomer, uint64(wid), uint64(d))
+		for c := 1; c <= nCust; c++ {
+			w.int(c)
+			w.int(d)
+			w.int(wid)
+			w.field()
+			w.buf = r.appendAString(w.buf, 8, 16) // C_FIRST
+			w.str("OE")                           // C_MIDDLE
+			// C_LAST: 0..999 for the first 1,000 customers, then
+			// NURand(255,0,999) with the load's C (clause 4.3.2.3).
+			n := c - 1
+			if c > 1000 {
+				n = r.nurand(cLastA, 0, 999, g.c.CLast)
+			}
+			w.field()
+			w.buf = appendLastName(w.buf, n)
+			address(w, r)
+			w.field()
+			w.buf = r.appendNString(w.buf, 16) // C_PHONE
+			w.str(g.now)                       // C_SINCE
+			if r.IntN(10) == 0 {               // C_CREDIT: 10% BC
+				w.str("BC")
+			} else {
+				w.str("GC")
+			}
+			w.int(50000)               // C_CREDIT_LIM
+			w.cents(taxCents(r, 5000)) // C_DISCOUNT [0.0000 .. 0.5000]
+			w.cents(-1000)             // C_BALANCE -10.00
+			w.cents(1000)              // C_YTD_PAYMENT 10.00
+			w.int(1)                   // C_PAYMENT_CNT
+			w.int(0)                   // C_DELIVERY_CNT
+			w.field()
+			w.buf = r.appendAString(w.buf, 300, 500) // C_DATA
+			if err := w.end(); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// history writes the 30,000 HISTORY rows of wid, one per customer.
+func (g *generator) history(w *rowWriter, wid int) error {
+	for d := 1; d <= nDist; d++ {
+		r := g.stream(kHistory, uint64(wid), uint64(d))
+		for c := 1; c <= nCust; c++ {
+			w.int(c)
+			w.int(d)
+			w.int(wid)
+			w.int(d)
+			w.int(wid)
+			w.str(g.now)  // H_DATE
+			w.cents(1000) // H_AMOUNT 10.00
+			w.field()
+			w.buf = r.appendAString(w.buf, 12, 24) // H_DATA
+			if err := w.end(); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// districtOrders are the order headers of one district at load.
+type districtOrders struct {
+	cid, olCnt, carrier [nOrders + 1]int // by O_ID; carrier 0 = null
+}
+
+// orderHeaders draws the district's O_C_ID (a random permutation of
+// [1..3000]), O_CARRIER_ID (random [1..10] for O_ID < 2101, else null) and
+// O_OL_CNT (random [5..15]) (clause 4.3.3.1).
+func (g *generator) orderHeaders(wid, d int) *districtOrders {
+	r := g.stream(kOrders, uint64(wid), uint64(d))
+	o := new(districtOrders)
+	for i := 1; i <= nOrders; i++ {
+		o.cid[i] = i
+	}
+	for i := nOrders; i > 1; i-- {
+		j := 1 + r.IntN(i)
+		o.cid[i], o.cid[j] = o.cid[j], o.cid[i]
+	}
+	for i := 1; i <= nOrders; i++ {
+		if i < firstNewOrder {
+			o.carrier[i] = r.between(1, 10)
+		}
+		o.olCnt[i] = r.between(5, 15)
+	}
+	return o
+}
+
+// orders writes the 30,000 ORDER rows of wid.
+func (g *generator) orders(w *rowWriter, wid int) error {
+	for d := 1; d <= nDist; d++ {
+		o := g.orderHeaders(wid, d)
+		for id := 1; id <= nOrders; id++ {
+			w.int(id)
+			w.int(d)
+			w.int(wid)
+			w.int(o.cid[id])
+			w.str(g.now) // O_ENTRY_D
+			if o.carrier[id] == 0 {
+				w.null()
+			} else {
+				w.int(o.carrier[id])
+			}
+			w.int(o.olCnt[id])
+			w.int(1) // O_ALL_LOCAL
+			if err := w.end(); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// newOrders writes the 9,000 NEW-ORDER rows of wid: orders 2101..3000 of
+// each district.
+func (g *generator) newOrders(w *rowWriter, wid int) error {
+	for d := 1; d <= nDist; d++ {
+		for id := firstNewOrder; id <= nOrders; id++ {
+			w.int(id)
+			w.int(d)
+			w.int(wid)
+			if err := w.end(); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// orderLines writes the ORDER-LINE rows of wid, O_OL_CNT per order.
+func (g *generator) orderLines(w *rowWriter, wid int) error {
+	for d := 1; d <= nDist; d++ {
+		o := g.orderHeaders(wid, d)
+		r := g.stream(kOrderLine, uint64(wid), uint64(d))
+		for id := 1; id <= nOrders; id++ {
+			delivered := id < firstNewOrder
+			for n := 1; n <= o.olCnt[id]; n++ {
+				w.int(id)
+				w.int(d)
+				w.int(wid)
+				w.int(n)
+				w.int(r.between(1, nItems)) // OL_I_ID
+				w.int(wid)                  // OL_SUPPLY_W_ID
+				if delivered {              // OL_DELIVERY_D
+					w.str(g.now)
+				} else {
+					w.null()
+				}
+				w.int(5) // OL_QUANTITY
+				if delivered {
+					w.cents(0) // OL_AMOUNT
+				} else {
+					w.cents(int64(r.between(1, 999999))) // [0.01 .. 9,999.99]
+				}
+				w.field()
+				w.buf = r.appendAlnum(w.buf, 24) // OL_DIST_INFO
+				if err := w.end(); err != nil {
+					return err
+				}
+			}
+		}
+	}
+	return nil
+}
+
+// orderLineRows counts the ORDER-LINE rows of wid, for progress totals.
+func (g *generator) orderLineRows(wid int) int64 {
+	var n int64
+	for d := 1; d <= nDist; d++ {
+		o := g.orderHeaders(wid, d)
+		for id := 1; id <= nOrders; id++ {
+			n += int64(o.olCnt[id])
+		}
+	}
+	return n
+}

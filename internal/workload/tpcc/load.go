@@ -1,0 +1,521 @@
+package tpcc
+
+import (
+	"bytes"
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/go-sql-driver/mysql"
+	"github.com/jackc/pgx/v5/stdlib"
+
+	"github.com/dbarena/dbarena/internal/target"
+	"github.com/dbarena/dbarena/internal/workload"
+)
+
+// unit is one load unit: a part of one warehouse (w = 0 for items). A unit
+// is recorded in dbarena_tpcc_load when all its rows are in; a unit found
+// unrecorded is deleted and loaded again, so an interrupted and resumed load
+// ends with exactly the data of an uninterrupted one.
+type unit struct {
+	part string
+	w    int
+}
+
+// job is one table of a unit and the generator of its rows.
+type job struct {
+	t   *table
+	gen func(w *rowWriter) error
+}
+
+// jobs lists the tables of u with their generators.
+func (g *generator) jobs(u unit) []job {
+	w := u.w
+	switch u.part {
+	case PartItems:
+		return []job{{tItem, func(rw *rowWriter) error { return g.items(rw, 1, nItems) }}}
+	case PartWarehouse:
+		return []job{
+			{tWarehouse, func(rw *rowWriter) error { return g.warehouse(rw, w) }},
+			{tDistrict, func(rw *rowWriter) error { return g.districts(rw, w) }},
+			{tStock, func(rw *rowWriter) error { return g.stock(rw, w) }},
+		}
+	case PartCustomer:
+		return []job{
+			{tCustomer, func(rw *rowWriter) error { return g.customers(rw, w) }},
+			{tHistory, func(rw *rowWriter) error { return g.history(rw, w) }},
+		}
+	case PartOrders:
+		return []job{
+			{tOrders, func(rw *rowWriter) error { return g.orders(rw, w) }},
+			{tNewOrders, func(rw *rowWriter) error { return g.newOrders(rw, w) }},
+			{tOrderLine, func(rw *rowWriter) error { return g.orderLines(rw, w) }},
+		}
+	}
+	return nil
+}
+
+// rows is the number of rows of u.
+func (g *generator) rows(u unit) int64 {
+	switch u.part {
+	case PartItems:
+		return nItems
+	case PartWarehouse:
+		return 1 + nDist + nItems
+	case PartCustomer:
+		return 2 * nDist * nCust
+	case PartOrders:
+		return nDist*nOrders + nDist*(nOrders-firstNewOrder+1) + g.orderLineRows(u.w)
+	}
+	return 0
+}
+
+// cost orders units biggest first (MB of text, roughly).
+func cost(u unit) int {
+	switch u.part {
+	case PartWarehouse:
+		return 31
+	case PartOrders:
+		return 24
+	case PartCustomer:
+		return 21
+	}
+	return 8
+}
+
+// Load methods (Config.LoadMethod).
+const (
+	// LoadAuto streams LOAD DATA LOCAL INFILE (MySQL family) or COPY FROM
+	// STDIN (PostgreSQL), falling back to multi-row INSERTs when the server
+	// refuses local files.
+	LoadAuto = "auto"
+	// LoadInsert uses multi-row INSERTs only.
+	LoadInsert = "insert"
+)
+
+// loader loads units into one database.
+type loader struct {
+	env   workload.Env
+	gen   *generator
+	prog  workload.Progress
+	cols  map[*table]string
+	names *nameSource
+	// noBulk is set once the server refused the bulk path.
+	noBulk atomic.Bool
+}
+
+// nameSource makes unique names for go-sql-driver's process-global reader
+// handlers.
+type nameSource struct {
+	prefix string
+	n      atomic.Int64
+}
+
+func (s *nameSource) next() string {
+	return fmt.Sprintf("%s-%d", s.prefix, s.n.Add(1))
+}
+
+// Prepare implements workload.Preparer: tpcc-mysql's create_table.sql, the
+// initial data of clause 4.3.3.1 for --parts and --warehouse-range, loaded
+// in parallel on up to threads connections, then add_fkey_idx.sql's indexes
+// (and foreign keys with --fk) once every unit of the database is in.
+func (wl *Workload) Prepare(ctx context.Context, env workload.Env, threads int, p workload.Progress) error {
+	c := &wl.cfg
+	fam := env.Dialect.Family()
+	for _, t := range allTables {
+		if _, err := env.DB.ExecContext(ctx, createTableSQL(fam, c.Schema, t)); err != nil {
+			return fmt.Errorf("create table %s: %w", t.name, err)
+		}
+	}
+	for _, q := range metaDDL() {
+		if _, err := env.DB.ExecContext(ctx, q); err != nil {
+			return fmt.Errorf("create dbarena's load tables: %w", err)
+		}
+	}
+	m, err := wl.prepareMeta(ctx, env)
+	if err != nil {
+		return err
+	}
+	g := &generator{seed: m.seed, now: m.loadTime, c: m.c}
+	done, err := doneUnits(ctx, env.DB)
+	if err != nil {
+		return fmt.Errorf("read completed load units: %w", err)
+	}
+
+	var todo []unit
+	from, to := c.warehouseRange()
+	for _, part := range c.Parts {
+		if part == PartItems {
+			if !done[unit{PartItems, 0}] {
+				todo = append(todo, unit{PartItems, 0})
+			}
+			continue
+		}
+		for w := from; w <= to; w++ {
+			if u := (unit{part, w}); !done[u] {
+				todo = append(todo, u)
+			}
+		}
+	}
+	sort.SliceStable(todo, func(i, j int) bool { return cost(todo[i]) > cost(todo[j]) })
+	var total int64
+	for _, u := range todo {
+		total += g.rows(u)
+	}
+	p.SetTotal(total)
+
+	ld := &loader{env: env, gen: g, prog: p, cols: map[*table]string{},
+		names: &nameSource{prefix: fmt.Sprintf("dbarena-tpcc-%p-%d", wl, time.Now().UnixNano())}}
+	if c.LoadMethod == LoadInsert {
+		ld.noBulk.Store(true)
+	}
+	for _, t := range allTables {
+		ld.cols[t] = strings.Join(t.colNames(), ", ")
+	}
+	// Units not recorded may hold rows of an interrupted load: delete them
+	// first, one at a time, so that no delete waits on a concurrent load.
+	if len(done) > 0 || len(todo) > 0 {
+		for _, u := range todo {
+			if err := ld.clear(ctx, u); err != nil {
+				return err
+			}
+		}
+	}
+	if err := parallel(ctx, threads, len(todo), func(ctx context.Context, i int) error {
+		return ld.unit(ctx, todo[i])
+	}); err != nil {
+		return err
+	}
+
+	done, err = doneUnits(ctx, env.DB)
+	if err != nil {
+		return err
+	}
+	if len(done) < 1+3*c.Warehouses {
+		return nil // the rest of the database is loaded elsewhere or later
+	}
+	return wl.postLoad(ctx, env, threads)
+}
+
+// clear deletes whatever rows unit u may hold.
+func (ld *loader) clear(ctx context.Context, u unit) error {
+	for _, j := range ld.gen.jobs(u) {
+		q := "DELETE FROM " + j.t.name
+		var args []any
+		if j.t.wcol != "" {
+			q += " WHERE " + j.t.wcol + " = ?"
+			args = append(args, u.w)
+		}
+		if _, err := ld.env.DB.ExecContext(ctx, ld.env.Dialect.Rebind(q), args...); err != nil {
+			return fmt.Errorf("clear %s w=%d of an interrupted load: %w", j.t.name, u.w, err)
+		}
+	}
+	return nil
+}
+
+// unit loads u on its own connection and records it.
+func (ld *loader) unit(ctx context.Context, u unit) error {
+	conn, err := ld.env.DB.Conn(ctx)
+	if err != nil {
+		return err
+	}
+	defer conn.Close()
+	if ld.env.Dialect.Family() == target.Postgres {
+		_, err = conn.ExecContext(ctx, "SET synchronous_commit = off")
+	} else {
+		_, err = conn.ExecContext(ctx, "SET unique_checks = 0, foreign_key_checks = 0")
+	}
+	if err != nil {
+		return fmt.Errorf("load %s w=%d: session settings: %w", u.part, u.w, err)
+	}
+	for _, j := range ld.gen.jobs(u) {
+		if err := ld.table(ctx, conn, j); err != nil {
+			return fmt.Errorf("load %s w=%d: %w", j.t.name, u.w, err)
+		}
+	}
+	q := ld.env.Dialect.Rebind("INSERT INTO " + unitsTable + " (part, w_id) VALUES (?, ?)")
+	if _, err := conn.ExecContext(ctx, q, u.part, u.w); err != nil {
+		return fmt.Errorf("record load unit %s w=%d: %w", u.part, u.w, err)
+	}
+	return nil
+}
+
+// table loads one table of a unit through the fastest path the server allows.
+func (ld *loader) table(ctx context.Context, conn *sql.Conn, j job) error {
+	if !ld.noBulk.Load() {
+		err := ld.bulk(ctx, conn, j)
+		if err == nil || !refusesLocalFiles(err) {
+			return err
+		}
+		ld.noBulk.Store(true)
+	}
+	return ld.insert(ctx, conn, j)
+}
+
+// refusesLocalFiles reports the MySQL errors of a server (or client) that
+// does not allow LOAD DATA LOCAL INFILE: 1148 ER_NOT_ALLOWED_COMMAND, 3948
+// (MySQL 8 local_infile off), 4166 (MariaDB), 2068 (client-side refusal).
+func refusesLocalFiles(err error) bool {
+	var me *mysql.MySQLError
+	if errors.As(err, &me) {
+		switch me.Number {
+		case 1148, 3948, 4166, 2068:
+			return true
+		}
+	}
+	return false
+}
+
+// bulk streams the rows of j from memory: LOAD DATA LOCAL INFILE through a
+// reader handler registered under a unique name (go-sql-driver's registry
+// is process-global) for the MySQL family, COPY FROM STDIN for PostgreSQL.
+func (ld *loader) bulk(ctx context.Context, conn *sql.Conn, j job) error {
+	pr, pw := io.Pipe()
+	genErr := make(chan error, 1)
+	go func() {
+		rw := newRowWriter(func(b []byte, rows int64) error {
+			if _, err := pw.Write(b); err != nil {
+				return err
+			}
+			ld.prog.Add(rows, int64(len(b)))
+			return nil
+		})
+		err := j.gen(rw)
+		if err == nil {
+			err = rw.Flush()
+		}
+		pw.CloseWithError(err) // nil: EOF for the reader
+		genErr <- err
+	}()
+	var err error
+	if ld.env.Dialect.Family() == target.Postgres {
+		err = conn.Raw(func(dc any) error {
+			c, ok := dc.(*stdlib.Conn)
+			if !ok {
+				return fmt.Errorf("COPY needs a pgx connection, got %T", dc)
+			}
+			_, err := c.Conn().PgConn().CopyFrom(ctx, pr, "COPY "+j.t.name+" ("+ld.cols[j.t]+") FROM STDIN")
+			return err
+		})
+	} else {
+		name := ld.names.next()
+		mysql.RegisterReaderHandler(name, func() io.Reader { return pr })
+		_, err = conn.ExecContext(ctx, "LOAD DATA LOCAL INFILE 'Reader::"+name+"' INTO TABLE "+j.t.name+
+			" FIELDS TERMINATED BY '\\t' LINES TERMINATED BY '\\n' ("+ld.cols[j.t]+")")
+		mysql.DeregisterReaderHandler(name)
+	}
+	// Unblock the generator if the server stopped reading early.
+	pr.CloseWithError(errors.New("load stopped"))
+	gerr := <-genErr
+	if err != nil {
+		return err
+	}
+	if gerr != nil {
+		return gerr
+	}
+	return nil
+}
+
+// insertRows is the number of rows per multi-row INSERT.
+const insertRows = 500
+
+// insert writes the rows of j with multi-row INSERTs whose values are
+// placeholders.
+func (ld *loader) insert(ctx context.Context, conn *sql.Conn, j job) error {
+	ncols := len(j.t.cols)
+	head := "INSERT INTO " + j.t.name + " (" + ld.cols[j.t] + ") VALUES "
+	tuple := "(" + strings.Repeat("?, ", ncols-1) + "?)"
+	texts := map[int]string{}
+	stmt := func(n int) string {
+		if s, ok := texts[n]; ok {
+			return s
+		}
+		s := ld.env.Dialect.Rebind(head + strings.Repeat(tuple+", ", n-1) + tuple)
+		texts[n] = s
+		return s
+	}
+	args := make([]any, 0, insertRows*ncols)
+	var pending int64
+	var pendingBytes int64
+	exec := func() error {
+		if pending == 0 {
+			return nil
+		}
+		if _, err := conn.ExecContext(ctx, stmt(int(pending)), args...); err != nil {
+			return err
+		}
+		ld.prog.Add(pending, pendingBytes)
+		args, pending, pendingBytes = args[:0], 0, 0
+		return nil
+	}
+	rw := newRowWriter(func(b []byte, _ int64) error {
+		for len(b) > 0 {
+			line := b
+			if i := bytes.IndexByte(b, '\n'); i >= 0 {
+				line, b = b[:i], b[i+1:]
+			} else {
+				b = nil
+			}
+			pendingBytes += int64(len(line)) + 1
+			for _, f := range strings.Split(string(line), "\t") {
+				if f == `\N` {
+					args = append(args, nil)
+				} else {
+					args = append(args, f)
+				}
+			}
+			pending++
+			if pending == insertRows {
+				if err := exec(); err != nil {
+					return err
+				}
+			}
+		}
+		return nil
+	})
+	if err := j.gen(rw); err != nil {
+		return err
+	}
+	if err := rw.Flush(); err != nil {
+		return err
+	}
+	return exec()
+}
+
+// postLoad adds the indexes (and foreign keys) that are cheaper to build
+// after the data, when missing, and refreshes the optimizer statistics.
+func (wl *Workload) postLoad(ctx context.Context, env workload.Env, threads int) error {
+	ixs := postLoadIndexes(wl.cfg.Schema)
+	if err := parallel(ctx, threads, len(ixs), func(ctx context.Context, i int) error {
+		ix := ixs[i]
+		ok, err := indexExists(ctx, env, ix)
+		if err != nil || ok {
+			return err
+		}
+		if _, err := env.DB.ExecContext(ctx, createIndexSQL(ix)); err != nil {
+			if ok, _ := indexExists(ctx, env, ix); ok { // built by a concurrent loader
+				return nil
+			}
+			return fmt.Errorf("create index %s: %w", ix.name, err)
+		}
+		return nil
+	}); err != nil {
+		return err
+	}
+	if wl.cfg.FK {
+		for _, q := range foreignKeys {
+			name := strings.Fields(q)[5]
+			var n int
+			qq := env.Dialect.Rebind("SELECT COUNT(*) FROM information_schema.table_constraints WHERE constraint_name = ? AND " + schemaPredicate(env))
+			if err := env.DB.QueryRowContext(ctx, qq, name).Scan(&n); err != nil {
+				return err
+			}
+			if n > 0 {
+				continue
+			}
+			if _, err := env.DB.ExecContext(ctx, q); err != nil {
+				return fmt.Errorf("add foreign key %s: %w", name, err)
+			}
+		}
+	}
+	if env.Dialect.Family() == target.Postgres {
+		_, err := env.DB.ExecContext(ctx, "ANALYZE")
+		return err
+	}
+	for _, t := range allTables {
+		if _, err := env.DB.ExecContext(ctx, "ANALYZE TABLE "+t.name); err != nil {
+			return fmt.Errorf("analyze %s: %w", t.name, err)
+		}
+	}
+	return nil
+}
+
+func schemaPredicate(env workload.Env) string {
+	if env.Dialect.Family() == target.Postgres {
+		return "table_schema = current_schema()"
+	}
+	return "table_schema = DATABASE()"
+}
+
+func indexExists(ctx context.Context, env workload.Env, ix index) (bool, error) {
+	q := "SELECT COUNT(*) FROM information_schema.statistics WHERE table_schema = DATABASE() AND table_name = ? AND index_name = ?"
+	args := []any{ix.table, ix.name}
+	if env.Dialect.Family() == target.Postgres {
+		q = "SELECT COUNT(*) FROM pg_indexes WHERE schemaname = current_schema() AND indexname = $1"
+		args = args[1:]
+	}
+	var n int
+	err := env.DB.QueryRowContext(ctx, q, args...).Scan(&n)
+	return n > 0, err
+}
+
+// Cleanup implements workload.Cleaner: it drops the TPC-C tables and
+// dbarena's load records.
+func (wl *Workload) Cleanup(ctx context.Context, env workload.Env) error {
+	cascade := ""
+	if env.Dialect.Family() == target.Postgres {
+		cascade = " CASCADE"
+	}
+	names := []string{unitsTable, metaTable}
+	for _, t := range allTables {
+		names = append(names, t.name)
+	}
+	for _, n := range names {
+		if _, err := env.DB.ExecContext(ctx, "DROP TABLE IF EXISTS "+n+cascade); err != nil {
+			return fmt.Errorf("drop %s: %w", n, err)
+		}
+	}
+	return nil
+}
+
+// parallel runs fn(0..jobs-1) on up to n goroutines and returns the first
+// error, cancelling the others.
+func parallel(ctx context.Context, n, jobs int, fn func(ctx context.Context, job int) error) error {
+	if n > jobs {
+		n = jobs
+	}
+	if n < 1 {
+		return ctx.Err()
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	next := make(chan int)
+	var (
+		wg       sync.WaitGroup
+		once     sync.Once
+		firstErr error
+	)
+	for i := 0; i < n; i++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for job := range next {
+				if err := fn(ctx, job); err != nil {
+					once.Do(func() { firstErr = err; cancel() })
+					return
+				}
+			}
+		}()
+	}
+feed:
+	for j := 0; j < jobs; j++ {
+		select {
+		case next <- j:
+		case <-ctx.Done():
+			break feed
+		}
+	}
+	close(next)
+	wg.Wait()
+	if firstErr != nil {
+		return firstErr
+	}
+	return ctx.Err()
+}

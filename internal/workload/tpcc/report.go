@@ -1,0 +1,119 @@
+package tpcc
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/dbarena/dbarena/internal/summary"
+	"github.com/dbarena/dbarena/internal/workload"
+)
+
+// tpmCPerWarehouse is the most a warehouse can do under the spec's keying
+// and think times (clause 4.2.2 and 5.4: 12.86 tpmC per warehouse).
+const tpmCPerWarehouse = 12.86
+
+// Minimum shares of the mix (clause 5.2.3), in percent.
+var minMix = map[string]float64{Payment: 43, OrderStatus: 4, Delivery: 4, StockLevel: 4}
+
+// IntervalHeader implements workload.Reporter.
+func (wl *Workload) IntervalHeader() string {
+	return "  time, then per type New-Order, Payment, Order-Status, Delivery, Stock-Level: successes(late):p90|max (ms)"
+}
+
+// FormatInterval implements workload.Reporter: tpcc-mysql's line, the
+// seconds since measuring began and, per type, successes(late):p90|max in
+// milliseconds.
+func (wl *Workload) FormatInterval(iv workload.IntervalReport) string {
+	var b strings.Builder
+	secs := int((iv.End + time.Millisecond/2) / time.Second)
+	if iv.Warmup {
+		fmt.Fprintf(&b, "%4d (warm-up)", secs)
+	} else {
+		fmt.Fprintf(&b, "%4d", secs)
+	}
+	for _, t := range txTypes {
+		ti := iv.PerType[t]
+		fmt.Fprintf(&b, ", %d(%d):%.3f|%.3f", ti.Count, ti.Late, ms(ti.P90), ms(ti.Max))
+	}
+	return b.String()
+}
+
+func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
+
+// Summarize implements workload.Reporter: TpmC (New-Order successes per
+// minute, rolled-back ones included as clause 2.4.2.3 counts them), the
+// transaction-percentage checks (clause 5.2.3) and the 90th-percentile
+// response-time checks (clause 5.2.5.3).
+func (wl *Workload) Summarize(run *summary.Run) {
+	var total int64
+	for _, t := range txTypes {
+		total += run.PerType[t].Count
+	}
+	if run.DurationS > 0 {
+		tpmc := float64(run.PerType[NewOrder].Count) / (run.DurationS / 60)
+		run.TpmC = &tpmc
+	}
+	run.Checks = run.Checks[:0]
+	for _, t := range []string{Payment, OrderStatus, Delivery, StockLevel} {
+		pct := 0.0
+		if total > 0 {
+			pct = 100 * float64(run.PerType[t].Count) / float64(total)
+		}
+		run.Checks = append(run.Checks, summary.Check{Name: "mix_pct " + t, OK: pct >= minMix[t], Value: pct, Limit: minMix[t]})
+	}
+	limits := wl.ResponseLimits()
+	for _, t := range txTypes {
+		pt := run.PerType[t]
+		lim := ms(limits[t])
+		run.Checks = append(run.Checks, summary.Check{Name: "p90_ms " + t, OK: pt.LatencyMS.P90 <= lim, Value: pt.LatencyMS.P90, Limit: lim})
+	}
+}
+
+// FormatSummary implements workload.Reporter: tpcc-mysql's final report.
+func (wl *Workload) FormatSummary(run *summary.Run) string {
+	var b strings.Builder
+	fmt.Fprintln(&b, "\nTPC-C (sc: successes within the response-time limit, lt: late, rt: retries, fl: failures)")
+	for i, t := range txTypes {
+		pt := run.PerType[t]
+		fmt.Fprintf(&b, "  [%d] sc:%d  lt:%d  rt:%d  fl:%d  %s\n", i, pt.Count-pt.Late, pt.Late, pt.Retries, pt.Errors, t)
+	}
+	fmt.Fprintf(&b, " in %.0f sec.\n", run.DurationS)
+	fmt.Fprintln(&b, "\n (all must be [OK])\n [transaction percentage]")
+	checks := map[string]summary.Check{}
+	for _, c := range run.Checks {
+		checks[c.Name] = c
+	}
+	ok := func(v bool) string {
+		if v {
+			return "[OK]"
+		}
+		return "[NG]"
+	}
+	for _, t := range []string{Payment, OrderStatus, Delivery, StockLevel} {
+		c := checks["mix_pct "+t]
+		fmt.Fprintf(&b, "  %13s: %5.2f%% (>=%4.1f%%) %s\n", t, c.Value, c.Limit, ok(c.OK))
+	}
+	fmt.Fprintln(&b, " [response time (at least 90% passed)]")
+	for _, t := range txTypes {
+		pt := run.PerType[t]
+		pass := 100.0
+		if pt.Count > 0 {
+			pass = 100 * float64(pt.Count-pt.Late) / float64(pt.Count)
+		}
+		c := checks["p90_ms "+t]
+		fmt.Fprintf(&b, "  %13s: %6.2f%%  %s  (p90 %.2f ms, limit %.0f s)\n", t, pass, ok(c.OK), c.Value, c.Limit/1000)
+	}
+	if run.TpmC != nil {
+		w := 1
+		switch n := run.Params["warehouses"].(type) {
+		case int:
+			w = max(n, 1)
+		case float64: // a stored summary
+			w = max(int(n), 1)
+		}
+		eff := 100 * *run.TpmC / (tpmCPerWarehouse * float64(w))
+		fmt.Fprintf(&b, "\n  %16.3f TpmC  (efficiency %.1f%% of %.2f tpmC x %d warehouses)\n", *run.TpmC, eff, tpmCPerWarehouse, w)
+	}
+	return b.String()
+}

@@ -1,0 +1,352 @@
+package tpcc
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"math"
+	"time"
+
+	"github.com/dbarena/dbarena/internal/workload"
+)
+
+// runInfo is what every terminal of a run shares: the database's
+// warehouses and the C constants (clause 2.1.6).
+type runInfo struct {
+	warehouses int
+	seed       uint64
+	load, run  Constants
+}
+
+// info reads the run's shared parameters once, from dbarena_tpcc_meta when
+// dbarena prepared the tables, else from the warehouse table (tables loaded
+// by tpcc-mysql: the load's C_LAST is then unknown, and C_RUN arbitrary).
+func (wl *Workload) info(ctx context.Context, env workload.Env, runSeed int64) (*runInfo, error) {
+	wl.mu.Lock()
+	defer wl.mu.Unlock()
+	if wl.runInfo != nil {
+		return wl.runInfo, nil
+	}
+	if ok, err := tableExists(ctx, env, "warehouse"); err != nil {
+		return nil, err
+	} else if !ok {
+		return nil, errNotPrepared
+	}
+	m, err := readMeta(ctx, env)
+	if err != nil {
+		return nil, err
+	}
+	ri := &runInfo{}
+	if m != nil {
+		ri.warehouses, ri.seed, ri.load = m.warehouses, m.seed, m.c
+	} else {
+		if err := env.DB.QueryRowContext(ctx, "SELECT COUNT(*) FROM warehouse").Scan(&ri.warehouses); err != nil {
+			return nil, err
+		}
+		ri.load = loadConstants(0)
+	}
+	if wl.fs != nil && wl.fs.Changed("warehouses") {
+		ri.warehouses = wl.cfg.Warehouses
+	}
+	if ri.warehouses < 1 {
+		return nil, errNotPrepared
+	}
+	ri.run = runConstants(ri.load, uint64(runSeed))
+	wl.runInfo = ri
+	return ri, nil
+}
+
+// ResponseLimits implements workload.ResponseLimiter: the 90th percentile
+// response-time limits of clause 5.2.5.3, beyond which tpcc-mysql counts a
+// transaction as late.
+func (wl *Workload) ResponseLimits() map[string]time.Duration {
+	return map[string]time.Duration{
+		NewOrder: 5 * time.Second, Payment: 5 * time.Second, OrderStatus: 5 * time.Second,
+		Delivery: 80 * time.Second, StockLevel: 20 * time.Second,
+	}
+}
+
+// Keying times and mean think times of clause 5.2.5.7, by transaction.
+var (
+	keyingTime = [5]time.Duration{18 * time.Second, 3 * time.Second, 2 * time.Second, 2 * time.Second, 2 * time.Second}
+	thinkTime  = [5]time.Duration{12 * time.Second, 12 * time.Second, 10 * time.Second, 5 * time.Second, 5 * time.Second}
+)
+
+// worker is one terminal (clause 5.2.1): bound to a home warehouse and a
+// Stock-Level district, drawing its transactions from its own deck.
+type worker struct {
+	wl   *Workload
+	conn *sql.Conn
+	info *runInfo
+	r    rng
+	// w is the home warehouse; slDistrict the district of Stock-Level
+	// (clause 2.8.1.1: constant per terminal).
+	w, slDistrict int
+	deck          []int
+	pos           int
+	// cur is the transaction of the last card; failed says it failed, so
+	// that the runner's retry reruns the same type without keying again.
+	cur    int
+	failed bool
+	st     *stmts
+	// scratch
+	items []orderItem
+	buf   []byte
+}
+
+var _ workload.Worker = (*worker)(nil)
+
+// NewWorker implements workload.Runner: terminal id gets home warehouse
+// id % W + 1 (terminals are spread evenly over the warehouses).
+func (wl *Workload) NewWorker(ctx context.Context, env workload.Env, conn *sql.Conn, id int, seed int64) (workload.Worker, error) {
+	info, err := wl.info(ctx, env, seed-int64(id))
+	if err != nil {
+		return nil, err
+	}
+	st, err := prepareStmts(ctx, conn, env.Dialect.Rebind)
+	if err != nil {
+		return nil, err
+	}
+	w := &worker{
+		wl: wl, conn: conn, info: info, st: st,
+		r:          newRNG(uint64(seed), 0x7e),
+		w:          id%info.warehouses + 1,
+		slDistrict: (id/info.warehouses)%nDist + 1,
+		items:      make([]orderItem, 0, 15),
+	}
+	for t, n := range wl.cfg.Weights {
+		for i := 0; i < n; i++ {
+			w.deck = append(w.deck, t)
+		}
+	}
+	w.pos = len(w.deck)
+	return w, nil
+}
+
+// draw returns the next card of the deck, shuffling a fresh deck when the
+// last one is used up, so the mix holds exactly over every deck (clause
+// 5.2.4.2).
+func (w *worker) draw() int {
+	if w.pos >= len(w.deck) {
+		w.r.Shuffle(len(w.deck), func(i, j int) { w.deck[i], w.deck[j] = w.deck[j], w.deck[i] })
+		w.pos = 0
+	}
+	c := w.deck[w.pos]
+	w.pos++
+	return c
+}
+
+// Event implements workload.Worker: one transaction of the deck's next type.
+func (w *worker) Event(ctx context.Context, ev *workload.Event) error {
+	retry := w.failed
+	if !retry {
+		w.cur = w.draw()
+	}
+	ev.Type = txTypes[w.cur]
+	think := w.wl.cfg.Think
+	if think && !retry {
+		if err := w.pause(ctx, ev, keyingTime[w.cur]); err != nil {
+			return err
+		}
+	}
+	var err error
+	switch w.cur {
+	case 0:
+		err = w.newOrder(ctx, ev)
+	case 1:
+		err = w.payment(ctx, ev)
+	case 2:
+		err = w.orderStatus(ctx, ev)
+	case 3:
+		err = w.delivery(ctx, ev)
+	default:
+		err = w.stockLevel(ctx, ev)
+	}
+	w.failed = err != nil
+	if err == nil && think {
+		// Negative exponential think time, at most 10 times its mean
+		// (clause 5.2.5.4).
+		mean := float64(thinkTime[w.cur])
+		t := -math.Log(1-w.r.Float64()) * mean
+		t = math.Min(t, 10*mean)
+		return w.pause(ctx, ev, time.Duration(t))
+	}
+	return err
+}
+
+// pause sleeps d (scaled) and reports it as left out of the latency.
+func (w *worker) pause(ctx context.Context, ev *workload.Event, d time.Duration) error {
+	d = time.Duration(float64(d) * w.wl.cfg.ThinkScale)
+	if d <= 0 {
+		return nil
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	start := time.Now()
+	select {
+	case <-t.C:
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+	ev.Pause += time.Since(start)
+	return nil
+}
+
+// Close implements workload.Worker.
+func (w *worker) Close() error { return w.st.close() }
+
+// otherWarehouse returns a random warehouse other than the home one, or the
+// home one when there is no other.
+func (w *worker) otherWarehouse() int {
+	n := w.info.warehouses
+	if n == 1 {
+		return w.w
+	}
+	o := w.r.between(1, n-1)
+	if o >= w.w {
+		o++
+	}
+	return o
+}
+
+// customerNumber draws C_ID = NURand(1023, 1, 3000) (clause 2.1.6).
+func (w *worker) customerNumber() int { return w.r.nurand(cIDA, 1, nCust, w.info.run.CID) }
+
+// customerLast draws C_LAST from NURand(255, 0, 999) with C_RUN (clause 2.1.6).
+func (w *worker) customerLast() string {
+	w.buf = appendLastName(w.buf[:0], w.r.nurand(cLastA, 0, 999, w.info.run.CLast))
+	return string(w.buf)
+}
+
+// Statement helpers count what they send.
+
+func (w *worker) begin(ctx context.Context, ev *workload.Event) error {
+	ev.Queries.Other++
+	_, err := w.conn.ExecContext(ctx, "BEGIN")
+	return err
+}
+
+func (w *worker) commit(ctx context.Context, ev *workload.Event) error {
+	ev.Queries.Other++
+	_, err := w.conn.ExecContext(ctx, "COMMIT")
+	return err
+}
+
+func (w *worker) rollback(ctx context.Context, ev *workload.Event) error {
+	ev.Queries.Other++
+	_, err := w.conn.ExecContext(ctx, "ROLLBACK")
+	return err
+}
+
+func (w *worker) exec(ctx context.Context, ev *workload.Event, st *sql.Stmt, args ...any) (sql.Result, error) {
+	ev.Queries.Write++
+	return st.ExecContext(ctx, args...)
+}
+
+func (w *worker) row(ctx context.Context, ev *workload.Event, st *sql.Stmt, args ...any) *sql.Row {
+	ev.Queries.Read++
+	return st.QueryRowContext(ctx, args...)
+}
+
+func (w *worker) query(ctx context.Context, ev *workload.Event, st *sql.Stmt, args ...any) (*sql.Rows, error) {
+	ev.Queries.Read++
+	return st.QueryContext(ctx, args...)
+}
+
+// cents parses a decimal read from the server into cents.
+func cents(f float64) int64 { return int64(math.Round(f * 100)) }
+
+// decimal formats cents for a decimal parameter.
+func decimal(c int64) string { return string(appendCents(nil, c)) }
+
+// stmts are a terminal's prepared statements.
+type stmts struct {
+	all []*sql.Stmt
+
+	// New-Order
+	noCustomer, noWarehouse, noDistrict, noDistrictUpd, noOrder, noNewOrder, noItem, noStockUpd, noLine *sql.Stmt
+	noStock                                                                                            [nDist]*sql.Stmt
+	// Payment
+	payWarehouseUpd, payWarehouse, payDistrictUpd, payDistrict, payByName, payCustomer, payCustomerData,
+	payCustomerUpd, payCustomerUpdBC, payHistory *sql.Stmt
+	// Order-Status
+	osByName, osCustomer, osOrder, osLines *sql.Stmt
+	// Delivery
+	dlNewOrder, dlDelete, dlOrder, dlOrderUpd, dlLinesUpd, dlSum, dlCustomerUpd *sql.Stmt
+	// Stock-Level
+	slDistrict, slCount *sql.Stmt
+}
+
+func prepareStmts(ctx context.Context, conn *sql.Conn, rebind func(string) string) (*stmts, error) {
+	s := &stmts{}
+	var err error
+	prep := func(dst **sql.Stmt, q string) {
+		if err != nil {
+			return
+		}
+		var st *sql.Stmt
+		st, err = conn.PrepareContext(ctx, rebind(q))
+		if err != nil {
+			err = fmt.Errorf("prepare %q: %w", q, err)
+			return
+		}
+		*dst = st
+		s.all = append(s.all, st)
+	}
+	// New-Order (clause 2.4.2.2)
+	prep(&s.noCustomer, "SELECT c_discount, c_last, c_credit FROM customer WHERE c_w_id = ? AND c_d_id = ? AND c_id = ?")
+	prep(&s.noWarehouse, "SELECT w_tax FROM warehouse WHERE w_id = ?")
+	prep(&s.noDistrict, "SELECT d_next_o_id, d_tax FROM district WHERE d_w_id = ? AND d_id = ? FOR UPDATE")
+	prep(&s.noDistrictUpd, "UPDATE district SET d_next_o_id = ? WHERE d_w_id = ? AND d_id = ?")
+	prep(&s.noOrder, "INSERT INTO orders (o_id, o_d_id, o_w_id, o_c_id, o_entry_d, o_ol_cnt, o_all_local) VALUES (?, ?, ?, ?, ?, ?, ?)")
+	prep(&s.noNewOrder, "INSERT INTO new_orders (no_o_id, no_d_id, no_w_id) VALUES (?, ?, ?)")
+	prep(&s.noItem, "SELECT i_price, i_name, i_data FROM item WHERE i_id = ?")
+	for d := 1; d <= nDist; d++ {
+		prep(&s.noStock[d-1], fmt.Sprintf("SELECT s_quantity, s_data, s_dist_%02d FROM stock WHERE s_i_id = ? AND s_w_id = ? FOR UPDATE", d))
+	}
+	prep(&s.noStockUpd, "UPDATE stock SET s_quantity = ?, s_ytd = s_ytd + ?, s_order_cnt = s_order_cnt + 1, s_remote_cnt = s_remote_cnt + ? WHERE s_i_id = ? AND s_w_id = ?")
+	prep(&s.noLine, "INSERT INTO order_line (ol_o_id, ol_d_id, ol_w_id, ol_number, ol_i_id, ol_supply_w_id, ol_quantity, ol_amount, ol_dist_info) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)")
+	// Payment (clause 2.5.2.2)
+	prep(&s.payWarehouseUpd, "UPDATE warehouse SET w_ytd = w_ytd + ? WHERE w_id = ?")
+	prep(&s.payWarehouse, "SELECT w_street_1, w_street_2, w_city, w_state, w_zip, w_name FROM warehouse WHERE w_id = ?")
+	prep(&s.payDistrictUpd, "UPDATE district SET d_ytd = d_ytd + ? WHERE d_w_id = ? AND d_id = ?")
+	prep(&s.payDistrict, "SELECT d_street_1, d_street_2, d_city, d_state, d_zip, d_name FROM district WHERE d_w_id = ? AND d_id = ?")
+	prep(&s.payByName, "SELECT c_id FROM customer WHERE c_w_id = ? AND c_d_id = ? AND c_last = ? ORDER BY c_first")
+	prep(&s.payCustomer, "SELECT c_first, c_middle, c_last, c_street_1, c_street_2, c_city, c_state, c_zip, c_phone, c_credit, c_credit_lim, c_discount, c_balance, c_since FROM customer WHERE c_w_id = ? AND c_d_id = ? AND c_id = ? FOR UPDATE")
+	prep(&s.payCustomerData, "SELECT c_data FROM customer WHERE c_w_id = ? AND c_d_id = ? AND c_id = ?")
+	prep(&s.payCustomerUpd, "UPDATE customer SET c_balance = c_balance - ?, c_ytd_payment = c_ytd_payment + ?, c_payment_cnt = c_payment_cnt + 1 WHERE c_w_id = ? AND c_d_id = ? AND c_id = ?")
+	prep(&s.payCustomerUpdBC, "UPDATE customer SET c_balance = c_balance - ?, c_ytd_payment = c_ytd_payment + ?, c_payment_cnt = c_payment_cnt + 1, c_data = ? WHERE c_w_id = ? AND c_d_id = ? AND c_id = ?")
+	prep(&s.payHistory, "INSERT INTO history (h_c_d_id, h_c_w_id, h_c_id, h_d_id, h_w_id, h_date, h_amount, h_data) VALUES (?, ?, ?, ?, ?, ?, ?, ?)")
+	// Order-Status (clause 2.6.2.2)
+	prep(&s.osByName, "SELECT c_id FROM customer WHERE c_w_id = ? AND c_d_id = ? AND c_last = ? ORDER BY c_first")
+	prep(&s.osCustomer, "SELECT c_balance, c_first, c_middle, c_last FROM customer WHERE c_w_id = ? AND c_d_id = ? AND c_id = ?")
+	prep(&s.osOrder, "SELECT o_id, o_entry_d, o_carrier_id FROM orders WHERE o_w_id = ? AND o_d_id = ? AND o_c_id = ? ORDER BY o_id DESC LIMIT 1")
+	prep(&s.osLines, "SELECT ol_i_id, ol_supply_w_id, ol_quantity, ol_amount, ol_delivery_d FROM order_line WHERE ol_w_id = ? AND ol_d_id = ? AND ol_o_id = ?")
+	// Delivery (clause 2.7.4.2)
+	prep(&s.dlNewOrder, "SELECT no_o_id FROM new_orders WHERE no_w_id = ? AND no_d_id = ? ORDER BY no_o_id LIMIT 1 FOR UPDATE")
+	prep(&s.dlDelete, "DELETE FROM new_orders WHERE no_w_id = ? AND no_d_id = ? AND no_o_id = ?")
+	prep(&s.dlOrder, "SELECT o_c_id FROM orders WHERE o_w_id = ? AND o_d_id = ? AND o_id = ?")
+	prep(&s.dlOrderUpd, "UPDATE orders SET o_carrier_id = ? WHERE o_w_id = ? AND o_d_id = ? AND o_id = ?")
+	prep(&s.dlLinesUpd, "UPDATE order_line SET ol_delivery_d = ? WHERE ol_w_id = ? AND ol_d_id = ? AND ol_o_id = ?")
+	prep(&s.dlSum, "SELECT SUM(ol_amount) FROM order_line WHERE ol_w_id = ? AND ol_d_id = ? AND ol_o_id = ?")
+	prep(&s.dlCustomerUpd, "UPDATE customer SET c_balance = c_balance + ?, c_delivery_cnt = c_delivery_cnt + 1 WHERE c_w_id = ? AND c_d_id = ? AND c_id = ?")
+	// Stock-Level (clause 2.8.2.2)
+	prep(&s.slDistrict, "SELECT d_next_o_id FROM district WHERE d_w_id = ? AND d_id = ?")
+	prep(&s.slCount, "SELECT COUNT(DISTINCT s_i_id) FROM order_line, stock WHERE ol_w_id = ? AND ol_d_id = ? AND ol_o_id < ? AND ol_o_id >= ? AND s_w_id = ? AND s_i_id = ol_i_id AND s_quantity < ?")
+	if err != nil {
+		_ = s.close()
+		return nil, err
+	}
+	return s, nil
+}
+
+func (s *stmts) close() error {
+	var first error
+	for _, st := range s.all {
+		if err := st.Close(); err != nil && first == nil {
+			first = err
+		}
+	}
+	s.all = nil
+	return first
+}
