@@ -80,7 +80,7 @@ const checkLimit = 5
 // customer) when one fails. Condition 11 holds only until the first
 // New-Order or Delivery, so it is checked on a freshly loaded database only.
 func (wl *Workload) Check(ctx context.Context, env workload.Env, out io.Writer) (bool, error) {
-	if ok, err := tableExists(ctx, env, "warehouse"); err != nil {
+	if ok, err := tableExists(ctx, env, env.DB, "warehouse"); err != nil {
 		return false, err
 	} else if !ok {
 		return false, errNotPrepared

@@ -45,12 +45,18 @@ func metaDDL() []string {
 	}
 }
 
+// querier is a *sql.DB or a *sql.Conn.
+type querier interface {
+	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
+	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
+}
+
 // readMeta returns the recorded meta, or nil when there is none.
-func readMeta(ctx context.Context, env workload.Env) (*meta, error) {
-	if ok, err := tableExists(ctx, env, metaTable); err != nil || !ok {
+func readMeta(ctx context.Context, env workload.Env, q querier) (*meta, error) {
+	if ok, err := tableExists(ctx, env, q, metaTable); err != nil || !ok {
 		return nil, err
 	}
-	rows, err := env.DB.QueryContext(ctx, "SELECT k, v FROM "+metaTable)
+	rows, err := q.QueryContext(ctx, "SELECT k, v FROM "+metaTable)
 	if err != nil {
 		return nil, err
 	}
@@ -103,7 +109,7 @@ func writeMeta(ctx context.Context, env workload.Env, m *meta) (*meta, error) {
 		if _, err := tx.ExecContext(ctx, q, kv[0], kv[1]); err != nil {
 			// A concurrent loader (another client machine) was first.
 			_ = tx.Rollback()
-			got, rerr := readMeta(ctx, env)
+			got, rerr := readMeta(ctx, env, env.DB)
 			if rerr == nil && got != nil {
 				return got, nil
 			}
@@ -117,13 +123,13 @@ func writeMeta(ctx context.Context, env workload.Env, m *meta) (*meta, error) {
 }
 
 // tableExists reports whether name is a table of the current database.
-func tableExists(ctx context.Context, env workload.Env, name string) (bool, error) {
+func tableExists(ctx context.Context, env workload.Env, db querier, name string) (bool, error) {
 	q := "SELECT COUNT(*) FROM information_schema.tables WHERE table_schema = DATABASE() AND table_name = ?"
 	if env.Dialect.Family() == target.Postgres {
 		q = "SELECT COUNT(*) FROM information_schema.tables WHERE table_schema = current_schema() AND table_name = $1"
 	}
 	var n int
-	err := env.DB.QueryRowContext(ctx, q, name).Scan(&n)
+	err := db.QueryRowContext(ctx, q, name).Scan(&n)
 	return n > 0, err
 }
 
@@ -131,7 +137,7 @@ func tableExists(ctx context.Context, env workload.Env, name string) (bool, erro
 // checks that this prepare agrees with it.
 func (wl *Workload) prepareMeta(ctx context.Context, env workload.Env) (*meta, error) {
 	c := &wl.cfg
-	m, err := readMeta(ctx, env)
+	m, err := readMeta(ctx, env, env.DB)
 	if err != nil {
 		return nil, err
 	}

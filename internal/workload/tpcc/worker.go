@@ -21,18 +21,18 @@ type runInfo struct {
 // info reads the run's shared parameters once, from dbarena_tpcc_meta when
 // dbarena prepared the tables, else from the warehouse table (tables loaded
 // by tpcc-mysql: the load's C_LAST is then unknown, and C_RUN arbitrary).
-func (wl *Workload) info(ctx context.Context, env workload.Env, runSeed int64) (*runInfo, error) {
+func (wl *Workload) info(ctx context.Context, env workload.Env, conn *sql.Conn, runSeed int64) (*runInfo, error) {
 	wl.mu.Lock()
 	defer wl.mu.Unlock()
 	if wl.runInfo != nil {
 		return wl.runInfo, nil
 	}
-	if ok, err := tableExists(ctx, env, "warehouse"); err != nil {
+	if ok, err := tableExists(ctx, env, conn, "warehouse"); err != nil {
 		return nil, err
 	} else if !ok {
 		return nil, errNotPrepared
 	}
-	m, err := readMeta(ctx, env)
+	m, err := readMeta(ctx, env, conn)
 	if err != nil {
 		return nil, err
 	}
@@ -40,7 +40,7 @@ func (wl *Workload) info(ctx context.Context, env workload.Env, runSeed int64) (
 	if m != nil {
 		ri.warehouses, ri.seed, ri.load = m.warehouses, m.seed, m.c
 	} else {
-		if err := env.DB.QueryRowContext(ctx, "SELECT COUNT(*) FROM warehouse").Scan(&ri.warehouses); err != nil {
+		if err := conn.QueryRowContext(ctx, "SELECT COUNT(*) FROM warehouse").Scan(&ri.warehouses); err != nil {
 			return nil, err
 		}
 		ri.load = loadConstants(0)
@@ -99,7 +99,7 @@ var _ workload.Worker = (*worker)(nil)
 // NewWorker implements workload.Runner: terminal id gets home warehouse
 // id % W + 1 (terminals are spread evenly over the warehouses).
 func (wl *Workload) NewWorker(ctx context.Context, env workload.Env, conn *sql.Conn, id int, seed int64) (workload.Worker, error) {
-	info, err := wl.info(ctx, env, seed-int64(id))
+	info, err := wl.info(ctx, env, conn, seed-int64(id))
 	if err != nil {
 		return nil, err
 	}
