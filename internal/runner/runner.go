@@ -307,7 +307,7 @@ func (r *run) report(iv *interval, end, origin time.Time, warmup bool) Interval 
 	}
 	return Interval{
 		PerType: types,
-		Start: iv.start.Sub(origin), End: end.Sub(origin), Warmup: warmup,
+		Start:   iv.start.Sub(origin), End: end.Sub(origin), Warmup: warmup,
 		Threads: int(r.active.Load()),
 		Events:  iv.c.events, Queries: iv.c.queries,
 		Errors: iv.c.errors, Retries: iv.c.retries, Reconnects: iv.c.reconnects,

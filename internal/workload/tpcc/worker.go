@@ -265,7 +265,7 @@ type stmts struct {
 
 	// New-Order
 	noCustomer, noWarehouse, noDistrict, noDistrictUpd, noOrder, noNewOrder, noItem, noStockUpd, noLine *sql.Stmt
-	noStock                                                                                            [nDist]*sql.Stmt
+	noStock                                                                                             [nDist]*sql.Stmt
 	// Payment
 	payWarehouseUpd, payWarehouse, payDistrictUpd, payDistrict, payByName, payCustomer, payCustomerData,
 	payCustomerUpd, payCustomerUpdBC, payHistory *sql.Stmt
