@@ -675,3 +675,75 @@ func BenchmarkRunnerOverhead(b *testing.B) {
 		})
 	}
 }
+
+// limitedRunner is a fakeRunner with response-time limits.
+type limitedRunner struct {
+	*fakeRunner
+	limits map[string]time.Duration
+}
+
+func (l limitedRunner) ResponseLimits() map[string]time.Duration { return l.limits }
+
+func TestPerTypeIntervalsAndLate(t *testing.T) {
+	h := newHarness(t, func(_ context.Context, w *fakeWorker, ev *workload.Event) error {
+		ev.Type = []string{"fast", "slow"}[w.n%2]
+		if ev.Type == "slow" && w.n%4 == 1 && w.attempts == 0 {
+			return &mysql.MySQLError{Number: 1213, Message: "Deadlock found"}
+		}
+		return nil
+	})
+	// Every "slow" success is above its limit; no "fast" one is.
+	lr := limitedRunner{h.runner, map[string]time.Duration{"slow": time.Nanosecond, "fast": time.Hour}}
+	cfg := testConfig(2, 400)
+	cfg.ReportInterval = time.Millisecond
+	res, err := Run(context.Background(), cfg, h.env, lr, h.onInterval)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name          string
+		late, retries bool
+	}{{"fast", false, false}, {"slow", true, true}} {
+		t.Run(tc.name, func(t *testing.T) {
+			pt := res.PerType[tc.name]
+			if pt == nil || pt.Count == 0 {
+				t.Fatalf("PerType[%s] = %+v", tc.name, pt)
+			}
+			if want := map[bool]int64{true: pt.Count, false: 0}[tc.late]; pt.Late != want {
+				t.Errorf("Late = %d, want %d", pt.Late, want)
+			}
+			var count, late, retries int64
+			for _, iv := range res.Intervals {
+				ti := iv.PerType[tc.name]
+				count += ti.Count
+				late += ti.Late
+				retries += ti.Retries
+				if ti.Count > 0 && (ti.Max <= 0 || ti.P90 > ti.Max) {
+					t.Errorf("interval at %v: p90 %v, max %v", iv.End, ti.P90, ti.Max)
+				}
+			}
+			if count != pt.Count || late != pt.Late || retries != pt.Retries {
+				t.Errorf("intervals add up to count %d late %d retries %d; totals %d %d %d",
+					count, late, retries, pt.Count, pt.Late, pt.Retries)
+			}
+			if tc.retries != (pt.Retries > 0) {
+				t.Errorf("Retries = %d", pt.Retries)
+			}
+		})
+	}
+}
+
+func TestPauseLeftOutOfLatency(t *testing.T) {
+	const nap = 200 * time.Millisecond
+	h := newHarness(t, func(_ context.Context, _ *fakeWorker, ev *workload.Event) error {
+		start := time.Now()
+		time.Sleep(nap)
+		ev.Pause = time.Since(start)
+		return nil
+	})
+	res := h.run(t, context.Background(), testConfig(2, 4))
+	// What is left is the runner's own overhead, far below the pause.
+	if max := res.Latency.Max(); max >= nap {
+		t.Errorf("latency max %v includes the %v pause", max, nap)
+	}
+}
