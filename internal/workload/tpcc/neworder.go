@@ -2,20 +2,32 @@ package tpcc
 
 import (
 	"context"
-	"database/sql"
-	"errors"
+	"fmt"
 	"sort"
 	"time"
 
 	"github.com/dbarena/dbarena/internal/workload"
 )
 
-// orderItem is one line of a New-Order's input (clause 2.4.1.5).
+// orderItem is one line of a New-Order's input (clause 2.4.1.5) and what
+// the transaction learns about it.
 type orderItem struct {
 	number, iid, supplyW, qty int
+	price                     int64 // cents
+	dist                      string
 }
 
-// newOrder is the New-Order transaction (clause 2.4).
+// stockRow is a stock row read by New-Order, updated in memory as its
+// lines are processed (an item may appear on several lines).
+type stockRow struct {
+	qty  int
+	dist [nDist]string
+}
+
+// newOrder is the New-Order transaction (clause 2.4). Items are read with
+// one statement, and stock rows with one statement per supplying
+// warehouse, in (warehouse, item) order so that New-Orders lock stock rows
+// in one global order; OL_NUMBER keeps the input order.
 func (w *worker) newOrder(ctx context.Context, ev *workload.Event) error {
 	// Input data (clause 2.4.1).
 	dID := w.r.between(1, nDist)
@@ -39,9 +51,6 @@ func (w *worker) newOrder(ctx context.Context, ev *workload.Event) error {
 		it.qty = w.r.between(1, 10)
 		w.items = append(w.items, it)
 	}
-	// Stock rows are locked in (warehouse, item) order, so that two
-	// New-Orders never wait on each other in a cycle; OL_NUMBER keeps the
-	// input order.
 	sort.Slice(w.items, func(i, j int) bool {
 		a, b := w.items[i], w.items[j]
 		return a.supplyW < b.supplyW || (a.supplyW == b.supplyW && a.iid < b.iid)
@@ -53,17 +62,12 @@ func (w *worker) newOrder(ctx context.Context, ev *workload.Event) error {
 		return err
 	}
 	st := w.st
-	var discount float64
+	var discount, wTax, dTax float64
 	var last, credit string
-	if err := w.row(ctx, ev, st.noCustomer, w.w, dID, cID).Scan(&discount, &last, &credit); err != nil {
-		return err
-	}
-	var wTax float64
-	if err := w.row(ctx, ev, st.noWarehouse, w.w).Scan(&wTax); err != nil {
+	if err := w.row(ctx, ev, st.noCustomer, w.w, dID, cID).Scan(&discount, &last, &credit, &wTax); err != nil {
 		return err
 	}
 	var oID int
-	var dTax float64
 	if err := w.row(ctx, ev, st.noDistrict, w.w, dID).Scan(&oID, &dTax); err != nil {
 		return err
 	}
@@ -76,47 +80,136 @@ func (w *worker) newOrder(ctx context.Context, ev *workload.Event) error {
 	if _, err := w.exec(ctx, ev, st.noNewOrder, oID, dID, w.w); err != nil {
 		return err
 	}
-	var total int64
-	for _, it := range w.items {
-		var price float64
-		var name, data string
-		err := w.row(ctx, ev, st.noItem, it.iid).Scan(&price, &name, &data)
-		if errors.Is(err, sql.ErrNoRows) {
-			// The unused item: the transaction is rolled back, and counts
-			// as a completed New-Order (clause 2.4.2.3).
+
+	// Items: an unused item number rolls the transaction back, which
+	// counts as a completed New-Order (clause 2.4.2.3).
+	prices, err := w.readItems(ctx, ev)
+	if err != nil {
+		return err
+	}
+	for i := range w.items {
+		p, ok := prices[w.items[i].iid]
+		if !ok {
 			return w.rollback(ctx, ev)
 		}
-		if err != nil {
+		w.items[i].price = p
+	}
+
+	// Stock, one supplying warehouse at a time, in order.
+	for lo := 0; lo < len(w.items); {
+		hi := lo
+		for hi < len(w.items) && w.items[hi].supplyW == w.items[lo].supplyW {
+			hi++
+		}
+		if err := w.updateStock(ctx, ev, w.items[lo:hi], dID); err != nil {
 			return err
 		}
-		var sQty int
-		var sData, dist string
-		if err := w.row(ctx, ev, st.noStock[dID-1], it.iid, it.supplyW).Scan(&sQty, &sData, &dist); err != nil {
-			return err
-		}
-		// S_QUANTITY goes down by OL_QUANTITY, or up by 91 less it when
-		// fewer than 10 would remain (clause 2.4.2.2).
-		if sQty >= it.qty+10 {
-			sQty -= it.qty
-		} else {
-			sQty = sQty - it.qty + 91
-		}
-		remote := 0
-		if it.supplyW != w.w {
-			remote = 1
-		}
-		if _, err := w.exec(ctx, ev, st.noStockUpd, sQty, it.qty, remote, it.iid, it.supplyW); err != nil {
-			return err
-		}
-		amount := int64(it.qty) * cents(price)
+		lo = hi
+	}
+
+	lines, err := w.st.lines(ctx, len(w.items))
+	if err != nil {
+		return err
+	}
+	args := w.args[:0]
+	var total int64
+	for _, it := range w.items {
+		amount := int64(it.qty) * it.price
 		total += amount
-		if _, err := w.exec(ctx, ev, st.noLine, oID, dID, w.w, it.number, it.iid, it.supplyW, it.qty,
-			decimal(amount), dist); err != nil {
-			return err
-		}
+		args = append(args, oID, dID, w.w, it.number, it.iid, it.supplyW, it.qty, decimal(amount), it.dist)
+	}
+	w.args = args
+	if _, err := w.exec(ctx, ev, lines, args...); err != nil {
+		return err
 	}
 	// The total, SUM(OL_AMOUNT) * (1 - C_DISCOUNT) * (1 + W_TAX + D_TAX),
 	// is for the terminal's screen only.
 	_ = float64(total) * (1 - discount) * (1 + wTax + dTax)
 	return w.commit(ctx, ev)
+}
+
+// readItems returns the price in cents of the order's items that exist.
+func (w *worker) readItems(ctx context.Context, ev *workload.Event) (map[int]int64, error) {
+	args := w.args[:0]
+	for _, it := range w.items {
+		args = append(args, it.iid)
+	}
+	for len(args) < maxLines {
+		args = append(args, args[len(args)-1])
+	}
+	w.args = args
+	rows, err := w.query(ctx, ev, w.st.noItems, args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	clear(w.prices)
+	for rows.Next() {
+		var id int
+		var price float64
+		var name, data string
+		if err := rows.Scan(&id, &price, &name, &data); err != nil {
+			return nil, err
+		}
+		w.prices[id] = cents(price)
+	}
+	return w.prices, rows.Err()
+}
+
+// updateStock locks and updates the stock rows of items, which share one
+// supplying warehouse (clause 2.4.2.2): S_QUANTITY goes down by
+// OL_QUANTITY, or up by 91 less it when fewer than 10 would remain.
+func (w *worker) updateStock(ctx context.Context, ev *workload.Event, items []orderItem, dID int) error {
+	supplyW := items[0].supplyW
+	args := append(w.args[:0], supplyW)
+	for _, it := range items {
+		args = append(args, it.iid)
+	}
+	for len(args) < maxLines+1 {
+		args = append(args, args[len(args)-1])
+	}
+	w.args = args
+	rows, err := w.query(ctx, ev, w.st.noStock, args...)
+	if err != nil {
+		return err
+	}
+	clear(w.stock)
+	for rows.Next() {
+		var id int
+		var sr stockRow
+		var data string
+		if err := rows.Scan(&id, &sr.qty, &data, &sr.dist[0], &sr.dist[1], &sr.dist[2], &sr.dist[3], &sr.dist[4],
+			&sr.dist[5], &sr.dist[6], &sr.dist[7], &sr.dist[8], &sr.dist[9]); err != nil {
+			rows.Close()
+			return err
+		}
+		w.stock[id] = &sr
+	}
+	if err := rows.Close(); err != nil {
+		return err
+	}
+	if err := rows.Err(); err != nil {
+		return err
+	}
+	remote := 0
+	if supplyW != w.w {
+		remote = 1
+	}
+	for i := range items {
+		it := &items[i]
+		sr := w.stock[it.iid]
+		if sr == nil {
+			return fmt.Errorf("new-order: no stock row for item %d in warehouse %d", it.iid, supplyW)
+		}
+		if sr.qty >= it.qty+10 {
+			sr.qty -= it.qty
+		} else {
+			sr.qty = sr.qty - it.qty + 91
+		}
+		it.dist = sr.dist[dID-1]
+		if _, err := w.exec(ctx, ev, w.st.noStockUpd, sr.qty, it.qty, remote, it.iid, supplyW); err != nil {
+			return err
+		}
+	}
+	return nil
 }

@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"fmt"
 	"math"
+	"strings"
 	"time"
 
 	"github.com/dbarena/dbarena/internal/workload"
@@ -90,8 +91,11 @@ type worker struct {
 	failed bool
 	st     *stmts
 	// scratch
-	items []orderItem
-	buf   []byte
+	items  []orderItem
+	args   []any
+	prices map[int]int64
+	stock  map[int]*stockRow
+	buf    []byte
 }
 
 var _ workload.Worker = (*worker)(nil)
@@ -112,7 +116,10 @@ func (wl *Workload) NewWorker(ctx context.Context, env workload.Env, conn *sql.C
 		r:          newRNG(uint64(seed), 0x7e),
 		w:          id%info.warehouses + 1,
 		slDistrict: (id/info.warehouses)%nDist + 1,
-		items:      make([]orderItem, 0, 15),
+		items:      make([]orderItem, 0, maxLines),
+		args:       make([]any, 0, 9*maxLines),
+		prices:     make(map[int]int64, maxLines),
+		stock:      make(map[int]*stockRow, maxLines),
 	}
 	for t, n := range wl.cfg.Weights {
 		for i := 0; i < n; i++ {
@@ -264,8 +271,11 @@ type stmts struct {
 	all []*sql.Stmt
 
 	// New-Order
-	noCustomer, noWarehouse, noDistrict, noDistrictUpd, noOrder, noNewOrder, noItem, noStockUpd, noLine *sql.Stmt
-	noStock                                                                                             [nDist]*sql.Stmt
+	noCustomer, noDistrict, noDistrictUpd, noOrder, noNewOrder, noItems, noStock, noStockUpd *sql.Stmt
+	// noLines[n] inserts n order lines, prepared on first use.
+	noLines [maxLines + 1]*sql.Stmt
+	conn    *sql.Conn
+	rebind  func(string) string
 	// Payment
 	payWarehouseUpd, payWarehouse, payDistrictUpd, payDistrict, payByName, payCustomer, payCustomerData,
 	payCustomerUpd, payCustomerUpdBC, payHistory *sql.Stmt
@@ -278,7 +288,7 @@ type stmts struct {
 }
 
 func prepareStmts(ctx context.Context, conn *sql.Conn, rebind func(string) string) (*stmts, error) {
-	s := &stmts{}
+	s := &stmts{conn: conn, rebind: rebind}
 	var err error
 	prep := func(dst **sql.Stmt, q string) {
 		if err != nil {
@@ -294,18 +304,16 @@ func prepareStmts(ctx context.Context, conn *sql.Conn, rebind func(string) strin
 		s.all = append(s.all, st)
 	}
 	// New-Order (clause 2.4.2.2)
-	prep(&s.noCustomer, "SELECT c_discount, c_last, c_credit FROM customer WHERE c_w_id = ? AND c_d_id = ? AND c_id = ?")
-	prep(&s.noWarehouse, "SELECT w_tax FROM warehouse WHERE w_id = ?")
+	prep(&s.noCustomer, "SELECT c_discount, c_last, c_credit, w_tax FROM customer, warehouse WHERE w_id = ? AND c_w_id = w_id AND c_d_id = ? AND c_id = ?")
 	prep(&s.noDistrict, "SELECT d_next_o_id, d_tax FROM district WHERE d_w_id = ? AND d_id = ? FOR UPDATE")
 	prep(&s.noDistrictUpd, "UPDATE district SET d_next_o_id = ? WHERE d_w_id = ? AND d_id = ?")
 	prep(&s.noOrder, "INSERT INTO orders (o_id, o_d_id, o_w_id, o_c_id, o_entry_d, o_ol_cnt, o_all_local) VALUES (?, ?, ?, ?, ?, ?, ?)")
 	prep(&s.noNewOrder, "INSERT INTO new_orders (no_o_id, no_d_id, no_w_id) VALUES (?, ?, ?)")
-	prep(&s.noItem, "SELECT i_price, i_name, i_data FROM item WHERE i_id = ?")
-	for d := 1; d <= nDist; d++ {
-		prep(&s.noStock[d-1], fmt.Sprintf("SELECT s_quantity, s_data, s_dist_%02d FROM stock WHERE s_i_id = ? AND s_w_id = ? FOR UPDATE", d))
-	}
+	// Items and stock are read maxLines at a time, the list padded with
+	// repeats of its last id, so that one statement serves every order.
+	prep(&s.noItems, "SELECT i_id, i_price, i_name, i_data FROM item WHERE i_id IN ("+placeholders(maxLines)+")")
+	prep(&s.noStock, "SELECT s_i_id, s_quantity, s_data, s_dist_01, s_dist_02, s_dist_03, s_dist_04, s_dist_05, s_dist_06, s_dist_07, s_dist_08, s_dist_09, s_dist_10 FROM stock WHERE s_w_id = ? AND s_i_id IN ("+placeholders(maxLines)+") FOR UPDATE")
 	prep(&s.noStockUpd, "UPDATE stock SET s_quantity = ?, s_ytd = s_ytd + ?, s_order_cnt = s_order_cnt + 1, s_remote_cnt = s_remote_cnt + ? WHERE s_i_id = ? AND s_w_id = ?")
-	prep(&s.noLine, "INSERT INTO order_line (ol_o_id, ol_d_id, ol_w_id, ol_number, ol_i_id, ol_supply_w_id, ol_quantity, ol_amount, ol_dist_info) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)")
 	// Payment (clause 2.5.2.2)
 	prep(&s.payWarehouseUpd, "UPDATE warehouse SET w_ytd = w_ytd + ? WHERE w_id = ?")
 	prep(&s.payWarehouse, "SELECT w_street_1, w_street_2, w_city, w_state, w_zip, w_name FROM warehouse WHERE w_id = ?")
@@ -338,6 +346,27 @@ func prepareStmts(ctx context.Context, conn *sql.Conn, rebind func(string) strin
 		return nil, err
 	}
 	return s, nil
+}
+
+// maxLines is the most order lines of a New-Order (clause 2.4.1.3).
+const maxLines = 15
+
+func placeholders(n int) string { return strings.Repeat("?, ", n-1) + "?" }
+
+// lines returns the statement inserting n order lines.
+func (s *stmts) lines(ctx context.Context, n int) (*sql.Stmt, error) {
+	if st := s.noLines[n]; st != nil {
+		return st, nil
+	}
+	q := "INSERT INTO order_line (ol_o_id, ol_d_id, ol_w_id, ol_number, ol_i_id, ol_supply_w_id, ol_quantity, ol_amount, ol_dist_info) VALUES " +
+		strings.Repeat("(?, ?, ?, ?, ?, ?, ?, ?, ?), ", n-1) + "(?, ?, ?, ?, ?, ?, ?, ?, ?)"
+	st, err := s.conn.PrepareContext(ctx, s.rebind(q))
+	if err != nil {
+		return nil, err
+	}
+	s.noLines[n] = st
+	s.all = append(s.all, st)
+	return st, nil
 }
 
 func (s *stmts) close() error {
