@@ -4,13 +4,19 @@ import (
 	"context"
 	"database/sql"
 	"errors"
+	"strings"
 	"time"
 
 	"github.com/dbarena/dbarena/internal/workload"
 )
 
 // delivery is the Delivery transaction (clause 2.7), run as one database
-// transaction over the ten districts of the home warehouse.
+// transaction over the ten districts of the home warehouse. The oldest
+// undelivered order of each district is found and locked district by
+// district; the orders found are then deleted from NEW-ORDER, stamped and
+// summed with one statement per table (their (district, order) pairs
+// listed, padded with repeats of the last to ten), and each customer is
+// credited.
 func (w *worker) delivery(ctx context.Context, ev *workload.Event) error {
 	// Input data (clause 2.7.1).
 	carrier := w.r.between(1, 10)
@@ -21,41 +27,101 @@ func (w *worker) delivery(ctx context.Context, ev *workload.Event) error {
 		return err
 	}
 	st := w.st
+	var orders [nDist + 1]int // by district; 0: none to deliver
+	found := 0
 	for d := 1; d <= nDist; d++ {
-		// The oldest undelivered order of the district; none: the
-		// district is skipped (clause 2.7.4.2).
-		var oID int
-		err := w.row(ctx, ev, st.dlNewOrder, w.w, d).Scan(&oID)
+		// None: the district is skipped (clause 2.7.4.2).
+		err := w.row(ctx, ev, st.dlNewOrder, w.w, d).Scan(&orders[d])
 		if errors.Is(err, sql.ErrNoRows) {
 			continue
 		}
 		if err != nil {
 			return err
 		}
-		res, err := w.exec(ctx, ev, st.dlDelete, w.w, d, oID)
-		if err != nil {
+		found++
+	}
+	if found == 0 {
+		return w.commit(ctx, ev)
+	}
+	// pairs lists (district, order) of the found orders, padded to ten.
+	pairs := func(head ...any) []any {
+		args := append(w.args[:0], head...)
+		var lastD, lastO int
+		for d := 1; d <= nDist; d++ {
+			if orders[d] != 0 {
+				lastD, lastO = d, orders[d]
+				args = append(args, d, orders[d])
+			}
+		}
+		for n := found; n < nDist; n++ {
+			args = append(args, lastD, lastO)
+		}
+		w.args = args
+		return args
+	}
+	if _, err := w.exec(ctx, ev, st.dlDelete, pairs(w.w)...); err != nil {
+		return err
+	}
+	if _, err := w.exec(ctx, ev, st.dlOrderUpd, pairs(carrier, w.w)...); err != nil {
+		return err
+	}
+	if _, err := w.exec(ctx, ev, st.dlLinesUpd, pairs(now, w.w)...); err != nil {
+		return err
+	}
+	var customers [nDist + 1]int
+	rows, err := w.query(ctx, ev, st.dlOrders, pairs(w.w)...)
+	if err != nil {
+		return err
+	}
+	for rows.Next() {
+		var d, c int
+		if err := rows.Scan(&d, &c); err != nil {
+			rows.Close()
 			return err
 		}
-		if n, err := res.RowsAffected(); err == nil && n == 0 {
-			continue // delivered meanwhile by another terminal
-		}
-		var cID int
-		if err := w.row(ctx, ev, st.dlOrder, w.w, d, oID).Scan(&cID); err != nil {
-			return err
-		}
-		if _, err := w.exec(ctx, ev, st.dlOrderUpd, carrier, w.w, d, oID); err != nil {
-			return err
-		}
-		if _, err := w.exec(ctx, ev, st.dlLinesUpd, now, w.w, d, oID); err != nil {
-			return err
-		}
+		customers[d] = c
+	}
+	if err := closeRows(rows); err != nil {
+		return err
+	}
+	var sums [nDist + 1]float64
+	rows, err = w.query(ctx, ev, st.dlSums, pairs(w.w)...)
+	if err != nil {
+		return err
+	}
+	for rows.Next() {
+		var d int
 		var sum sql.NullFloat64
-		if err := w.row(ctx, ev, st.dlSum, w.w, d, oID).Scan(&sum); err != nil {
+		if err := rows.Scan(&d, &sum); err != nil {
+			rows.Close()
 			return err
 		}
-		if _, err := w.exec(ctx, ev, st.dlCustomerUpd, decimal(cents(sum.Float64)), w.w, d, cID); err != nil {
+		sums[d] = sum.Float64
+	}
+	if err := closeRows(rows); err != nil {
+		return err
+	}
+	for d := 1; d <= nDist; d++ {
+		if orders[d] == 0 {
+			continue
+		}
+		if _, err := w.exec(ctx, ev, st.dlCustomerUpd, decimal(cents(sums[d])), w.w, d, customers[d]); err != nil {
 			return err
 		}
 	}
 	return w.commit(ctx, ev)
+}
+
+// closeRows closes rows and reports any error of the iteration.
+func closeRows(rows *sql.Rows) error {
+	if err := rows.Close(); err != nil {
+		return err
+	}
+	return rows.Err()
+}
+
+// pairList is "(dcol = ? AND ocol = ?) OR ..." for the ten districts.
+func pairList(dcol, ocol string) string {
+	one := "(" + dcol + " = ? AND " + ocol + " = ?)"
+	return "(" + strings.Repeat(one+" OR ", nDist-1) + one + ")"
 }

@@ -282,7 +282,7 @@ type stmts struct {
 	// Order-Status
 	osByName, osCustomer, osOrder, osLines *sql.Stmt
 	// Delivery
-	dlNewOrder, dlDelete, dlOrder, dlOrderUpd, dlLinesUpd, dlSum, dlCustomerUpd *sql.Stmt
+	dlNewOrder, dlDelete, dlOrders, dlOrderUpd, dlLinesUpd, dlSums, dlCustomerUpd *sql.Stmt
 	// Stock-Level
 	slDistrict, slCount *sql.Stmt
 }
@@ -332,11 +332,11 @@ func prepareStmts(ctx context.Context, conn *sql.Conn, rebind func(string) strin
 	prep(&s.osLines, "SELECT ol_i_id, ol_supply_w_id, ol_quantity, ol_amount, ol_delivery_d FROM order_line WHERE ol_w_id = ? AND ol_d_id = ? AND ol_o_id = ?")
 	// Delivery (clause 2.7.4.2)
 	prep(&s.dlNewOrder, "SELECT no_o_id FROM new_orders WHERE no_w_id = ? AND no_d_id = ? ORDER BY no_o_id LIMIT 1 FOR UPDATE")
-	prep(&s.dlDelete, "DELETE FROM new_orders WHERE no_w_id = ? AND no_d_id = ? AND no_o_id = ?")
-	prep(&s.dlOrder, "SELECT o_c_id FROM orders WHERE o_w_id = ? AND o_d_id = ? AND o_id = ?")
-	prep(&s.dlOrderUpd, "UPDATE orders SET o_carrier_id = ? WHERE o_w_id = ? AND o_d_id = ? AND o_id = ?")
-	prep(&s.dlLinesUpd, "UPDATE order_line SET ol_delivery_d = ? WHERE ol_w_id = ? AND ol_d_id = ? AND ol_o_id = ?")
-	prep(&s.dlSum, "SELECT SUM(ol_amount) FROM order_line WHERE ol_w_id = ? AND ol_d_id = ? AND ol_o_id = ?")
+	prep(&s.dlDelete, "DELETE FROM new_orders WHERE no_w_id = ? AND "+pairList("no_d_id", "no_o_id"))
+	prep(&s.dlOrderUpd, "UPDATE orders SET o_carrier_id = ? WHERE o_w_id = ? AND "+pairList("o_d_id", "o_id"))
+	prep(&s.dlLinesUpd, "UPDATE order_line SET ol_delivery_d = ? WHERE ol_w_id = ? AND "+pairList("ol_d_id", "ol_o_id"))
+	prep(&s.dlOrders, "SELECT o_d_id, o_c_id FROM orders WHERE o_w_id = ? AND "+pairList("o_d_id", "o_id"))
+	prep(&s.dlSums, "SELECT ol_d_id, SUM(ol_amount) FROM order_line WHERE ol_w_id = ? AND "+pairList("ol_d_id", "ol_o_id")+" GROUP BY ol_d_id")
 	prep(&s.dlCustomerUpd, "UPDATE customer SET c_balance = c_balance + ?, c_delivery_cnt = c_delivery_cnt + 1 WHERE c_w_id = ? AND c_d_id = ? AND c_id = ?")
 	// Stock-Level (clause 2.8.2.2)
 	prep(&s.slDistrict, "SELECT d_next_o_id FROM district WHERE d_w_id = ? AND d_id = ?")
