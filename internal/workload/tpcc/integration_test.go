@@ -235,6 +235,14 @@ func TestIntegration(t *testing.T) {
 					t.Error("the final report has no TpmC")
 				}
 			})
+			t.Run("think times", func(t *testing.T) {
+				w := setup(t, "--think")
+				w.cfg.ThinkScale = 0.001 // New-Order: 18 ms keying, 12 ms mean think
+				res := run(t, env, w, runner.Config{Threads: 2, Events: 10})
+				if res.Events != 10 || res.Errors != 0 {
+					t.Fatalf("%d events, %d errors", res.Events, res.Errors)
+				}
+			})
 			mustCheck(t, env, wl, "after the mix")
 		})
 	}

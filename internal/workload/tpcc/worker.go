@@ -89,6 +89,8 @@ type worker struct {
 	// that the runner's retry reruns the same type without keying again.
 	cur    int
 	failed bool
+	// live is the runner's context of the current event.
+	live context.Context
 	st     *stmts
 	// scratch
 	items  []orderItem
@@ -156,6 +158,14 @@ func (w *worker) Event(ctx context.Context, ev *workload.Event) error {
 			return err
 		}
 	}
+	// Statements run on a context that is never cancelled: go-sql-driver
+	// hands every statement with a cancellable context to a watcher
+	// goroutine (two goroutine wake-ups per statement, a third of the
+	// client's CPU here). Cancellation is still honoured between
+	// statements (see live), so an interrupted run stops after the
+	// statement in flight.
+	w.live = ctx
+	ctx = context.WithoutCancel(ctx)
 	var err error
 	switch w.cur {
 	case 0:
@@ -176,7 +186,7 @@ func (w *worker) Event(ctx context.Context, ev *workload.Event) error {
 		mean := float64(thinkTime[w.cur])
 		t := -math.Log(1-w.r.Float64()) * mean
 		t = math.Min(t, 10*mean)
-		return w.pause(ctx, ev, time.Duration(t))
+		return w.pause(w.live, ev, time.Duration(t))
 	}
 	return err
 }
@@ -228,12 +238,18 @@ func (w *worker) customerLast() string {
 // Statement helpers count what they send.
 
 func (w *worker) begin(ctx context.Context, ev *workload.Event) error {
+	if err := w.live.Err(); err != nil {
+		return err
+	}
 	ev.Queries.Other++
 	_, err := w.conn.ExecContext(ctx, "BEGIN")
 	return err
 }
 
 func (w *worker) commit(ctx context.Context, ev *workload.Event) error {
+	if err := w.live.Err(); err != nil {
+		return err
+	}
 	ev.Queries.Other++
 	_, err := w.conn.ExecContext(ctx, "COMMIT")
 	return err
@@ -246,16 +262,32 @@ func (w *worker) rollback(ctx context.Context, ev *workload.Event) error {
 }
 
 func (w *worker) exec(ctx context.Context, ev *workload.Event, st *sql.Stmt, args ...any) (sql.Result, error) {
+	if err := w.live.Err(); err != nil {
+		return nil, err
+	}
 	ev.Queries.Write++
 	return st.ExecContext(ctx, args...)
 }
 
-func (w *worker) row(ctx context.Context, ev *workload.Event, st *sql.Stmt, args ...any) *sql.Row {
+// scanner is a *sql.Row, or the error that kept the query from being sent.
+type scanner interface{ Scan(dest ...any) error }
+
+type errRow struct{ err error }
+
+func (e errRow) Scan(...any) error { return e.err }
+
+func (w *worker) row(ctx context.Context, ev *workload.Event, st *sql.Stmt, args ...any) scanner {
+	if err := w.live.Err(); err != nil {
+		return errRow{err}
+	}
 	ev.Queries.Read++
 	return st.QueryRowContext(ctx, args...)
 }
 
 func (w *worker) query(ctx context.Context, ev *workload.Event, st *sql.Stmt, args ...any) (*sql.Rows, error) {
+	if err := w.live.Err(); err != nil {
+		return nil, err
+	}
 	ev.Queries.Read++
 	return st.QueryContext(ctx, args...)
 }
