@@ -91,7 +91,7 @@ type worker struct {
 	failed bool
 	// live is the runner's context of the current event.
 	live context.Context
-	st     *stmts
+	st   *stmts
 	// scratch
 	items  []orderItem
 	args   []any
