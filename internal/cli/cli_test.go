@@ -36,6 +36,9 @@ func TestBadInputIsOneLineExit2(t *testing.T) {
 		{"bad profile", []string{"server", "start", "x", "--profile", "turbo"}, "profile"},
 		{"bad results id", []string{"results", "show", "abc"}, "not a run ID"},
 		{"bad tag", []string{"run", "oltp_read_write", "--tag", "novalue"}, "--tag"},
+		{"bad tpcc schema", []string{"prepare", "tpcc", "--schema", "wide"}, "--schema"},
+		{"bad tpcc weights", []string{"run", "tpcc", "--weights", "1,2"}, "--weights"},
+		{"bad tpcc range", []string{"prepare", "tpcc", "--warehouses", "2", "--warehouse-range", "3-4"}, "--warehouse-range"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -360,5 +363,35 @@ func TestServerCommands(t *testing.T) {
 	dbarena(t, "server", "rm", "cli-pg").mustSucceed(t)
 	if r := dbarena(t, "server", "show", "cli-pg"); r.code != ExitUsage {
 		t.Fatalf("show after rm: exit %d", r.code)
+	}
+}
+
+// TestTPCC prepares one warehouse on MariaDB, checks it, runs the mix and
+// reads tpcc-mysql's report and the summary's TPC-C fields.
+func TestTPCC(t *testing.T) {
+	needServers(t)
+	dbarena(t, "cleanup", "tpcc").mustSucceed(t)
+	t.Cleanup(func() { dbarena(t, "cleanup", "tpcc") })
+	dbarena(t, "prepare", "tpcc", "--warehouses", "1", "--threads", "4").mustSucceed(t)
+	if r := dbarena(t, "check", "tpcc"); r.code != ExitOK || strings.Contains(r.stdout, "[NG]") {
+		t.Fatalf("check after the load: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	js := jsonPath(t)
+	r := dbarena(t, "run", "tpcc", "--threads", "2", "--time", "2s", "--report-interval", "1s", "--json", js)
+	r.mustSucceed(t)
+	for _, want := range []string{"sc:", "TpmC", "[transaction percentage]", "New-Order:"} {
+		if !strings.Contains(r.stdout, want) {
+			t.Errorf("run output lacks %q:\n%s", want, r.stdout)
+		}
+	}
+	run := readSummary(t, js)
+	if run.TpmC == nil || *run.TpmC <= 0 || len(run.Checks) != 9 || len(run.PerType) != 5 {
+		t.Fatalf("summary: tpmc %v, %d checks, %d types", run.TpmC, len(run.Checks), len(run.PerType))
+	}
+	if len(run.Intervals) == 0 || len(run.Intervals[0].PerType) == 0 {
+		t.Error("intervals carry no per-type figures")
+	}
+	if r := dbarena(t, "check", "tpcc"); r.code != ExitOK {
+		t.Fatalf("check after the run: exit %d\n%s%s", r.code, r.stdout, r.stderr)
 	}
 }

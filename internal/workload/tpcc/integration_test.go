@@ -244,6 +244,23 @@ func TestIntegration(t *testing.T) {
 				}
 			})
 			mustCheck(t, env, wl, "after the mix")
+
+			t.Run("a broken condition is reported", func(t *testing.T) {
+				if _, err := env.DB.Exec("UPDATE district SET d_ytd = d_ytd + 1 WHERE d_w_id = 1 AND d_id = 7"); err != nil {
+					t.Fatal(err)
+				}
+				defer env.DB.Exec("UPDATE district SET d_ytd = d_ytd - 1 WHERE d_w_id = 1 AND d_id = 7") //nolint:errcheck
+				var out strings.Builder
+				ok, err := wl.Check(ctx, env, &out)
+				if err != nil || ok {
+					t.Fatalf("check: ok %v err %v", ok, err)
+				}
+				for _, want := range []string{"[NG] 3.3.2.1 ", "[NG] 3.3.2.9 ", "d_w_id=1 d_id=7", "[OK] 3.3.2.2 "} {
+					if !strings.Contains(out.String(), want) {
+						t.Errorf("check output lacks %q:\n%s", want, out.String())
+					}
+				}
+			})
 		})
 	}
 }

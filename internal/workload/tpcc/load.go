@@ -153,7 +153,9 @@ func (wl *Workload) Prepare(ctx context.Context, env workload.Env, threads int, 
 	from, to := c.warehouseRange()
 	for _, part := range c.Parts {
 		if part == PartItems {
-			if !done[unit{PartItems, 0}] {
+			// ITEM belongs to the whole database: a split load
+			// (--warehouse-range) loads it with warehouse 1 only.
+			if from == 1 && !done[unit{PartItems, 0}] {
 				todo = append(todo, unit{PartItems, 0})
 			}
 			continue
