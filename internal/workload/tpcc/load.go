@@ -77,17 +77,19 @@ func (g *generator) rows(u unit) int64 {
 	return 0
 }
 
-// cost orders units biggest first (MB of text, roughly).
+// cost orders units: the orders part first (its order_line index takes
+// longest to build, and the build starts when the part is in), then the
+// others biggest first.
 func cost(u unit) int {
 	switch u.part {
-	case PartWarehouse:
-		return 31
 	case PartOrders:
-		return 24
+		return 4
+	case PartWarehouse:
+		return 3
 	case PartCustomer:
-		return 21
+		return 2
 	}
-	return 8
+	return 1
 }
 
 // Load methods (Config.LoadMethod).
@@ -190,10 +192,51 @@ func (wl *Workload) Prepare(ctx context.Context, env workload.Env, threads int, 
 			}
 		}
 	}
-	if err := parallel(ctx, threads, len(todo), func(ctx context.Context, i int) error {
-		return ld.unit(ctx, todo[i])
-	}); err != nil {
+	// When this prepare completes the database, each part's indexes are
+	// built as soon as the part is in, beside the rest of the load.
+	complete := len(done)+len(todo) == 1+3*c.Warehouses
+	left := map[string]int{}
+	for _, u := range todo {
+		left[u.part]++
+	}
+	var (
+		mu       sync.Mutex
+		builds   sync.WaitGroup
+		buildErr error
+	)
+	buildCtx, stopBuilds := context.WithCancel(ctx)
+	defer stopBuilds()
+	err = parallel(ctx, threads, len(todo), func(ctx context.Context, i int) error {
+		u := todo[i]
+		if err := ld.unit(ctx, u); err != nil {
+			return err
+		}
+		mu.Lock()
+		left[u.part]--
+		last := left[u.part] == 0
+		mu.Unlock()
+		if complete && last {
+			builds.Add(1)
+			go func() {
+				defer builds.Done()
+				if err := createIndexes(buildCtx, env, 1, partIndexes(c.Schema, u.part)); err != nil {
+					mu.Lock()
+					buildErr = errors.Join(buildErr, err)
+					mu.Unlock()
+				}
+			}()
+		}
+		return nil
+	})
+	if err != nil {
+		stopBuilds()
+	}
+	builds.Wait()
+	if err != nil {
 		return err
+	}
+	if buildErr != nil {
+		return buildErr
 	}
 
 	done, err = doneUnits(ctx, env.DB)
@@ -394,21 +437,7 @@ func (ld *loader) insert(ctx context.Context, conn *sql.Conn, j job) error {
 // postLoad adds the indexes (and foreign keys) that are cheaper to build
 // after the data, when missing, and refreshes the optimizer statistics.
 func (wl *Workload) postLoad(ctx context.Context, env workload.Env, threads int) error {
-	ixs := postLoadIndexes(wl.cfg.Schema)
-	if err := parallel(ctx, threads, len(ixs), func(ctx context.Context, i int) error {
-		ix := ixs[i]
-		ok, err := indexExists(ctx, env, ix)
-		if err != nil || ok {
-			return err
-		}
-		if _, err := env.DB.ExecContext(ctx, createIndexSQL(ix)); err != nil {
-			if ok, _ := indexExists(ctx, env, ix); ok { // built by a concurrent loader
-				return nil
-			}
-			return fmt.Errorf("create index %s: %w", ix.name, err)
-		}
-		return nil
-	}); err != nil {
+	if err := createIndexes(ctx, env, threads, partIndexes(wl.cfg.Schema, "")); err != nil {
 		return err
 	}
 	if wl.cfg.FK {
@@ -437,6 +466,25 @@ func (wl *Workload) postLoad(ctx context.Context, env workload.Env, threads int)
 		}
 	}
 	return nil
+}
+
+// createIndexes creates those of ixs that do not exist yet, on up to
+// threads connections.
+func createIndexes(ctx context.Context, env workload.Env, threads int, ixs []index) error {
+	return parallel(ctx, threads, len(ixs), func(ctx context.Context, i int) error {
+		ix := ixs[i]
+		ok, err := indexExists(ctx, env, ix)
+		if err != nil || ok {
+			return err
+		}
+		if _, err := env.DB.ExecContext(ctx, createIndexSQL(ix)); err != nil {
+			if ok, _ := indexExists(ctx, env, ix); ok { // built by a concurrent loader
+				return nil
+			}
+			return fmt.Errorf("create index %s: %w", ix.name, err)
+		}
+		return nil
+	})
 }
 
 func schemaPredicate(env workload.Env) string {

@@ -163,9 +163,9 @@ func createTableSQL(fam target.Family, schema string, t *table) string {
 	return b.String()
 }
 
-// postLoadIndexes are the indexes created after the data: add_fkey_idx.sql's
-// and, for aidpk, the original keys as unique indexes.
-func postLoadIndexes(schema string) []index {
+// allIndexes are add_fkey_idx.sql's indexes and, for aidpk, the original
+// keys as unique indexes.
+func allIndexes(schema string) []index {
 	var out []index
 	if schema == SchemaAIDPK {
 		for _, t := range allTables {
@@ -175,6 +175,24 @@ func postLoadIndexes(schema string) []index {
 		}
 	}
 	return append(out, secondaryIndexes...)
+}
+
+// partIndexes are the indexes on the tables of part (all parts: "").
+// They are built after the data: on MariaDB 10.11 keeping them up to date
+// during the load cost as much as building them afterwards, and a build can
+// start as soon as its part is loaded, beside the rest of the load.
+func partIndexes(schema, part string) []index {
+	tables := map[string]bool{}
+	for _, j := range (&generator{}).jobs(unit{part: part, w: 1}) {
+		tables[j.t.name] = true
+	}
+	var out []index
+	for _, ix := range allIndexes(schema) {
+		if part == "" || tables[ix.table] {
+			out = append(out, ix)
+		}
+	}
+	return out
 }
 
 // createIndexSQL is the CREATE INDEX of ix.
