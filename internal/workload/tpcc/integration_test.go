@@ -281,3 +281,36 @@ func run(t testing.TB, env workload.Env, w *Workload, c runner.Config) *runner.R
 }
 
 var _ io.Writer = (*strings.Builder)(nil)
+
+// TestIntegrationAIDPK loads the aidpk variant (surrogate keys, the
+// original keys as unique indexes) and runs the mix on it.
+func TestIntegrationAIDPK(t *testing.T) {
+	for _, flavor := range []target.Flavor{target.FlavorMariaDB, target.FlavorPostgres} {
+		t.Run(string(flavor), func(t *testing.T) {
+			env := openEnv(t, flavor)
+			ctx := context.Background()
+			wl := setup(t, "--schema", "aidpk")
+			if err := wl.Cleanup(ctx, env); err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { _ = wl.Cleanup(context.Background(), env) })
+			if err := wl.Prepare(ctx, env, 4, &progress{}); err != nil {
+				t.Fatalf("prepare: %v", err)
+			}
+			for _, ix := range allIndexes(SchemaAIDPK) {
+				ok, err := indexExists(ctx, env, ix)
+				if err != nil || !ok {
+					t.Errorf("index %s: exists %v, err %v", ix.name, ok, err)
+				}
+			}
+			if n := scalar(t, env, "SELECT COUNT(DISTINCT id) FROM stock"); n != nItems {
+				t.Errorf("stock has %d distinct ids, want %d", n, nItems)
+			}
+			res := run(t, env, setup(t), runner.Config{Threads: 2, Duration: time.Second})
+			if res.Errors != 0 || res.Events == 0 {
+				t.Fatalf("%d events, %d errors", res.Events, res.Errors)
+			}
+			mustCheck(t, env, wl, "after a run on aidpk")
+		})
+	}
+}
