@@ -150,6 +150,7 @@ func (a *App) runOnce(ctx context.Context, st *store.Store, s *session, w worklo
 	counters, counterErr := newCounterProbe(s)
 	var before dialect.Counters
 	cfg := o.cfg
+	cfg.Abort = s.sockets.CloseAll
 	if counterErr == nil {
 		defer counters.Close()
 		counterErr = errors.New("measured period never began")

@@ -42,6 +42,9 @@ func (MySQLDialect) Config(t target.Target, o OpenOptions) *mysql.Config {
 	c.InterpolateParams = true
 	c.AllowNativePasswords = true
 	c.Timeout = 10 * time.Second
+	if o.Sockets != nil {
+		c.DialFunc = o.Sockets.Dial
+	}
 	c.Params = map[string]string{}
 	for k, v := range t.Params {
 		c.Params[k] = v

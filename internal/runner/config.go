@@ -52,6 +52,12 @@ type Config struct {
 	// any measured event starts when there is no warm-up, or at the end of
 	// the warm-up. Callers read the server's own counters there.
 	OnMeasure func()
+	// Abort, if not nil, closes every connection of the run so that
+	// statements in flight fail at once (dialect.Sockets.CloseAll). With
+	// it, events run under a context that is never cancelled — cheaper for
+	// the drivers — and the runner calls Abort instead when the run must
+	// stop at once (interrupt, or the stop grace expired) and at its end.
+	Abort func()
 }
 
 // DefaultConfig returns sysbench's defaults: one thread for 10 seconds, no

@@ -163,6 +163,7 @@ type run struct {
 	t0      time.Time          // start of the run (warm-up included)
 
 	wctx          context.Context // workers' context: ctx, cancelled at interrupt or after the stop grace
+	ectx          context.Context // events' context: wctx, or never cancelled when cfg.Abort is set
 	cancelWorkers context.CancelFunc
 
 	measured atomic.Bool   // the measured phase has begun
@@ -220,6 +221,11 @@ func (r *run) fail(err error) {
 // connectAll opens every worker's connection and Worker, a few at a time.
 func (r *run) connectAll(ctx context.Context) error {
 	r.wctx, r.cancelWorkers = context.WithCancel(ctx)
+	r.ectx = r.wctx
+	if r.cfg.Abort != nil {
+		r.ectx = context.WithoutCancel(r.wctx)
+		context.AfterFunc(r.wctx, r.cfg.Abort)
+	}
 	r.workers = make([]*worker, r.cfg.Threads)
 	errs := make([]error, r.cfg.Threads)
 	sem := make(chan struct{}, connectParallel)

@@ -2,9 +2,11 @@ package runner
 
 import (
 	"context"
+	"database/sql/driver"
 	"errors"
 	"math"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -363,6 +365,36 @@ func TestInterrupt(t *testing.T) {
 		t.Errorf("Events %d, Errors %d; want a partial result, no errors from the cancellation", res.Events, res.Errors)
 	}
 	checkSums(t, res)
+}
+
+// TestInterruptAborts: with Config.Abort, events run under a context that
+// is never cancelled; an interrupt calls Abort, which unblocks them.
+func TestInterruptAborts(t *testing.T) {
+	aborted := make(chan struct{})
+	var once sync.Once
+	h := newHarness(t, func(ctx context.Context, _ *fakeWorker, _ *workload.Event) error {
+		if ctx.Done() != nil {
+			return errors.New("event context is cancellable")
+		}
+		select {
+		case <-time.After(time.Millisecond):
+			return nil
+		case <-aborted: // as a closed socket would fail the statement
+			return driver.ErrBadConn
+		}
+	})
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	c := testConfig(2, 0)
+	c.Duration = time.Hour
+	c.StopGrace = time.Hour
+	c.Abort = func() { once.Do(func() { close(aborted) }) }
+	time.AfterFunc(100*time.Millisecond, cancel)
+	res := h.run(t, ctx, c)
+	if !res.Interrupted || res.Err != nil || res.Errors != 0 || res.Reconnects != 0 || res.Events == 0 {
+		t.Fatalf("Interrupted %v, Err %v, Errors %d, Reconnects %d, Events %d",
+			res.Interrupted, res.Err, res.Errors, res.Reconnects, res.Events)
+	}
 }
 
 func TestInterruptDuringWarmup(t *testing.T) {
