@@ -37,7 +37,7 @@ func (o *runOptions) flags(fs *pflag.FlagSet) {
 	durationFlag(fs, &o.cfg.Duration, "time", o.cfg.Duration, "measured run time (seconds or 30s, 5m); 0 = until --events")
 	fs.Int64Var(&o.cfg.Events, "events", o.cfg.Events, "stop after this many measured events; 0 = until --time")
 	durationFlag(fs, &o.cfg.Warmup, "warmup", o.cfg.Warmup, "warm-up before measuring, excluded from every figure")
-	durationFlag(fs, &o.cfg.ReportInterval, "report-interval", o.cfg.ReportInterval, "print a line every interval; 0 = none")
+	durationFlag(fs, &o.cfg.ReportInterval, "report-interval", time.Second, "print (and store) a line every interval; 0 = none")
 	fs.Float64Var(&o.cfg.Rate, "rate", o.cfg.Rate, "fixed arrival rate in events/s shared by all workers (latency from the intended start); 0 = as fast as possible")
 	fs.IntVar(&o.cfg.QueueSize, "rate-queue", o.cfg.QueueSize, "bound of the pending-event queue in --rate mode; overflow is counted as dropped")
 	fs.StringSliceVar(&o.ignoreErrors, "ignore-errors", nil, "server error codes to count and go on (e.g. 1062,23505, or all)")
