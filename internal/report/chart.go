@@ -139,6 +139,17 @@ func threadAxis(p *plot.Plot, threads []int) {
 	}
 }
 
+// headroom starts the Y axis at 0 and leaves room above the data for a
+// legend of n entries.
+func headroom(p *plot.Plot, n int) {
+	// Add has widened the axes to the data already.
+	ymax := p.Y.Max
+	p.Y.Min = 0
+	if ymax > 0 && !math.IsInf(ymax, 0) {
+		p.Y.Max = ymax * (1.08 + 0.045*float64(n))
+	}
+}
+
 // errXYs are points with asymmetric Y errors (offsets from Y).
 type errXYs struct {
 	plotter.XYs
@@ -155,6 +166,7 @@ func seriesLine(p *plot.Plot, i int, pts plotter.XYs, errs plotter.YErrors, dash
 	line.Color, sc.Color = plotutil.Color(i), plotutil.Color(i)
 	line.Width = vg.Points(1.5)
 	sc.Shape = plotutil.Shape(i)
+	sc.Radius = vg.Points(3.5)
 	if dashed {
 		line.Dashes = []vg.Length{vg.Points(5), vg.Points(3)}
 	}
@@ -214,7 +226,7 @@ func (rep *Report) throughputChart(i int, w string) (Chart, bool) {
 		return Chart{}, false
 	}
 	threadAxis(p, threads)
-	p.Y.Min = 0
+	headroom(p, len(rep.Series))
 	return Chart{ID: fmt.Sprintf("throughput-%d", i+1), Section: SectionThroughput, Title: p.Title.Text,
 		Caption: "Mean transactions per second over rounds; whiskers are 95% confidence intervals (2 or more rounds).",
 		W:       chartW, H: chartH, draw: p.Draw}, true
@@ -253,7 +265,7 @@ func (rep *Report) latencyChart(i int, w string) (Chart, bool) {
 		return Chart{}, false
 	}
 	threadAxis(p, threads)
-	p.Y.Min = 0
+	headroom(p, 2*len(rep.Series))
 	return Chart{ID: fmt.Sprintf("latency-%d", i+1), Section: SectionLatency, Title: p.Title.Text,
 		Caption: "Solid: p95; dashed: p99 (means over rounds, whiskers are 95% confidence intervals).",
 		W:       chartW, H: chartH, draw: p.Draw}, true

@@ -492,8 +492,8 @@ func (rep *Report) context(labels map[*summary.Run]string) {
 		for k, v := range r.Params {
 			add(k, formatAny(v))
 		}
-		add("time", fmt.Sprintf("%gs", r.DurationS))
-		add("warmup", fmt.Sprintf("%gs", r.WarmupS))
+		add("time", fmt.Sprintf("%.0fs", r.DurationS))
+		add("warmup", fmt.Sprintf("%.0fs", r.WarmupS))
 		if r.Rate > 0 {
 			add("rate", fmt.Sprintf("%g/s", r.Rate))
 		}
