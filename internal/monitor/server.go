@@ -67,6 +67,8 @@ var mysqlCounters = []string{
 	"Innodb_data_fsyncs", "Innodb_data_read", "Innodb_data_written", "Innodb_os_log_written",
 	"Innodb_log_waits", "Innodb_row_lock_waits", "Bytes_received", "Bytes_sent",
 	"Created_tmp_disk_tables", "Created_tmp_tables", "Select_full_join", "Sort_merge_passes",
+	// MariaDB 10.6+ has no Innodb_rows_*; these count rows across engines.
+	"Rows_read", "Rows_sent", "Rows_tmp_read",
 }
 
 // mysqlGauges are SHOW GLOBAL STATUS values that are levels, not counters.
