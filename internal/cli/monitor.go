@@ -55,6 +55,8 @@ type runMonitor struct {
 	storage *summary.Storage
 	// lines are said once, before the run (what is not sampled and why).
 	lines []string
+	// started is when sampling began.
+	started time.Time
 }
 
 // startMonitor builds the samplers --monitor asks for and sets their
@@ -99,6 +101,7 @@ func (a *App) startMonitor(ctx context.Context, s *session, mode string) *runMon
 		rm.Note("%s", l)
 	}
 	rm.Begin(ctx)
+	rm.started = time.Now()
 	return rm
 }
 
@@ -183,6 +186,9 @@ func (a *App) printMonitor(r *summary.Run) {
 	}
 	for _, n := range keyGroups(avg, "net.") {
 		p := "net." + n + "."
+		if mx[p+"rx_mbps"]+mx[p+"tx_mbps"] < 0.005 {
+			continue // an idle interface
+		}
 		line("net "+n+":", "rx %.2f MB/s  tx %.2f MB/s", avg[p+"rx_mbps"], avg[p+"tx_mbps"])
 	}
 	for _, who := range []string{"server", "client"} {
@@ -301,6 +307,7 @@ func (a *App) printLoadMonitor(rm *runMonitor) {
 	if rm == nil {
 		return
 	}
+	rm.Sample(context.Background(), time.Since(rm.started).Seconds()) // the last, partial second
 	m := rm.Summary(0, rm.disks())
 	if len(m.Samples) == 0 {
 		return
