@@ -13,6 +13,7 @@ import (
 
 	"github.com/dbarena/dbarena/internal/dialect"
 	"github.com/dbarena/dbarena/internal/hostinfo"
+	"github.com/dbarena/dbarena/internal/monitor"
 	"github.com/dbarena/dbarena/internal/runner"
 	"github.com/dbarena/dbarena/internal/store"
 	"github.com/dbarena/dbarena/internal/summary"
@@ -27,6 +28,7 @@ type runOptions struct {
 	rounds       int
 	tags         [][2]string
 	ignoreErrors []string
+	monitor      string
 	cfg          runner.Config
 }
 
@@ -46,6 +48,7 @@ func (o *runOptions) flags(fs *pflag.FlagSet) {
 	fs.Var(keyValues{&o.tags}, "tag", "KEY=VALUE label stored with the run (repeatable)")
 	fs.StringVar(&o.jsonPath, "json", "", "write the run summary (dbarena.run/v1) to this file")
 	fs.StringVar(&o.results, "results", "", "results store (SQLite file); default $DBARENA_HOME/results.db")
+	monitorFlag(fs, &o.monitor)
 }
 
 func (o *runOptions) validate(fs *pflag.FlagSet) []error {
@@ -58,6 +61,7 @@ func (o *runOptions) validate(fs *pflag.FlagSet) []error {
 	if o.rounds < 1 {
 		errs = append(errs, errors.New("--rounds must be at least 1"))
 	}
+	errs = append(errs, validateMonitor(o.monitor)...)
 	return errs
 }
 
@@ -151,18 +155,29 @@ func (a *App) runOnce(ctx context.Context, st *store.Store, s *session, w worklo
 	var before dialect.Counters
 	cfg := o.cfg
 	cfg.Abort = s.sockets.CloseAll
+	// The monitor's samples line up with the measured intervals: its
+	// baseline is reset as measuring begins, and each interval samples.
+	mctx := context.WithoutCancel(ctx) // sampling has its own time limit
+	mon := a.startMonitor(mctx, s, o.monitor)
+	defer mon.close()
+	for _, l := range mon.announce() {
+		fmt.Fprintln(a.Stdout, "Monitor: "+l)
+	}
 	if counterErr == nil {
 		defer counters.Close()
 		counterErr = errors.New("measured period never began")
-		cfg.OnMeasure = func() { before, counterErr = counters.read(ctx) }
+		cfg.OnMeasure = func() { before, counterErr = counters.read(ctx); mon.begin(mctx) }
+	} else {
+		cfg.OnMeasure = func() { mon.begin(mctx) }
 	}
 	started := time.Now()
 	res, err := runner.Run(ctx, cfg, s.env(), r, func(iv runner.Interval) {
-		fmt.Fprintln(a.Stdout, formatInterval(iv, o.cfg.Warmup))
+		fmt.Fprintln(a.Stdout, formatInterval(iv, o.cfg.Warmup)+hostFigure(mon.interval(mctx, iv)))
 	})
 	if err != nil {
 		return nil, unreachable(fmt.Errorf("run %s: %s", w.Name(), s.target.Mask(err.Error())))
 	}
+	monitored := mon.summary(mctx, res.Elapsed, res.Events)
 
 	run := &summary.Run{
 		Schema:    summary.Schema,
@@ -205,6 +220,12 @@ func (a *App) runOnce(ctx context.Context, st *store.Store, s *session, w worklo
 		if settings, err := s.dialect.Settings(bg, counters.db); err == nil {
 			run.Settings = settings
 		}
+		if all, err := monitor.Snapshot(bg, s.target, counters.db); err == nil {
+			run.SettingsAll = all
+		}
+	}
+	if mon != nil {
+		run.Monitor, run.Host.Storage = monitored, mon.storage
 	}
 
 	a.printSummary(run)
