@@ -217,6 +217,9 @@ func (a *App) help(_ context.Context, args []string) error {
 	case args[0] == "results":
 		fmt.Fprint(a.Stdout, resultsUsage)
 		return nil
+	case args[0] == "plan":
+		fmt.Fprint(a.Stdout, planUsage)
+		return nil
 	case args[0] == "run":
 		fs := newFlagSet("run")
 		var o runOptions
