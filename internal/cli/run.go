@@ -30,6 +30,11 @@ type runOptions struct {
 	ignoreErrors []string
 	monitor      string
 	cfg          runner.Config
+	// plan places the run in a plan (plan run); nil for `dbarena run`.
+	plan *summary.PlanRef
+	// quiet prints no interval lines, summary or "Stored as" line: plan
+	// run prints one line per cell instead.
+	quiet bool
 }
 
 func (o *runOptions) flags(fs *pflag.FlagSet) {
@@ -142,12 +147,14 @@ func (a *App) run(ctx context.Context, args []string) error {
 // runOnce runs the workload once, prints and stores the result.
 func (a *App) runOnce(ctx context.Context, st *store.Store, s *session, w workload.Workload, r workload.Runner,
 	o *runOptions, round int, host summary.Host) (*summary.Run, error) {
-	fmt.Fprintf(a.Stdout, "Running %s on %s %s (%s): %d threads", w.Name(), s.target.Flavor, s.target.Version,
-		s.target.MaskedDSN(), o.cfg.Threads)
-	if o.cfg.Rate > 0 {
-		fmt.Fprintf(a.Stdout, ", fixed rate %g events/s", o.cfg.Rate)
+	if !o.quiet {
+		fmt.Fprintf(a.Stdout, "Running %s on %s %s (%s): %d threads", w.Name(), s.target.Flavor, s.target.Version,
+			s.target.MaskedDSN(), o.cfg.Threads)
+		if o.cfg.Rate > 0 {
+			fmt.Fprintf(a.Stdout, ", fixed rate %g events/s", o.cfg.Rate)
+		}
+		fmt.Fprintln(a.Stdout)
 	}
-	fmt.Fprintln(a.Stdout)
 
 	// The server's counters are read as the measured period begins, after
 	// the workers have connected and prepared their statements.
@@ -161,7 +168,9 @@ func (a *App) runOnce(ctx context.Context, st *store.Store, s *session, w worklo
 	mon := a.startMonitor(mctx, s, o.monitor)
 	defer mon.close()
 	for _, l := range mon.announce() {
-		fmt.Fprintln(a.Stdout, "Monitor: "+l)
+		if !o.quiet {
+			fmt.Fprintln(a.Stdout, "Monitor: "+l)
+		}
 	}
 	if counterErr == nil {
 		defer counters.Close()
@@ -172,7 +181,10 @@ func (a *App) runOnce(ctx context.Context, st *store.Store, s *session, w worklo
 	}
 	started := time.Now()
 	res, err := runner.Run(ctx, cfg, s.env(), r, func(iv runner.Interval) {
-		fmt.Fprintln(a.Stdout, formatInterval(iv, o.cfg.Warmup)+hostFigure(mon.interval(mctx, iv)))
+		figure := hostFigure(mon.interval(mctx, iv))
+		if !o.quiet {
+			fmt.Fprintln(a.Stdout, formatInterval(iv, o.cfg.Warmup)+figure)
+		}
 	})
 	if err != nil {
 		return nil, unreachable(fmt.Errorf("run %s: %s", w.Name(), s.target.Mask(err.Error())))
@@ -197,6 +209,7 @@ func (a *App) runOnce(ctx context.Context, st *store.Store, s *session, w worklo
 		Dbarena: summary.Dbarena{Version: Version, Command: maskArgs(a.Args, s.target)},
 	}
 	res.Fill(run)
+	run.Plan = o.plan
 	for _, kv := range o.tags {
 		run.Tags[kv[0]] = kv[1]
 	}
@@ -228,12 +241,16 @@ func (a *App) runOnce(ctx context.Context, st *store.Store, s *session, w worklo
 		run.Monitor, run.Host.Storage = monitored, mon.storage
 	}
 
-	a.printSummary(run)
+	if !o.quiet {
+		a.printSummary(run)
+	}
 	id, err := st.SaveRun(bg, run)
 	if err != nil {
 		return nil, failed(fmt.Errorf("store run: %w", err))
 	}
-	fmt.Fprintf(a.Stdout, "\nStored as run %d (%s) in %s\n", id, run.Status, a.resultsPath(o.results))
+	if !o.quiet {
+		fmt.Fprintf(a.Stdout, "\nStored as run %d (%s) in %s\n", id, run.Status, a.resultsPath(o.results))
+	}
 	if o.jsonPath != "" {
 		if err := writeJSON(o.jsonPath, run); err != nil {
 			return nil, failed(fmt.Errorf("--json: %w", err))

@@ -228,6 +228,8 @@ func (a *App) help(_ context.Context, args []string) error {
 		return nil
 	case args[0] == "report" || args[0] == "compare":
 		fmt.Fprint(a.Stdout, reportUsage)
+	case args[0] == "plan":
+		fmt.Fprint(a.Stdout, planUsage)
 		return nil
 	case args[0] == "run":
 		fs := newFlagSet("run")

@@ -375,6 +375,7 @@ func (r *run) coordinate(ctx context.Context, onInterval func(Interval)) *Result
 		return t
 	}
 	var endAt, tick time.Time
+	var warmSeries []Interval // warm-up intervals, for cfg.WarmupUntil
 	if warm {
 		tick = nextTick(r.t0, r.t0, warmEnd)
 	} else {
@@ -418,9 +419,17 @@ loop:
 		case !tick.IsZero() && !now.Before(tick):
 			r.collect(iv, false)
 			if warm {
-				emit(r.report(iv, tick, warmEnd, true))
+				rep := r.report(iv, tick, warmEnd, true)
+				emit(rep)
 				iv.reset(tick)
 				tick = nextTick(r.t0, now, warmEnd)
+				if cfg.WarmupUntil != nil {
+					warmSeries = append(warmSeries, rep)
+					if cfg.WarmupUntil(warmSeries) {
+						// Steady: the warm-up ends at this interval's end.
+						warmEnd = now
+					}
+				}
 			} else {
 				measure(tick)
 				iv.reset(tick)

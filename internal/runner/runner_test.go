@@ -706,3 +706,58 @@ func BenchmarkRunnerOverhead(b *testing.B) {
 		})
 	}
 }
+
+func TestWarmupUntil(t *testing.T) {
+	h := newHarness(t, func(_ context.Context, _ *fakeWorker, _ *workload.Event) error {
+		time.Sleep(time.Millisecond)
+		return nil
+	})
+	tests := []struct {
+		name   string
+		steady int // intervals after which WarmupUntil says "steady"; 0 = never
+		cap    time.Duration
+		wantLo time.Duration // bounds of Result.Warmup
+		wantHi time.Duration
+	}{
+		{"steady after two intervals", 2, 10 * time.Second, 200 * time.Millisecond, 5 * time.Second},
+		{"never steady: the cap ends it", 0, 300 * time.Millisecond, 300 * time.Millisecond, 10 * time.Second},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c := testConfig(1, 0)
+			c.Warmup = tt.cap
+			c.Duration = 100 * time.Millisecond
+			c.ReportInterval = 100 * time.Millisecond
+			var calls int
+			c.WarmupUntil = func(ivs []Interval) bool {
+				calls++
+				if len(ivs) != calls {
+					t.Errorf("call %d got %d intervals", calls, len(ivs))
+				}
+				for _, iv := range ivs {
+					if !iv.Warmup {
+						t.Errorf("measured interval passed to WarmupUntil: %+v", iv)
+					}
+				}
+				return tt.steady > 0 && len(ivs) >= tt.steady
+			}
+			res := h.run(t, context.Background(), c)
+			if res.Warmup < tt.wantLo || res.Warmup > tt.wantHi {
+				t.Errorf("Warmup = %v, want in [%v, %v]", res.Warmup, tt.wantLo, tt.wantHi)
+			}
+			if tt.steady > 0 && calls != tt.steady {
+				t.Errorf("WarmupUntil called %d times, want %d (it should stop being asked once steady)", calls, tt.steady)
+			}
+			if res.Events == 0 {
+				t.Error("no measured events")
+			}
+		})
+	}
+	t.Run("validation", func(t *testing.T) {
+		c := testConfig(1, 0)
+		c.WarmupUntil = func([]Interval) bool { return true }
+		if errs := c.Validate(); len(errs) == 0 {
+			t.Error("WarmupUntil without a warm-up cap and report interval: want a validation error")
+		}
+	})
+}
