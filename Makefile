@@ -5,7 +5,7 @@ LDFLAGS  := -X github.com/dbarena/dbarena/internal/cli.Version=$(VERSION)
 BIN      := bin/dbarena
 export DBARENA_HOME ?= $(HOME)/.local/share/dbarena
 
-.PHONY: all build deps test vet demo bench clean
+.PHONY: all build deps demo-deps test vet demo bench clean
 
 all: build
 
@@ -13,7 +13,10 @@ build:
 	$(GO) build -ldflags '$(LDFLAGS)' -o $(BIN) ./cmd/dbarena
 
 deps:
-	@scripts/install-deps
+	@scripts/install-deps test
+
+demo-deps:
+	@scripts/install-deps demo
 
 vet:
 	$(GO) vet ./...
@@ -24,7 +27,7 @@ vet:
 test: deps vet
 	$(GO) test -count=1 -timeout 45m ./...
 
-demo: deps build
+demo: demo-deps build
 	@scripts/demo
 
 bench: deps build

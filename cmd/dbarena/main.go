@@ -8,6 +8,7 @@ import (
 	"log"
 	"os"
 	"os/signal"
+	"runtime/pprof"
 	"syscall"
 
 	"github.com/go-sql-driver/mysql"
@@ -23,5 +24,24 @@ func main() {
 		return signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 	}
 	app := cli.NewApp(os.Stdout, os.Stderr, os.Args, os.Getenv, interrupts)
-	os.Exit(app.Main(context.Background()))
+	os.Exit(withProfile(os.Getenv("DBARENA_CPUPROFILE"), func() int { return app.Main(context.Background()) }))
+}
+
+// withProfile runs f under the CPU profiler when path is set (a developer
+// aid: DBARENA_CPUPROFILE=cpu.out dbarena run ...).
+func withProfile(path string, f func() int) int {
+	if path == "" {
+		return f()
+	}
+	out, err := os.Create(path)
+	if err == nil {
+		err = pprof.StartCPUProfile(out)
+	}
+	if err != nil {
+		log.Printf("DBARENA_CPUPROFILE: %v", err)
+		return f()
+	}
+	defer out.Close()
+	defer pprof.StopCPUProfile()
+	return f()
 }

@@ -94,6 +94,9 @@ func (a *App) commands() []command {
 		{"check", "check a workload's data consistency", (*App).check},
 		{"workloads", "list the workloads", (*App).workloads},
 		{"results", "list and show stored runs", (*App).results},
+		{"report", "write an HTML, Markdown, CSV or JSON report of stored runs", (*App).report},
+		{"compare", "compare two stored runs side by side, with significance", (*App).compare},
+		{"plan", "check and run experiment plans; per-cell statistics", (*App).plan},
 		{"help", "show help for a command or workload", (*App).help},
 		{"version", "print dbarena's version", (*App).version},
 	}

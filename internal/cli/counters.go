@@ -42,7 +42,10 @@ func (p *counterProbe) delta(ctx context.Context, before dialect.Counters) (map[
 		if err != nil {
 			return nil, err
 		}
-		if again == after {
+		// Questions counts the probe's own SHOW STATUS: compare the rest.
+		settled := again
+		settled.Queries = after.Queries
+		if settled == after {
 			break
 		}
 		after = again

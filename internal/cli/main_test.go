@@ -28,6 +28,9 @@ var suite struct {
 }
 
 func TestMain(m *testing.M) {
+	if args := os.Getenv(childEnv); args != "" {
+		os.Exit(runChild(args))
+	}
 	code := func() int {
 		home, err := os.MkdirTemp("", "dbarena-cli-")
 		if err != nil {

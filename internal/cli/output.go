@@ -109,6 +109,7 @@ func (a *App) printSummary(r *summary.Run) {
 	} else if c, ok := r.ServerCounters["commits"]; ok {
 		fmt.Fprintf(w, "\nServer counters: %d commits, %d rollbacks\n", c, r.ServerCounters["rollbacks"])
 	}
+	a.printMonitor(r)
 	if r.Status != summary.StatusComplete {
 		fmt.Fprintf(w, "\nRun %s", r.Status)
 		if r.Error != "" {
@@ -160,6 +161,10 @@ type progress struct {
 	wg            sync.WaitGroup
 	lastRows      int64
 	lastPrintedAt time.Time
+	// suffix, if not nil, is called on the printing goroutine once per
+	// progress line, with the time since the load began, and its result
+	// appended to the line (the monitor's host figure).
+	suffix func(elapsed time.Duration) string
 }
 
 func newProgress(w io.Writer) *progress { return &progress{w: w, done: make(chan struct{})} }
@@ -221,6 +226,9 @@ func (p *progress) print(final bool) {
 		avg := float64(rows) / elapsed
 		eta := time.Duration(float64(total-rows) / avg * float64(time.Second)).Round(time.Second)
 		line += fmt.Sprintf(" ETA %s", eta)
+	}
+	if p.suffix != nil {
+		line += p.suffix(now.Sub(p.began))
 	}
 	fmt.Fprintln(p.w, line)
 }

@@ -13,6 +13,7 @@ import (
 
 	"github.com/dbarena/dbarena/internal/dialect"
 	"github.com/dbarena/dbarena/internal/hostinfo"
+	"github.com/dbarena/dbarena/internal/monitor"
 	"github.com/dbarena/dbarena/internal/runner"
 	"github.com/dbarena/dbarena/internal/store"
 	"github.com/dbarena/dbarena/internal/summary"
@@ -27,7 +28,13 @@ type runOptions struct {
 	rounds       int
 	tags         [][2]string
 	ignoreErrors []string
+	monitor      string
 	cfg          runner.Config
+	// plan places the run in a plan (plan run); nil for `dbarena run`.
+	plan *summary.PlanRef
+	// quiet prints no interval lines, summary or "Stored as" line: plan
+	// run prints one line per cell instead.
+	quiet bool
 }
 
 func (o *runOptions) flags(fs *pflag.FlagSet) {
@@ -37,7 +44,7 @@ func (o *runOptions) flags(fs *pflag.FlagSet) {
 	durationFlag(fs, &o.cfg.Duration, "time", o.cfg.Duration, "measured run time (seconds or 30s, 5m); 0 = until --events")
 	fs.Int64Var(&o.cfg.Events, "events", o.cfg.Events, "stop after this many measured events; 0 = until --time")
 	durationFlag(fs, &o.cfg.Warmup, "warmup", o.cfg.Warmup, "warm-up before measuring, excluded from every figure")
-	durationFlag(fs, &o.cfg.ReportInterval, "report-interval", o.cfg.ReportInterval, "print a line every interval; 0 = none")
+	durationFlag(fs, &o.cfg.ReportInterval, "report-interval", time.Second, "print (and store) a line every interval; 0 = none")
 	fs.Float64Var(&o.cfg.Rate, "rate", o.cfg.Rate, "fixed arrival rate in events/s shared by all workers (latency from the intended start); 0 = as fast as possible")
 	fs.IntVar(&o.cfg.QueueSize, "rate-queue", o.cfg.QueueSize, "bound of the pending-event queue in --rate mode; overflow is counted as dropped")
 	fs.StringSliceVar(&o.ignoreErrors, "ignore-errors", nil, "server error codes to count and go on (e.g. 1062,23505, or all)")
@@ -46,6 +53,7 @@ func (o *runOptions) flags(fs *pflag.FlagSet) {
 	fs.Var(keyValues{&o.tags}, "tag", "KEY=VALUE label stored with the run (repeatable)")
 	fs.StringVar(&o.jsonPath, "json", "", "write the run summary (dbarena.run/v1) to this file")
 	fs.StringVar(&o.results, "results", "", "results store (SQLite file); default $DBARENA_HOME/results.db")
+	monitorFlag(fs, &o.monitor)
 }
 
 func (o *runOptions) validate(fs *pflag.FlagSet) []error {
@@ -58,6 +66,7 @@ func (o *runOptions) validate(fs *pflag.FlagSet) []error {
 	if o.rounds < 1 {
 		errs = append(errs, errors.New("--rounds must be at least 1"))
 	}
+	errs = append(errs, validateMonitor(o.monitor)...)
 	return errs
 }
 
@@ -138,40 +147,60 @@ func (a *App) run(ctx context.Context, args []string) error {
 // runOnce runs the workload once, prints and stores the result.
 func (a *App) runOnce(ctx context.Context, st *store.Store, s *session, w workload.Workload, r workload.Runner,
 	o *runOptions, round int, host summary.Host) (*summary.Run, error) {
-	fmt.Fprintf(a.Stdout, "Running %s on %s %s (%s): %d threads", w.Name(), s.target.Flavor, s.target.Version,
-		s.target.MaskedDSN(), o.cfg.Threads)
-	if o.cfg.Rate > 0 {
-		fmt.Fprintf(a.Stdout, ", fixed rate %g events/s", o.cfg.Rate)
+	if !o.quiet {
+		fmt.Fprintf(a.Stdout, "Running %s on %s %s (%s): %d threads", w.Name(), s.target.Flavor, s.target.Version,
+			s.target.MaskedDSN(), o.cfg.Threads)
+		if o.cfg.Rate > 0 {
+			fmt.Fprintf(a.Stdout, ", fixed rate %g events/s", o.cfg.Rate)
+		}
+		fmt.Fprintln(a.Stdout)
 	}
-	fmt.Fprintln(a.Stdout)
 
 	// The server's counters are read as the measured period begins, after
 	// the workers have connected and prepared their statements.
 	counters, counterErr := newCounterProbe(s)
 	var before dialect.Counters
 	cfg := o.cfg
+	cfg.Abort = s.sockets.CloseAll
+	// The monitor's samples line up with the measured intervals: its
+	// baseline is reset as measuring begins, and each interval samples.
+	mctx := context.WithoutCancel(ctx) // sampling has its own time limit
+	mon := a.startMonitor(mctx, s, o.monitor)
+	defer mon.close()
+	for _, l := range mon.announce() {
+		if !o.quiet {
+			fmt.Fprintln(a.Stdout, "Monitor: "+l)
+		}
+	}
 	if counterErr == nil {
 		defer counters.Close()
 		counterErr = errors.New("measured period never began")
-		cfg.OnMeasure = func() { before, counterErr = counters.read(ctx) }
+		cfg.OnMeasure = func() { before, counterErr = counters.read(ctx); mon.begin(mctx) }
+	} else {
+		cfg.OnMeasure = func() { mon.begin(mctx) }
 	}
 	// A workload with its own report (TPC-C) prints its own lines.
 	rep, _ := w.(workload.Reporter)
-	if rep != nil && o.cfg.ReportInterval > 0 {
+	if rep != nil && o.cfg.ReportInterval > 0 && !o.quiet {
 		fmt.Fprintln(a.Stdout, rep.IntervalHeader())
 	}
 	started := time.Now()
 	res, err := runner.Run(ctx, cfg, s.env(), r, func(iv runner.Interval) {
-		if rep != nil {
-			fmt.Fprintln(a.Stdout, rep.FormatInterval(workload.IntervalReport{Start: iv.Start, End: iv.End,
-				Warmup: iv.Warmup, Threads: iv.Threads, PerType: iv.PerType}))
+		figure := hostFigure(mon.interval(mctx, iv))
+		if o.quiet {
 			return
 		}
-		fmt.Fprintln(a.Stdout, formatInterval(iv, o.cfg.Warmup))
+		if rep != nil {
+			fmt.Fprintln(a.Stdout, rep.FormatInterval(workload.IntervalReport{Start: iv.Start, End: iv.End,
+				Warmup: iv.Warmup, Threads: iv.Threads, PerType: iv.PerType})+figure)
+			return
+		}
+		fmt.Fprintln(a.Stdout, formatInterval(iv, o.cfg.Warmup)+figure)
 	})
 	if err != nil {
 		return nil, unreachable(fmt.Errorf("run %s: %s", w.Name(), s.target.Mask(err.Error())))
 	}
+	monitored := mon.summary(mctx, res.Elapsed, res.Events)
 
 	run := &summary.Run{
 		Schema:    summary.Schema,
@@ -191,6 +220,7 @@ func (a *App) runOnce(ctx context.Context, st *store.Store, s *session, w worklo
 		Dbarena: summary.Dbarena{Version: Version, Command: maskArgs(a.Args, s.target)},
 	}
 	res.Fill(run)
+	run.Plan = o.plan
 	if rep != nil {
 		rep.Summarize(run)
 	}
@@ -217,17 +247,27 @@ func (a *App) runOnce(ctx context.Context, st *store.Store, s *session, w worklo
 		if settings, err := s.dialect.Settings(bg, counters.db); err == nil {
 			run.Settings = settings
 		}
+		if all, err := monitor.Snapshot(bg, s.target, counters.db); err == nil {
+			run.SettingsAll = all
+		}
+	}
+	if mon != nil {
+		run.Monitor, run.Host.Storage = monitored, mon.storage
 	}
 
-	a.printSummary(run)
-	if rep != nil {
-		fmt.Fprint(a.Stdout, rep.FormatSummary(run))
+	if !o.quiet {
+		a.printSummary(run)
+		if rep != nil {
+			fmt.Fprint(a.Stdout, rep.FormatSummary(run))
+		}
 	}
 	id, err := st.SaveRun(bg, run)
 	if err != nil {
 		return nil, failed(fmt.Errorf("store run: %w", err))
 	}
-	fmt.Fprintf(a.Stdout, "\nStored as run %d (%s) in %s\n", id, run.Status, a.resultsPath(o.results))
+	if !o.quiet {
+		fmt.Fprintf(a.Stdout, "\nStored as run %d (%s) in %s\n", id, run.Status, a.resultsPath(o.results))
+	}
 	if o.jsonPath != "" {
 		if err := writeJSON(o.jsonPath, run); err != nil {
 			return nil, failed(fmt.Errorf("--json: %w", err))

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"text/tabwriter"
 
+	"github.com/dbarena/dbarena/internal/catalog"
 	"github.com/dbarena/dbarena/internal/sandbox"
 	"github.com/dbarena/dbarena/internal/target"
 )
@@ -16,14 +17,17 @@ const serverUsage = `dbarena server COMMAND
   start NAME [--flavor mariadb|mysql|percona|postgres] [--basedir DIR] [--port N]
              [--profile default|durable|fast] [--set KEY=VALUE ...] [--buffer-pool SIZE]
              [--user U] [--password P] [--database DB]
+             [--server CATALOGUE-NAME] [--allocator system|jemalloc|tcmalloc]
   stop NAME | restart NAME | rm NAME
   list [--json]
   show NAME [--json]
+  import PATH [--name NAME]   register an unpacked server directory or tarball in the catalogue
+  forget NAME                 remove a server from the catalogue (its files stay)
 `
 
 func (a *App) server(ctx context.Context, args []string) error {
 	if len(args) == 0 {
-		return usagef("name a server command: start, stop, restart, rm, list, show")
+		return usagef("name a server command: start, stop, restart, rm, list, show, import, forget")
 	}
 	m := sandbox.NewManager(a.home())
 	sub, rest := args[0], args[1:]
@@ -40,8 +44,12 @@ func (a *App) server(ctx context.Context, args []string) error {
 		return a.serverList(m, rest)
 	case "show":
 		return a.serverShow(m, rest)
+	case "import":
+		return a.serverImport(ctx, m, rest)
+	case "forget":
+		return a.serverForget(rest)
 	}
-	return usagef("unknown server command %q (want start, stop, restart, rm, list, show)", sub)
+	return usagef("unknown server command %q (want start, stop, restart, rm, list, show, import, forget)", sub)
 }
 
 func oneName(sub string, args []string) (string, error) {
@@ -56,6 +64,7 @@ func (a *App) serverStart(ctx context.Context, m *sandbox.Manager, args []string
 		spec     sandbox.Spec
 		flavor   string
 		settings [][2]string
+		server   string
 	)
 	fs := newFlagSet("server start")
 	fs.StringVar(&flavor, "flavor", "", "mariadb, mysql, percona or postgres (default: first server found, MySQL family first)")
@@ -67,6 +76,8 @@ func (a *App) serverStart(ctx context.Context, m *sandbox.Manager, args []string
 	fs.StringVar(&spec.User, "user", "", "workload account (default dbarena)")
 	fs.StringVar(&spec.Password, "password", "", "workload account password (default: generated, kept in the sandbox directory)")
 	fs.StringVar(&spec.Database, "database", "", "workload database (default sbtest)")
+	fs.StringVar(&server, "server", "", "catalogued server to run (see `dbarena server list`; dbarena server import)")
+	fs.StringVar(&spec.Allocator, "allocator", "", "memory allocator preloaded into the server: system, jemalloc or tcmalloc")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -74,6 +85,16 @@ func (a *App) serverStart(ctx context.Context, m *sandbox.Manager, args []string
 		return usagef("server start needs exactly one sandbox NAME")
 	}
 	spec.Name = fs.Arg(0)
+	if server != "" {
+		if spec.Basedir != "" {
+			return usagef("--server and --basedir exclude each other")
+		}
+		e, err := a.catalogServer(server)
+		if err != nil {
+			return err
+		}
+		spec.Basedir = e.Basedir
+	}
 	if flavor != "" {
 		f, err := target.ParseFlavor(flavor)
 		if err != nil {
@@ -171,11 +192,19 @@ func (a *App) serverList(m *sandbox.Manager, args []string) error {
 	if err != nil {
 		return failed(err)
 	}
+	cat, err := catalog.Open(a.home()).List()
+	if err != nil {
+		return failed(err)
+	}
 	if asJSON {
 		out := struct {
-			Sandboxes []sandboxJSON    `json:"sandboxes"`
-			Binaries  []sandbox.Binary `json:"binaries"`
-		}{Sandboxes: []sandboxJSON{}, Binaries: bins}
+			Sandboxes []sandboxJSON     `json:"sandboxes"`
+			Binaries  []sandbox.Binary  `json:"binaries"`
+			Catalogue []catalogEntryOut `json:"catalogue"`
+		}{Sandboxes: []sandboxJSON{}, Binaries: bins, Catalogue: []catalogEntryOut{}}
+		for _, e := range cat {
+			out.Catalogue = append(out.Catalogue, catalogEntryOut{e.Name, string(e.Flavor), e.Version, e.Basedir})
+		}
 		for _, sb := range list {
 			out.Sandboxes = append(out.Sandboxes, toJSON(sb))
 		}
@@ -193,6 +222,13 @@ func (a *App) serverList(m *sandbox.Manager, args []string) error {
 	}
 	if len(bins) == 0 {
 		fmt.Fprintln(a.Stdout, "  none (install mariadb-server or postgresql, or use --basedir)")
+	}
+	fmt.Fprintln(a.Stdout, "\nServer catalogue (start one with --server NAME):")
+	for _, e := range cat {
+		fmt.Fprintf(a.Stdout, "  %-20s %-8s %-12s %s\n", e.Name, e.Flavor, e.Version, e.Basedir)
+	}
+	if len(cat) == 0 {
+		fmt.Fprintln(a.Stdout, "  empty (dbarena server import PATH, or scripts/fetch-servers)")
 	}
 	return nil
 }

@@ -53,6 +53,8 @@ type session struct {
 	target  target.Target
 	dialect dialect.Dialect
 	db      *sql.DB
+	// sockets are the pool's connections, closed to abort a run at once.
+	sockets *dialect.Sockets
 }
 
 // env is the workload environment of the session.
@@ -70,6 +72,7 @@ func connect(ctx context.Context, t target.Target, o dialect.OpenOptions) (*sess
 	if err != nil {
 		return nil, usagef("--target: %w", err)
 	}
+	o.Sockets = dialect.NewSockets()
 	db, err := d.Open(t, o)
 	if err != nil {
 		return nil, usagef("--target %s: %s", t.MaskedDSN(), t.Mask(err.Error()))
@@ -82,5 +85,5 @@ func connect(ctx context.Context, t target.Target, o dialect.OpenOptions) (*sess
 		return nil, unreachable(fmt.Errorf("cannot reach %s: %s", t.MaskedDSN(), t.Mask(err.Error())))
 	}
 	t.Flavor, t.Version = flavor, version
-	return &session{target: t, dialect: d, db: db}, nil
+	return &session{target: t, dialect: d, db: db, sockets: o.Sockets}, nil
 }

@@ -69,12 +69,14 @@ func missing(w workload.Workload, what string) error {
 type workloadCommand struct {
 	target  string
 	threads int
+	monitor string // prepare only
 }
 
 func (c *workloadCommand) flags(fs *pflag.FlagSet, threads bool) {
 	fs.StringVar(&c.target, "target", "", "DSN, sandbox:NAME, or empty for the default sandbox")
-	if threads {
+	if threads { // prepare
 		fs.IntVar(&c.threads, "threads", 1, "parallel loaders")
+		monitorFlag(fs, &c.monitor)
 	}
 }
 
@@ -97,6 +99,9 @@ func (a *App) openWorkload(ctx context.Context, cmd string, args []string, threa
 	var own []error
 	if threads && c.threads < 1 {
 		own = append(own, errors.New("--threads must be at least 1"))
+	}
+	if threads {
+		own = append(own, validateMonitor(c.monitor)...)
 	}
 	if err := validate(own, w.Validate()); err != nil {
 		return nil, nil, nil, err
@@ -130,9 +135,13 @@ func (a *App) prepare(ctx context.Context, args []string) error {
 	fmt.Fprintf(a.Stdout, "Preparing %s on %s %s (%s) with %d threads\n",
 		w.Name(), s.target.Flavor, s.target.Version, s.target.MaskedDSN(), c.threads)
 	prog := newProgress(a.Stdout)
+	mon := a.startMonitor(context.WithoutCancel(ctx), s, c.monitor)
+	defer mon.close()
+	prog.suffix = mon.progressFigure
 	prog.start()
 	err = p.Prepare(ctx, s.env(), c.threads, prog)
 	prog.stop()
+	a.printLoadMonitor(mon)
 	if err != nil {
 		if ctx.Err() != nil {
 			return failed(fmt.Errorf("prepare %s interrupted: %s", w.Name(), s.target.Mask(err.Error())))
@@ -216,6 +225,11 @@ func (a *App) help(_ context.Context, args []string) error {
 		return nil
 	case args[0] == "results":
 		fmt.Fprint(a.Stdout, resultsUsage)
+		return nil
+	case args[0] == "report" || args[0] == "compare":
+		fmt.Fprint(a.Stdout, reportUsage)
+	case args[0] == "plan":
+		fmt.Fprint(a.Stdout, planUsage)
 		return nil
 	case args[0] == "run":
 		fs := newFlagSet("run")

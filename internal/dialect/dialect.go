@@ -50,6 +50,8 @@ type Class struct {
 type OpenOptions struct {
 	// MaxConns caps the pool; 0 leaves database/sql's default.
 	MaxConns int
+	// Sockets, if set, records every connection the pool dials.
+	Sockets *Sockets
 }
 
 // Counters are the server's own cumulative statement and transaction

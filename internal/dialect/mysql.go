@@ -42,6 +42,9 @@ func (MySQLDialect) Config(t target.Target, o OpenOptions) *mysql.Config {
 	c.InterpolateParams = true
 	c.AllowNativePasswords = true
 	c.Timeout = 10 * time.Second
+	if o.Sockets != nil {
+		c.DialFunc = o.Sockets.Dial
+	}
 	c.Params = map[string]string{}
 	for k, v := range t.Params {
 		c.Params[k] = v
@@ -146,12 +149,16 @@ func mysqlFlavor(version, comment string) target.Flavor {
 // ReadCounters implements Dialect.
 func (MySQLDialect) ReadCounters(ctx context.Context, db *sql.DB) (Counters, error) {
 	rows, err := db.QueryContext(ctx, `SHOW GLOBAL STATUS WHERE Variable_name IN
-		('Questions','Com_commit','Com_rollback','Com_select','Com_insert','Com_update','Com_delete','Innodb_rows_inserted')`)
+		('Questions','Com_commit','Com_rollback','Com_select','Com_insert','Com_update','Com_delete',
+		'Innodb_rows_inserted','Handler_write')`)
 	if err != nil {
 		return Counters{}, err
 	}
 	defer rows.Close()
 	var c Counters
+	// MariaDB 10.6+ dropped Innodb_rows_*: count rows written by any
+	// engine (Handler_write) there instead.
+	handlerWrite, innodbRows := int64(0), false
 	for rows.Next() {
 		var name string
 		var value int64
@@ -174,8 +181,13 @@ func (MySQLDialect) ReadCounters(ctx context.Context, db *sql.DB) (Counters, err
 		case "com_delete":
 			c.Deletes = value
 		case "innodb_rows_inserted":
-			c.RowsInserted = value
+			c.RowsInserted, innodbRows = value, true
+		case "handler_write":
+			handlerWrite = value
 		}
+	}
+	if !innodbRows {
+		c.RowsInserted = handlerWrite
 	}
 	return c, rows.Err()
 }

@@ -26,7 +26,7 @@ func (PostgresDialect) Family() target.Family { return target.Postgres }
 // Config builds the driver configuration for t. Statements run through the
 // simple protocol unless a workload prepares them explicitly, so BEGIN and
 // COMMIT cost one round trip, as in sysbench.
-func (PostgresDialect) Config(t target.Target, _ OpenOptions) (*pgx.ConnConfig, error) {
+func (PostgresDialect) Config(t target.Target, o OpenOptions) (*pgx.ConnConfig, error) {
 	cfg, err := pgx.ParseConfig("")
 	if err != nil {
 		return nil, err
@@ -49,6 +49,9 @@ func (PostgresDialect) Config(t target.Target, _ OpenOptions) (*pgx.ConnConfig, 
 	cfg.Fallbacks = nil
 	cfg.ConnectTimeout = 10 * time.Second
 	cfg.DefaultQueryExecMode = pgx.QueryExecModeSimpleProtocol
+	if o.Sockets != nil {
+		cfg.DialFunc = o.Sockets.Dial
+	}
 	for k, v := range t.Params {
 		cfg.RuntimeParams[k] = v
 	}

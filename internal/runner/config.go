@@ -52,6 +52,18 @@ type Config struct {
 	// any measured event starts when there is no warm-up, or at the end of
 	// the warm-up. Callers read the server's own counters there.
 	OnMeasure func()
+	// Abort, if not nil, closes every connection of the run so that
+	// statements in flight fail at once (dialect.Sockets.CloseAll). With
+	// it, events run under a context that is never cancelled — cheaper for
+	// the drivers — and the runner calls Abort instead when the run must
+	// stop at once (interrupt, or the stop grace expired) and at its end.
+	Abort func()
+	// WarmupUntil, if not nil, ends the warm-up early: it is called on
+	// Run's goroutine after each warm-up report interval with every
+	// warm-up interval so far, and the measured period begins as soon as
+	// it returns true. Warmup is then the cap: the warm-up never lasts
+	// longer. It needs Warmup > 0 and ReportInterval > 0.
+	WarmupUntil func(warmup []Interval) bool
 }
 
 // DefaultConfig returns sysbench's defaults: one thread for 10 seconds, no
@@ -98,6 +110,9 @@ func (c Config) Validate() []error {
 			add("--ignore-errors: empty error code")
 			break
 		}
+	}
+	if c.WarmupUntil != nil && (c.Warmup <= 0 || c.ReportInterval <= 0) {
+		add("an automatic warm-up needs a --warmup cap > 0 and a --report-interval > 0")
 	}
 	if c.MaxRetries < 0 {
 		add("max retries must be >= 0, got %d", c.MaxRetries)

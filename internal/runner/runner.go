@@ -169,6 +169,7 @@ type run struct {
 	t0      time.Time          // start of the run (warm-up included)
 
 	wctx          context.Context // workers' context: ctx, cancelled at interrupt or after the stop grace
+	ectx          context.Context // events' context: wctx, or never cancelled when cfg.Abort is set
 	cancelWorkers context.CancelFunc
 
 	measured atomic.Bool   // the measured phase has begun
@@ -229,6 +230,11 @@ func (r *run) fail(err error) {
 // connectAll opens every worker's connection and Worker, a few at a time.
 func (r *run) connectAll(ctx context.Context) error {
 	r.wctx, r.cancelWorkers = context.WithCancel(ctx)
+	r.ectx = r.wctx
+	if r.cfg.Abort != nil {
+		r.ectx = context.WithoutCancel(r.wctx)
+		context.AfterFunc(r.wctx, r.cfg.Abort)
+	}
 	r.workers = make([]*worker, r.cfg.Threads)
 	errs := make([]error, r.cfg.Threads)
 	sem := make(chan struct{}, connectParallel)
@@ -391,6 +397,7 @@ func (r *run) coordinate(ctx context.Context, onInterval func(Interval)) *Result
 		return t
 	}
 	var endAt, tick time.Time
+	var warmSeries []Interval // warm-up intervals, for cfg.WarmupUntil
 	if warm {
 		tick = nextTick(r.t0, r.t0, warmEnd)
 	} else {
@@ -434,9 +441,17 @@ loop:
 		case !tick.IsZero() && !now.Before(tick):
 			r.collect(iv, false)
 			if warm {
-				emit(r.report(iv, tick, warmEnd, true))
+				rep := r.report(iv, tick, warmEnd, true)
+				emit(rep)
 				iv.reset(tick)
 				tick = nextTick(r.t0, now, warmEnd)
+				if cfg.WarmupUntil != nil {
+					warmSeries = append(warmSeries, rep)
+					if cfg.WarmupUntil(warmSeries) {
+						// Steady: the warm-up ends at this interval's end.
+						warmEnd = now
+					}
+				}
 			} else {
 				measure(tick)
 				iv.reset(tick)

@@ -2,10 +2,12 @@ package runner
 
 import (
 	"context"
+	"database/sql/driver"
 	"errors"
 	"math"
 	"reflect"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -364,6 +366,36 @@ func TestInterrupt(t *testing.T) {
 		t.Errorf("Events %d, Errors %d; want a partial result, no errors from the cancellation", res.Events, res.Errors)
 	}
 	checkSums(t, res)
+}
+
+// TestInterruptAborts: with Config.Abort, events run under a context that
+// is never cancelled; an interrupt calls Abort, which unblocks them.
+func TestInterruptAborts(t *testing.T) {
+	aborted := make(chan struct{})
+	var once sync.Once
+	h := newHarness(t, func(ctx context.Context, _ *fakeWorker, _ *workload.Event) error {
+		if ctx.Done() != nil {
+			return errors.New("event context is cancellable")
+		}
+		select {
+		case <-time.After(time.Millisecond):
+			return nil
+		case <-aborted: // as a closed socket would fail the statement
+			return driver.ErrBadConn
+		}
+	})
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	c := testConfig(2, 0)
+	c.Duration = time.Hour
+	c.StopGrace = time.Hour
+	c.Abort = func() { once.Do(func() { close(aborted) }) }
+	time.AfterFunc(100*time.Millisecond, cancel)
+	res := h.run(t, ctx, c)
+	if !res.Interrupted || res.Err != nil || res.Errors != 0 || res.Reconnects != 0 || res.Events == 0 {
+		t.Fatalf("Interrupted %v, Err %v, Errors %d, Reconnects %d, Events %d",
+			res.Interrupted, res.Err, res.Errors, res.Reconnects, res.Events)
+	}
 }
 
 func TestInterruptDuringWarmup(t *testing.T) {
@@ -746,4 +778,59 @@ func TestPauseLeftOutOfLatency(t *testing.T) {
 	if max := res.Latency.Max(); max >= nap {
 		t.Errorf("latency max %v includes the %v pause", max, nap)
 	}
+}
+
+func TestWarmupUntil(t *testing.T) {
+	h := newHarness(t, func(_ context.Context, _ *fakeWorker, _ *workload.Event) error {
+		time.Sleep(time.Millisecond)
+		return nil
+	})
+	tests := []struct {
+		name   string
+		steady int // intervals after which WarmupUntil says "steady"; 0 = never
+		cap    time.Duration
+		wantLo time.Duration // bounds of Result.Warmup
+		wantHi time.Duration
+	}{
+		{"steady after two intervals", 2, 10 * time.Second, 200 * time.Millisecond, 5 * time.Second},
+		{"never steady: the cap ends it", 0, 300 * time.Millisecond, 300 * time.Millisecond, 10 * time.Second},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c := testConfig(1, 0)
+			c.Warmup = tt.cap
+			c.Duration = 100 * time.Millisecond
+			c.ReportInterval = 100 * time.Millisecond
+			var calls int
+			c.WarmupUntil = func(ivs []Interval) bool {
+				calls++
+				if len(ivs) != calls {
+					t.Errorf("call %d got %d intervals", calls, len(ivs))
+				}
+				for _, iv := range ivs {
+					if !iv.Warmup {
+						t.Errorf("measured interval passed to WarmupUntil: %+v", iv)
+					}
+				}
+				return tt.steady > 0 && len(ivs) >= tt.steady
+			}
+			res := h.run(t, context.Background(), c)
+			if res.Warmup < tt.wantLo || res.Warmup > tt.wantHi {
+				t.Errorf("Warmup = %v, want in [%v, %v]", res.Warmup, tt.wantLo, tt.wantHi)
+			}
+			if tt.steady > 0 && calls != tt.steady {
+				t.Errorf("WarmupUntil called %d times, want %d (it should stop being asked once steady)", calls, tt.steady)
+			}
+			if res.Events == 0 {
+				t.Error("no measured events")
+			}
+		})
+	}
+	t.Run("validation", func(t *testing.T) {
+		c := testConfig(1, 0)
+		c.WarmupUntil = func([]Interval) bool { return true }
+		if errs := c.Validate(); len(errs) == 0 {
+			t.Error("WarmupUntil without a warm-up cap and report interval: want a validation error")
+		}
+	})
 }

@@ -138,7 +138,7 @@ func (wk *worker) event(ev *workload.Event, measured bool) (q workload.Queries, 
 	r := wk.r
 	for attempt := 0; ; attempt++ {
 		*ev = workload.Event{}
-		err = wk.w.Event(r.wctx, ev)
+		err = wk.w.Event(r.ectx, ev)
 		q.Add(ev.Queries)
 		pause += ev.Pause
 		if err == nil {

@@ -100,6 +100,8 @@ type configFile struct {
 type command struct {
 	Path string
 	Args []string
+	// Env is added to the process environment (LD_PRELOAD=...).
+	Env []string
 }
 
 // String renders the command for error messages.

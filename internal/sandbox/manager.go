@@ -59,6 +59,8 @@ type Sandbox struct {
 	ErrorLog string `json:"error_log"`
 	// Settings are the --set values in force.
 	Settings []Setting `json:"settings,omitempty"`
+	// Allocator is the preloaded allocator, "" for the system's.
+	Allocator string `json:"allocator,omitempty"`
 
 	password string
 	admin    target.Target
@@ -95,6 +97,10 @@ type record struct {
 	BufferPool string        `json:"buffer_pool"`
 	User       string        `json:"user"`
 	Database   string        `json:"database"`
+	// Allocator is preloaded into the server (Spec.Allocator); Preload is
+	// the library the running server was started with.
+	Allocator string `json:"allocator,omitempty"`
+	Preload   string `json:"preload,omitempty"`
 	// ServerUser is the OS user the server runs as, when not the owner.
 	ServerUser string `json:"server_user,omitempty"`
 	// State is the recorded intent: running or stopped.
@@ -261,7 +267,7 @@ func (m *Manager) view(rec *record) *Sandbox {
 		User: rec.User, Database: rec.Database, Datadir: rec.Layout.Datadir,
 		State: rec.liveState(), Profile: rec.Profile, Basedir: rec.Basedir,
 		Server: rec.Server, Dir: rec.Layout.Dir, ErrorLog: rec.Layout.ErrorLog,
-		Settings: rec.Settings,
+		Settings: rec.Settings, Allocator: rec.Allocator,
 	}
 	if s.State != StateStopped {
 		s.PID = rec.PID
@@ -349,10 +355,17 @@ func (m *Manager) Start(ctx context.Context, spec Spec) (*Sandbox, error) {
 	acct := account{User: rec.User, Password: pw, Database: rec.Database}
 	admin := eng.AdminTarget(cfg)
 	start := eng.StartCommand(cfg)
+	preload, err := allocatorPreload(rec.Allocator)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrInvalidSpec, err)
+	}
+	if preload != "" {
+		start.Env = append(start.Env, "LD_PRELOAD="+preload)
+	}
 
 	switch rec.liveState() {
 	case StateRunning:
-		if !configChanged(files) && slicesEqual(rec.Command, start.Args) {
+		if !configChanged(files) && slicesEqual(rec.Command, start.Args) && rec.Preload == preload {
 			if err := eng.Bootstrap(ctx, admin, acct); err != nil {
 				return nil, &StartError{Name: rec.Name, Phase: "bootstrap", Err: err}
 			}
@@ -492,6 +505,13 @@ func (m *Manager) applySpec(rec *record, spec Spec, b Binary) error {
 	}
 	if spec.Database != "" {
 		rec.Database = spec.Database
+	}
+	switch spec.Allocator {
+	case "":
+	case "system":
+		rec.Allocator = ""
+	default:
+		rec.Allocator = spec.Allocator
 	}
 	return nil
 }
@@ -668,6 +688,7 @@ func (m *Manager) launch(ctx context.Context, rec *record, eng engine, start com
 		return fail("start", err)
 	}
 	rec.State, rec.PID, rec.Command, rec.StartedAt = StateRunning, p.pid, start.Args, time.Now().UTC()
+	rec.Preload = strings.TrimPrefix(strings.Join(start.Env, " "), "LD_PRELOAD=")
 	if err := m.save(rec); err != nil {
 		m.kill(rec, eng)
 		return err

@@ -198,6 +198,11 @@ func (e mariadbEngine) InitCommand(c serverConfig) command {
 		args = append(args, "--basedir="+c.Basedir)
 	}
 	args = append(args, "--skip-name-resolve")
+	if !versionAtLeast(e.bin.Version, "10.3") {
+		// Old mysql_install_db insists on resolving the host name with a
+		// resolveip that unpacked builds may lack; --force skips only that.
+		args = append(args, "--force")
+	}
 	if versionAtLeast(e.bin.Version, "10.4") {
 		args = append(args, "--auth-root-authentication-method=normal")
 	}
@@ -239,7 +244,7 @@ func (e mysqlFamily) AdminTarget(c serverConfig) target.Target {
 
 // Bootstrap implements engine: the database, and the account at 127.0.0.1
 // and localhost with every privilege (sysbench and tpcc need broad rights).
-func (mysqlFamily) Bootstrap(ctx context.Context, admin target.Target, a account) error {
+func (e mysqlFamily) Bootstrap(ctx context.Context, admin target.Target, a account) error {
 	d := dialect.MySQLDialect{}
 	cfg := d.Config(admin, dialect.OpenOptions{MaxConns: 1})
 	// CREATE USER and GRANT cannot be prepared: the driver must quote the
@@ -252,10 +257,15 @@ func (mysqlFamily) Bootstrap(ctx context.Context, admin target.Target, a account
 	db := sql.OpenDB(conn)
 	defer db.Close()
 	stmts := []stmt{{"CREATE DATABASE IF NOT EXISTS " + d.QuoteIdent(a.Database), nil}}
+	// MariaDB before 10.2 has no ALTER USER: SET PASSWORD does the same.
+	setPassword := "ALTER USER ?@? IDENTIFIED BY ?"
+	if e.bin.Flavor == target.FlavorMariaDB && e.bin.Version != "" && !versionAtLeast(e.bin.Version, "10.2") {
+		setPassword = "SET PASSWORD FOR ?@? = PASSWORD(?)"
+	}
 	for _, host := range []string{"127.0.0.1", "localhost"} {
 		stmts = append(stmts,
 			stmt{"CREATE USER IF NOT EXISTS ?@? IDENTIFIED BY ?", []any{a.User, host, a.Password}},
-			stmt{"ALTER USER ?@? IDENTIFIED BY ?", []any{a.User, host, a.Password}},
+			stmt{setPassword, []any{a.User, host, a.Password}},
 			stmt{"GRANT ALL PRIVILEGES ON *.* TO ?@? WITH GRANT OPTION", []any{a.User, host}},
 		)
 	}

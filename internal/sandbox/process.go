@@ -92,7 +92,7 @@ func startDetached(c command, dir string, u osUser, logPath string) (*process, e
 	fmt.Fprintf(logf, "--- dbarena %s: %s\n", time.Now().UTC().Format(time.RFC3339), c)
 	cmd := exec.Command(c.Path, c.Args...)
 	cmd.Dir = dir
-	cmd.Env = processEnv(dir)
+	cmd.Env = append(processEnv(dir), c.Env...)
 	cmd.Stdout, cmd.Stderr = logf, logf
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true, Credential: u.credential()}
 	if err := cmd.Start(); err != nil {

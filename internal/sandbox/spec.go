@@ -11,6 +11,7 @@ package sandbox
 import (
 	"errors"
 	"fmt"
+	"os"
 	"regexp"
 	"strconv"
 	"strings"
@@ -66,6 +67,40 @@ type Spec struct {
 	Password string `json:"-"`
 	// Database is created for the workload account (default "sbtest").
 	Database string `json:"database,omitempty"`
+	// Allocator is a memory allocator preloaded into the server
+	// (LD_PRELOAD): "jemalloc" (Debian libjemalloc2), "tcmalloc" (Debian
+	// libtcmalloc-minimal4) or "system" for the C library's; "" keeps the
+	// recorded choice.
+	Allocator string `json:"allocator,omitempty"`
+}
+
+// allocatorLibs are the shared libraries of each preloadable allocator,
+// first found wins.
+func allocatorLibs(name string) []string {
+	switch name {
+	case "jemalloc":
+		return []string{"/usr/lib/x86_64-linux-gnu/libjemalloc.so.2", "/usr/lib/aarch64-linux-gnu/libjemalloc.so.2",
+			"/usr/lib/libjemalloc.so.2", "/usr/lib64/libjemalloc.so.2"}
+	case "tcmalloc":
+		return []string{"/usr/lib/x86_64-linux-gnu/libtcmalloc_minimal.so.4", "/usr/lib/aarch64-linux-gnu/libtcmalloc_minimal.so.4",
+			"/usr/lib/libtcmalloc_minimal.so.4", "/usr/lib64/libtcmalloc_minimal.so.4"}
+	}
+	return nil
+}
+
+// allocatorPreload returns the library to preload for an allocator, "" for
+// the system allocator.
+func allocatorPreload(name string) (string, error) {
+	if name == "" || name == "system" {
+		return "", nil
+	}
+	for _, p := range allocatorLibs(name) {
+		if _, err := os.Stat(p); err == nil {
+			return p, nil
+		}
+	}
+	pkg := map[string]string{"jemalloc": "libjemalloc2", "tcmalloc": "libtcmalloc-minimal4"}[name]
+	return "", fmt.Errorf("allocator %s: library not found (install Debian's %s)", name, pkg)
 }
 
 // Setting is one server setting (a my.cnf option or a postgresql.conf parameter).
@@ -180,6 +215,11 @@ func (s Spec) Validate() []error {
 	}
 	if strings.ContainsAny(s.Password, "\n\r\x00") || len(s.Password) > 128 {
 		errs = append(errs, errors.New("password: at most 128 bytes, no line breaks or NUL bytes"))
+	}
+	switch s.Allocator {
+	case "", "system", "jemalloc", "tcmalloc":
+	default:
+		errs = append(errs, fmt.Errorf("allocator %q: want system, jemalloc or tcmalloc", s.Allocator))
 	}
 	if s.Database != "" && !databaseRE.MatchString(s.Database) {
 		errs = append(errs, fmt.Errorf("database %q: want 1-64 of [A-Za-z0-9_], not starting with a digit", s.Database))

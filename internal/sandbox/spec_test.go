@@ -163,3 +163,38 @@ func TestListening(t *testing.T) {
 		t.Errorf("listening(%d) = true after close", port)
 	}
 }
+
+func TestAllocator(t *testing.T) {
+	tests := []struct {
+		name      string
+		allocator string
+		valid     bool
+	}{
+		{"none", "", true},
+		{"system", "system", true},
+		{"jemalloc", "jemalloc", true},
+		{"tcmalloc", "tcmalloc", true},
+		{"unknown", "hoard", false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			errs := Spec{Name: "x", Allocator: tt.allocator}.Validate()
+			if (len(errs) == 0) != tt.valid {
+				t.Errorf("Validate = %v, want valid=%v", errs, tt.valid)
+			}
+			lib, err := allocatorPreload(tt.allocator)
+			switch {
+			case tt.allocator == "" || tt.allocator == "system":
+				if lib != "" || err != nil {
+					t.Errorf("allocatorPreload = %q, %v; want nothing", lib, err)
+				}
+			case err == nil:
+				if _, serr := os.Stat(lib); serr != nil {
+					t.Errorf("allocatorPreload = %q, which does not exist", lib)
+				}
+			case !strings.Contains(err.Error(), "install") && tt.valid:
+				t.Errorf("missing library error %q should say what to install", err)
+			}
+		})
+	}
+}

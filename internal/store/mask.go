@@ -70,3 +70,8 @@ func isPasswordFlag(a string) bool {
 	}
 	return false
 }
+
+// MaskSecrets returns s with anything that looks like a password (in a DSN,
+// a key=value option or a command line) replaced by "***", the way the
+// store masks what it saves. Readers use it as a second line of defence.
+func MaskSecrets(s string) string { return newMasker().mask(s) }

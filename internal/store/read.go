@@ -44,6 +44,8 @@ type Filter struct {
 	Limit int
 	// IDs keeps only these runs.
 	IDs []int64
+	// Plan keeps runs placed in the plan of this name (summary plan.name).
+	Plan string
 }
 
 // RunRow is one line of a run listing: the headline numbers of a run.
@@ -76,6 +78,10 @@ func (s *Store) List(ctx context.Context, f Filter) ([]RunRow, error) {
 	for _, k := range slices.Sorted(maps.Keys(f.Tags)) {
 		where = append(where, "EXISTS (SELECT 1 FROM run_tags t WHERE t.run_id = r.id AND t.key = ? AND t.value = ?)")
 		args = append(args, k, f.Tags[k])
+	}
+	if f.Plan != "" {
+		where = append(where, "json_extract(r.summary, '$.plan.name') = ?")
+		args = append(args, f.Plan)
 	}
 	if len(f.IDs) > 0 {
 		where = append(where, "r.id IN ("+strings.TrimSuffix(strings.Repeat("?, ", len(f.IDs)), ", ")+")")

@@ -266,6 +266,9 @@ func TestList(t *testing.T) {
 		if i == 5 {
 			r.Tags = nil
 		}
+		if i == 1 || i == 2 {
+			r.Plan = &summary.PlanRef{Name: "sweep", Cell: "c1", Round: i}
+		}
 		ids = append(ids, save(t, s, r))
 	}
 	// A run saved later but started earlier sorts by its start time.
@@ -286,6 +289,8 @@ func TestList(t *testing.T) {
 		{"limit", Filter{Limit: 2}, rev(ids[5], ids[4])},
 		{"limit and tag", Filter{Limit: 1, Tags: map[string]string{"host": "box1"}}, rev(ids[4])},
 		{"ids", Filter{IDs: []int64{ids[0], ids[3], 999}}, rev(ids[3], ids[0])},
+		{"plan", Filter{Plan: "sweep"}, rev(ids[2], ids[1])},
+		{"unknown plan", Filter{Plan: "nope"}, nil},
 		{"no match", Filter{Tags: map[string]string{"series": "nope"}}, nil},
 		{"unknown workload", Filter{Workload: "nope"}, nil},
 	}

@@ -54,6 +54,11 @@ type Run struct {
 	// Histogram is the merged latency histogram, HDR-encoded (base64), in
 	// microseconds. It is kept in the store and omitted from --json output.
 	Histogram string `json:"histogram,omitempty"`
+
+	// SettingsAll is a snapshot of every server variable or setting as the
+	// run ended (SHOW GLOBAL VARIABLES, PostgreSQL's SHOW ALL), for
+	// reproducing the run; values of secret-looking names are masked.
+	SettingsAll map[string]string `json:"settings_all,omitempty"`
 }
 
 // Target is the server a run talked to; the DSN is masked.
@@ -162,6 +167,28 @@ type Host struct {
 	MemoryMB int64  `json:"memory_mb"`
 	Kernel   string `json:"kernel"`
 	OS       string `json:"os,omitempty"`
+
+	// Storage is what holds the server's data directory, for a server on
+	// this machine whose data directory is known.
+	Storage *Storage `json:"storage,omitempty"`
+}
+
+// Storage describes the file system and block device under a directory.
+type Storage struct {
+	// Path is the directory (the server's data directory).
+	Path string `json:"path"`
+	// Mount, FSType and Source are its mount point, file system type and
+	// mounted source (from /proc/self/mountinfo).
+	Mount  string `json:"mount"`
+	FSType string `json:"fstype"`
+	Source string `json:"source,omitempty"`
+	// Device is the whole block device holding it ("vda", "nvme0n1",
+	// "dm-0"), "" when the file system has none (tmpfs, overlay).
+	Device string `json:"device,omitempty"`
+	// Scheduler is the device's I/O scheduler ("mq-deadline", "none").
+	Scheduler string `json:"scheduler,omitempty"`
+	// Rotational is true for a spinning disk (as the kernel believes).
+	Rotational bool `json:"rotational,omitempty"`
 }
 
 // Dbarena identifies the tool that made the run.

@@ -2,7 +2,9 @@ package sandboxtest
 
 import (
 	"context"
+	"fmt"
 	"os"
+	"strings"
 	"testing"
 	"time"
 
@@ -63,4 +65,24 @@ func TestStartNamed(t *testing.T) {
 		t.Errorf("port changed across restart: %d -> %d", sb.Target.Port, re.Target().Port)
 	}
 	ping(t, re.Target())
+}
+
+// TestAllocatorPreload starts a real server with jemalloc preloaded and
+// finds the library mapped into the server process.
+func TestAllocatorPreload(t *testing.T) {
+	sb := StartNamed(t, target.FlavorMariaDB, func(s *sandbox.Spec) { s.Allocator = "jemalloc" })
+	got, err := sb.Manager.Get(sb.Name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.Allocator != "jemalloc" {
+		t.Errorf("Allocator = %q", got.Allocator)
+	}
+	maps, err := os.ReadFile(fmt.Sprintf("/proc/%d/maps", got.PID))
+	if err != nil {
+		t.Skipf("no /proc maps: %v", err)
+	}
+	if !strings.Contains(string(maps), "libjemalloc") {
+		t.Error("libjemalloc is not mapped into the server")
+	}
 }

@@ -1,0 +1,218 @@
+package cli
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"github.com/dbarena/dbarena/internal/report"
+	"github.com/dbarena/dbarena/internal/store"
+	"github.com/dbarena/dbarena/internal/summary"
+)
+
+const reportUsage = `dbarena report [IDS...] [--tag KEY=VALUE ...] [--plan NAME] [--workload NAME]
+  --format html|md|csv|json -o FILE [--baseline SERIES] [--title TEXT] [--csv-rows run|cell]
+  [--max-time-series N] [--results PATH]
+dbarena compare ID_A ID_B [--results PATH]
+`
+
+// reportFormats maps --format values (and -o extensions) to formats.
+var reportFormats = map[string]string{"html": "html", "htm": "html", "md": "md", "markdown": "md", "csv": "csv", "json": "json"}
+
+func (a *App) report(ctx context.Context, args []string) error {
+	var (
+		path, format, out, workload string
+		tags                        [][2]string
+		opts                        = report.NewOptions()
+		csvRows                     string
+		filter                      store.Filter
+	)
+	fs := newFlagSet("report")
+	fs.Var(keyValues{&tags}, "tag", "runs with this KEY=VALUE tag (repeatable)")
+	fs.StringVar(&filter.Plan, "plan", "", "runs of this plan")
+	fs.StringVar(&workload, "workload", "", "only runs of this workload")
+	fs.StringVar(&format, "format", "", "html, md, csv or json (default: from the -o extension)")
+	fs.StringVarP(&out, "output", "o", "", "file to write (- for standard output: csv, json)")
+	fs.StringVar(&opts.Baseline, "baseline", "", "series the others are compared with (default: the first)")
+	fs.StringVar(&opts.Title, "title", "", "report title")
+	fs.StringVar(&csvRows, "csv-rows", report.ByRun, "csv: one row per run or per cell")
+	fs.IntVar(&opts.MaxTimeSeries, "max-time-series", report.DefaultMaxTimeSeries, "at most this many per-run time-series charts (-1 = none)")
+	fs.StringVar(&path, "results", "", "results store (default $DBARENA_HOME/results.db)")
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	for _, s := range fs.Args() {
+		id, err := strconv.ParseInt(s, 10, 64)
+		if err != nil || id < 1 {
+			return usagef("report: %q is not a run ID", s)
+		}
+		filter.IDs = append(filter.IDs, id)
+	}
+	if len(tags) > 0 {
+		filter.Tags = map[string]string{}
+		for _, kv := range tags {
+			filter.Tags[kv[0]] = kv[1]
+		}
+	}
+	filter.Workload = workload
+	if len(filter.IDs) == 0 && filter.Tags == nil && filter.Plan == "" {
+		return usagef("report: select runs with IDs, --tag KEY=VALUE or --plan NAME")
+	}
+	if out == "" {
+		return usagef("report: -o FILE is required")
+	}
+	if format == "" {
+		format = strings.TrimPrefix(filepath.Ext(out), ".")
+	}
+	f, ok := reportFormats[strings.ToLower(format)]
+	if !ok {
+		return usagef("--format: %q is not one of html, md, csv, json", format)
+	}
+	if out == "-" && (f == "html" || f == "md") {
+		return usagef("-o: %s needs a file, not standard output", f)
+	}
+	if csvRows != report.ByRun && csvRows != report.ByCell {
+		return usagef("--csv-rows: %q is not run or cell", csvRows)
+	}
+	if opts.MaxTimeSeries == 0 {
+		opts.MaxTimeSeries = -1
+	}
+	opts.Version = Version
+	if errs := opts.Validate(); len(errs) > 0 {
+		return usagef("report: %w", errs[0])
+	}
+
+	st, err := a.openStore(ctx, path)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	runs, err := report.Load(ctx, st, filter)
+	if err != nil {
+		return failed(err)
+	}
+	if len(runs) == 0 {
+		return usagef("report: no stored run matches the selection in %s", a.resultsPath(path))
+	}
+	for _, id := range filter.IDs {
+		if !containsRun(runs, id) {
+			return usagef("report: no run %d in %s", id, a.resultsPath(path))
+		}
+	}
+	rep, err := report.Build(runs, opts)
+	if err != nil {
+		return usagef("report: %w", err)
+	}
+	if err := a.writeReport(rep, f, out, csvRows); err != nil {
+		return err
+	}
+	if out != "-" {
+		fmt.Fprintf(a.Stdout, "Wrote %s report of %d run(s) to %s\n", f, len(rep.Runs), out)
+	}
+	return nil
+}
+
+func containsRun(runs []*summary.Run, id int64) bool {
+	for _, r := range runs {
+		if r.ID == id {
+			return true
+		}
+	}
+	return false
+}
+
+// writeReport writes rep to out (a file, written whole, or "-").
+func (a *App) writeReport(rep *report.Report, format, out, csvRows string) error {
+	if out == "-" {
+		w := bufio.NewWriter(a.Stdout)
+		var err error
+		if format == "csv" {
+			err = rep.WriteCSV(w, csvRows)
+		} else {
+			err = rep.WriteJSON(w)
+		}
+		if err != nil {
+			return failed(err)
+		}
+		return w.Flush()
+	}
+	tmp := out + ".tmp"
+	file, err := os.Create(tmp)
+	if err != nil {
+		return usagef("-o: %w", err)
+	}
+	w := bufio.NewWriter(file)
+	switch format {
+	case "html":
+		err = rep.WriteHTML(w)
+	case "md":
+		base := strings.TrimSuffix(filepath.Base(out), filepath.Ext(out)) + "-charts"
+		err = rep.WriteMarkdown(w, filepath.Join(filepath.Dir(out), base), base)
+	case "csv":
+		err = rep.WriteCSV(w, csvRows)
+	case "json":
+		err = rep.WriteJSON(w)
+	}
+	if err == nil {
+		err = w.Flush()
+	}
+	if cerr := file.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(tmp, out)
+	}
+	if err != nil {
+		os.Remove(tmp)
+		return failed(fmt.Errorf("write %s: %w", out, err))
+	}
+	return nil
+}
+
+func (a *App) compare(ctx context.Context, args []string) error {
+	var path string
+	fs := newFlagSet("compare")
+	fs.StringVar(&path, "results", "", "results store (default $DBARENA_HOME/results.db)")
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	if fs.NArg() != 2 {
+		return usagef("compare needs two run IDs: dbarena compare ID_A ID_B")
+	}
+	var ids [2]int64
+	for i := range ids {
+		id, err := strconv.ParseInt(fs.Arg(i), 10, 64)
+		if err != nil || id < 1 {
+			return usagef("compare: %q is not a run ID", fs.Arg(i))
+		}
+		ids[i] = id
+	}
+	st, err := a.openStore(ctx, path)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	var sides [2][]*summary.Run
+	for i, id := range ids {
+		run, err := st.Run(ctx, id)
+		if errors.Is(err, store.ErrNotFound) {
+			return usagef("compare: no run %d in %s", id, a.resultsPath(path))
+		}
+		if err != nil {
+			return failed(err)
+		}
+		if sides[i], err = report.Rounds(ctx, st, run); err != nil {
+			return failed(err)
+		}
+	}
+	cmp, err := report.Compare(sides[0], sides[1])
+	if err != nil {
+		return failed(err)
+	}
+	return cmp.Write(a.Stdout)
+}

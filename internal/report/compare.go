@@ -1,0 +1,267 @@
+package report
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"maps"
+	"math"
+	"slices"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/dbarena/dbarena/internal/stats"
+	"github.com/dbarena/dbarena/internal/store"
+	"github.com/dbarena/dbarena/internal/summary"
+)
+
+// Source is where reports read runs: the results store satisfies it.
+type Source interface {
+	List(ctx context.Context, f store.Filter) ([]store.RunRow, error)
+	Run(ctx context.Context, id int64) (*summary.Run, error)
+}
+
+var _ Source = (*store.Store)(nil)
+
+// Load reads the runs a filter selects, oldest first.
+func Load(ctx context.Context, src Source, f store.Filter) ([]*summary.Run, error) {
+	rows, err := src.List(ctx, f)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]*summary.Run, 0, len(rows))
+	for i := len(rows) - 1; i >= 0; i-- {
+		r, err := src.Run(ctx, rows[i].ID)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, r)
+	}
+	return out, nil
+}
+
+// Rounds returns the runs of the same configuration as run, run included,
+// oldest first: the other rounds of its plan cell, or, outside a plan, the
+// runs tagged with another round number and otherwise the same server,
+// workload, threads, parameters and tags. A run with neither is alone.
+func Rounds(ctx context.Context, src Source, run *summary.Run) ([]*summary.Run, error) {
+	var f store.Filter
+	switch {
+	case run.Plan != nil && run.Plan.Name != "":
+		f = store.Filter{Plan: run.Plan.Name, Workload: run.Workload}
+	case run.Tags["round"] != "":
+		f = store.Filter{Tags: maps.Clone(run.Tags), Workload: run.Workload}
+		delete(f.Tags, "round")
+	default:
+		return []*summary.Run{run}, nil
+	}
+	cands, err := Load(ctx, src, f)
+	if err != nil {
+		return nil, fmt.Errorf("rounds of run %d: %w", run.ID, err)
+	}
+	key := sameConfigKey(run)
+	var out []*summary.Run
+	for _, c := range cands {
+		if c.Status == summary.StatusComplete && sameConfigKey(c) == key || c.ID == run.ID {
+			out = append(out, c)
+		}
+	}
+	return out, nil
+}
+
+func sameConfigKey(r *summary.Run) string {
+	return cellKey(r, strings.TrimSpace(r.Target.Flavor+" "+r.Target.Version+" "+r.Target.Sandbox))
+}
+
+// Comparison is run A against run B, each with its rounds.
+type Comparison struct {
+	A, B   []*summary.Run
+	Rows   []CompareRow
+	Differ [][3]string // name, A, B: settings and parameters that differ
+}
+
+// CompareRow is one figure of a comparison.
+type CompareRow struct {
+	Name          string
+	A, B          stats.Summary
+	Ratio         stats.Ratio
+	LowerIsBetter bool
+}
+
+// Compare sets B's runs against A's (the baseline).
+func Compare(a, b []*summary.Run) (*Comparison, error) {
+	if len(a) == 0 || len(b) == 0 {
+		return nil, fmt.Errorf("compare: nothing to compare")
+	}
+	c := &Comparison{A: a, B: b}
+	figs := []struct {
+		name  string
+		lower bool
+		f     func(*summary.Run) float64
+	}{
+		{"tps", false, func(r *summary.Run) float64 { return r.Throughput.TPS }},
+		{"qps", false, func(r *summary.Run) float64 { return r.Throughput.QPS }},
+		{"latency avg ms", true, func(r *summary.Run) float64 { return r.LatencyMS.Avg }},
+		{"latency p50 ms", true, func(r *summary.Run) float64 { return r.LatencyMS.P50 }},
+		{"latency p95 ms", true, func(r *summary.Run) float64 { return r.LatencyMS.P95 }},
+		{"latency p99 ms", true, func(r *summary.Run) float64 { return r.LatencyMS.P99 }},
+		{"latency max ms", true, func(r *summary.Run) float64 { return r.LatencyMS.Max }},
+		{"errors/s", true, func(r *summary.Run) float64 { return perSecond(r.Totals.Errors, r.DurationS) }},
+		{"retries/s", true, func(r *summary.Run) float64 { return perSecond(r.Totals.Retries, r.DurationS) }},
+		{"reconnects", true, func(r *summary.Run) float64 { return float64(r.Totals.Reconnects) }},
+	}
+	if a[0].TpmC != nil && b[0].TpmC != nil {
+		figs = append(figs, struct {
+			name  string
+			lower bool
+			f     func(*summary.Run) float64
+		}{"tpmC", false, func(r *summary.Run) float64 {
+			if r.TpmC == nil {
+				return 0
+			}
+			return *r.TpmC
+		}})
+	}
+	for _, fg := range figs {
+		xa, xb := values(a, fg.f), values(b, fg.f)
+		c.Rows = append(c.Rows, CompareRow{Name: fg.name, A: stats.Describe(xa), B: stats.Describe(xb),
+			Ratio: stats.Relative(xb, xa), LowerIsBetter: fg.lower})
+	}
+	ra, rb := a[0], b[0]
+	add := func(name, va, vb string) {
+		if va != vb {
+			c.Differ = append(c.Differ, [3]string{name, va, vb})
+		}
+	}
+	add("workload", ra.Workload, rb.Workload)
+	add("server", ra.Target.Flavor+" "+ra.Target.Version, rb.Target.Flavor+" "+rb.Target.Version)
+	add("threads", fmt.Sprint(ra.Threads), fmt.Sprint(rb.Threads))
+	add("time", fmt.Sprintf("%.0fs", ra.DurationS), fmt.Sprintf("%.0fs", rb.DurationS))
+	add("warmup", fmt.Sprintf("%.0fs", ra.WarmupS), fmt.Sprintf("%.0fs", rb.WarmupS))
+	add("rate", fmt.Sprint(ra.Rate), fmt.Sprint(rb.Rate))
+	add("host", ra.Host.Hostname, rb.Host.Hostname)
+	add("dbarena", ra.Dbarena.Version, rb.Dbarena.Version)
+	for _, k := range unionKeys(ra.Params, rb.Params) {
+		add("param "+k, lookupAny(ra.Params, k), lookupAny(rb.Params, k))
+	}
+	for _, k := range unionKeys(ra.Settings, rb.Settings) {
+		add("setting "+k, lookup(ra.Settings, k), lookup(rb.Settings, k))
+	}
+	return c, nil
+}
+
+func perSecond(n int64, s float64) float64 {
+	if s <= 0 {
+		return 0
+	}
+	return float64(n) / s
+}
+
+func values(rs []*summary.Run, f func(*summary.Run) float64) []float64 {
+	out := make([]float64, len(rs))
+	for i, r := range rs {
+		out[i] = f(r)
+	}
+	return out
+}
+
+func unionKeys[V any](a, b map[string]V) []string {
+	ks := slices.Collect(maps.Keys(a))
+	for k := range b {
+		if _, ok := a[k]; !ok {
+			ks = append(ks, k)
+		}
+	}
+	slices.Sort(ks)
+	return ks
+}
+
+func lookup(m map[string]string, k string) string {
+	if v, ok := m[k]; ok {
+		return v
+	}
+	return "-"
+}
+
+func lookupAny(m map[string]any, k string) string {
+	if v, ok := m[k]; ok {
+		return formatAny(v)
+	}
+	return "-"
+}
+
+func side(rs []*summary.Run) string {
+	var ids []string
+	for _, r := range rs {
+		ids = append(ids, fmt.Sprint(r.ID))
+	}
+	r := rs[0]
+	s := fmt.Sprintf("run %s", strings.Join(ids, ","))
+	return fmt.Sprintf("%s: %s on %s %s, %d threads", s, r.Workload, r.Target.Flavor, r.Target.Version, r.Threads)
+}
+
+func fmtSummary(s stats.Summary) string {
+	if s.N == 0 {
+		return "-"
+	}
+	if !s.HasCI() {
+		return fmt.Sprintf("%.2f", s.Mean)
+	}
+	return fmt.Sprintf("%.2f ± %.2f", s.Mean, (s.CIHigh-s.CILow)/2)
+}
+
+// Write prints the comparison as an aligned terminal table.
+func (c *Comparison) Write(w io.Writer) error {
+	var b strings.Builder
+	fmt.Fprintf(&b, "A (baseline): %s\nB:            %s\n", side(c.A), side(c.B))
+	na, nb := len(c.A), len(c.B)
+	switch {
+	case na < 2 || nb < 2:
+		fmt.Fprintf(&b, "Rounds: A %d, B %d. With single runs significance cannot be judged: repeat them (--rounds, or a plan) for confidence intervals.\n", na, nb)
+	default:
+		fmt.Fprintf(&b, "Rounds: A %d, B %d. ± is the half-width of the 95%% confidence interval; a difference is significant when the ratio's interval excludes 0%%.\n", na, nb)
+	}
+	b.WriteString("\n")
+	tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "\tA\tB\tB vs A\t95% CI\tverdict\t")
+	for _, r := range c.Rows {
+		rel, ci, verdict := "-", "", Verdict(r.Ratio)
+		if !math.IsNaN(r.Ratio.Value) {
+			rel = pct(r.Ratio.Value)
+			if r.Ratio.HasCI {
+				ci = fmt.Sprintf("[%s, %s]", pct(r.Ratio.Low), pct(r.Ratio.High))
+			}
+			if r.Ratio.Significant {
+				better := r.Ratio.Value > 1 != r.LowerIsBetter
+				if better {
+					verdict += " (better)"
+				} else {
+					verdict += " (worse)"
+				}
+			}
+		} else if r.A.Mean == 0 && r.B.Mean == 0 {
+			verdict = "both zero"
+		} else if r.A.Mean == 0 {
+			verdict = "A is zero"
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t\n", r.Name, fmtSummary(r.A), fmtSummary(r.B), rel, ci, verdict)
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	if len(c.Differ) > 0 {
+		b.WriteString("\nWhat differs:\n")
+		tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
+		fmt.Fprintln(tw, "\tA\tB")
+		for _, d := range c.Differ {
+			fmt.Fprintf(tw, "%s\t%s\t%s\n", d[0], store.MaskSecrets(d[1]), store.MaskSecrets(d[2]))
+		}
+		if err := tw.Flush(); err != nil {
+			return err
+		}
+	} else {
+		b.WriteString("\nSettings and parameters: the same.\n")
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
