@@ -5,6 +5,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/dbarena/dbarena/internal/steady"
 )
 
 // Variant is one server of the matrix: a plan server with one of its
@@ -212,6 +214,11 @@ func (p *Plan) Scale(f float64) {
 		return max(time.Second, time.Duration(float64(d)*f).Round(time.Second))
 	}
 	p.Duration, p.Warmup = dur(p.Duration), dur(p.Warmup)
+	// An automatic warm-up judges a window of intervals: a cap shorter
+	// than the window would always end the warm-up at the cap.
+	if p.AutoWarmup && p.ReportInterval > 0 {
+		p.Warmup = max(p.Warmup, time.Duration(steady.DefaultWindow+1)*p.ReportInterval)
+	}
 	scale := func(ps []Param) {
 		for i := range ps {
 			if !isSizeParam(ps[i].Key) {

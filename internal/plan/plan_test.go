@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/dbarena/dbarena/internal/steady"
 	"github.com/dbarena/dbarena/internal/summary"
 )
 
@@ -171,7 +172,9 @@ func TestScale(t *testing.T) {
 		t.Fatal(errs)
 	}
 	p.Scale(0.05)
-	if p.Duration != 2*time.Second || p.Warmup != time.Second {
+	// warmup_max 20s would scale to 1s, shorter than the steady-state
+	// detector's window of intervals: the cap keeps room for the window.
+	if p.Duration != 2*time.Second || p.Warmup != time.Duration(steady.DefaultWindow+1)*time.Second {
 		t.Errorf("durations %v %v", p.Duration, p.Warmup)
 	}
 	if v := p.Workloads[0].Params[1].Value; v != "500" {
@@ -180,6 +183,15 @@ func TestScale(t *testing.T) {
 	// 1000 and 5000 become 100 (floor) and 250.
 	if vals := p.Axes[1].Values; len(vals) != 2 || vals[0].Value != "100" || vals[1].Value != "250" {
 		t.Errorf("table-size axis = %+v", vals)
+	}
+	fixed, errs := Parse("p.yaml", []byte(goodPlan))
+	if len(errs) > 0 {
+		t.Fatal(errs)
+	}
+	fixed.AutoWarmup, fixed.Warmup = false, 20*time.Second
+	fixed.Scale(0.05)
+	if fixed.Warmup != time.Second {
+		t.Errorf("fixed warm-up scaled to %v, want 1s", fixed.Warmup)
 	}
 	p.Scale(0.01) // 100 and 250 both floor to 100: one value left
 	if vals := p.Axes[1].Values; len(vals) != 1 {
