@@ -14,6 +14,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/dbarena/dbarena/internal/sandbox"
 	"github.com/dbarena/dbarena/internal/target"
 )
 
@@ -72,7 +73,7 @@ func (c *Catalog) List() ([]Entry, error) {
 	if err := json.Unmarshal(data, &doc); err != nil {
 		return nil, fmt.Errorf("server catalogue %s: %w", c.Path, err)
 	}
-	sort.Slice(doc.Servers, func(i, j int) bool { return doc.Servers[i].Name < doc.Servers[j].Name })
+	sortEntries(doc.Servers)
 	return doc.Servers, nil
 }
 
@@ -105,7 +106,7 @@ func (c *Catalog) Put(e Entry) error {
 			out = append(out, old)
 		}
 	}
-	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	sortEntries(out)
 	return c.write(out)
 }
 
@@ -200,4 +201,19 @@ func FindBasedir(dir string) string {
 		return subs[0]
 	}
 	return dir
+}
+
+// sortEntries orders entries by flavor, then version (10.2 before 10.11),
+// then name.
+func sortEntries(es []Entry) {
+	sort.Slice(es, func(i, j int) bool {
+		a, b := es[i], es[j]
+		if a.Flavor != b.Flavor {
+			return a.Flavor < b.Flavor
+		}
+		if c := sandbox.CompareVersions(a.Version, b.Version); c != 0 {
+			return c < 0
+		}
+		return a.Name < b.Name
+	})
 }

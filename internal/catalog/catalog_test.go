@@ -4,7 +4,10 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
+
+	"github.com/dbarena/dbarena/internal/target"
 )
 
 func TestCatalog(t *testing.T) {
@@ -63,5 +66,23 @@ func TestFindBasedir(t *testing.T) {
 	}
 	if !IsArchive("x.tar.gz") || IsArchive("x.zip") {
 		t.Error("IsArchive")
+	}
+}
+
+func TestSortEntriesByVersion(t *testing.T) {
+	es := []Entry{
+		{Name: "pg-16", Flavor: target.FlavorPostgres, Version: "16.14"},
+		{Name: "mariadb-10.11.5", Flavor: target.FlavorMariaDB, Version: "10.11.5"},
+		{Name: "mariadb-10.2.11", Flavor: target.FlavorMariaDB, Version: "10.2.11"},
+		{Name: "mariadb-11.4.5", Flavor: target.FlavorMariaDB, Version: "11.4.5"},
+	}
+	sortEntries(es)
+	var got []string
+	for _, e := range es {
+		got = append(got, e.Name)
+	}
+	want := "mariadb-10.2.11 mariadb-10.11.5 mariadb-11.4.5 pg-16"
+	if strings.Join(got, " ") != want {
+		t.Fatalf("order %v, want %s", got, want)
 	}
 }

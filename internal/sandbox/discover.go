@@ -83,7 +83,7 @@ func sortBinaries(bins []Binary) {
 		if fi != fj {
 			return fi == target.MySQL
 		}
-		return compareVersions(bins[i].Version, bins[j].Version) > 0
+		return CompareVersions(bins[i].Version, bins[j].Version) > 0
 	})
 }
 
@@ -185,8 +185,8 @@ func versionParts(v string) []int {
 	return parts
 }
 
-// compareVersions returns -1, 0 or 1 as a is older, equal or newer than b.
-func compareVersions(a, b string) int {
+// CompareVersions returns -1, 0 or 1 as a is older, equal or newer than b.
+func CompareVersions(a, b string) int {
 	pa, pb := versionParts(a), versionParts(b)
 	for i := 0; i < len(pa) || i < len(pb); i++ {
 		var x, y int
@@ -207,4 +207,4 @@ func compareVersions(a, b string) int {
 }
 
 // versionAtLeast reports whether v >= min.
-func versionAtLeast(v, min string) bool { return compareVersions(v, min) >= 0 }
+func versionAtLeast(v, min string) bool { return CompareVersions(v, min) >= 0 }

@@ -54,8 +54,8 @@ func TestCompareVersions(t *testing.T) {
 		{"15.18", "9.6.24", 1},
 	}
 	for _, tt := range tests {
-		if got := compareVersions(tt.a, tt.b); got != tt.want {
-			t.Errorf("compareVersions(%q, %q) = %d, want %d", tt.a, tt.b, got, tt.want)
+		if got := CompareVersions(tt.a, tt.b); got != tt.want {
+			t.Errorf("CompareVersions(%q, %q) = %d, want %d", tt.a, tt.b, got, tt.want)
 		}
 	}
 }
