@@ -4,7 +4,6 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
-	"sync"
 
 	"github.com/dbarena/dbarena/internal/sbrand"
 	"github.com/dbarena/dbarena/internal/target"
@@ -67,7 +66,7 @@ func load(ctx context.Context, env workload.Env, c *Config, rows, threads int, p
 	fam := env.Dialect.Family()
 	p.SetTotal(int64(c.Tables) * int64(rows))
 
-	if err := parallel(ctx, threads, c.Tables, func(ctx context.Context, i int) error {
+	if err := workload.Parallel(ctx, threads, c.Tables, func(ctx context.Context, i int) error {
 		t := i + 1
 		if _, err := env.DB.ExecContext(ctx, createTableSQL(fam, c, t)); err != nil {
 			return fmt.Errorf("create table %s: %w", tableName(t), err)
@@ -78,13 +77,13 @@ func load(ctx context.Context, env workload.Env, c *Config, rows, threads int, p
 	}
 
 	chunks := planChunks(c, int64(rows), threads)
-	if err := parallel(ctx, threads, len(chunks), func(ctx context.Context, i int) error {
+	if err := workload.Parallel(ctx, threads, len(chunks), func(ctx context.Context, i int) error {
 		return loadChunk(ctx, env.DB, c, chunks[i], int64(rows), p)
 	}); err != nil {
 		return err
 	}
 
-	return parallel(ctx, threads, c.Tables, func(ctx context.Context, i int) error {
+	return workload.Parallel(ctx, threads, c.Tables, func(ctx context.Context, i int) error {
 		t := i + 1
 		if fam == target.Postgres && c.AutoInc && rows > 0 && chunksWithID(chunks, t) {
 			// Rows went in with explicit ids; move the SERIAL sequence past
@@ -194,46 +193,4 @@ func loadChunk(ctx context.Context, db *sql.DB, c *Config, ch chunk, tableSize i
 		return flush(ch.to)
 	}
 	return nil
-}
-
-// parallel runs fn(0..jobs-1) on up to n goroutines and returns the first
-// error, cancelling the others.
-func parallel(ctx context.Context, n, jobs int, fn func(ctx context.Context, job int) error) error {
-	if n > jobs {
-		n = jobs
-	}
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	next := make(chan int)
-	var (
-		wg       sync.WaitGroup
-		once     sync.Once
-		firstErr error
-	)
-	for i := 0; i < n; i++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for job := range next {
-				if err := fn(ctx, job); err != nil {
-					once.Do(func() { firstErr = err; cancel() })
-					return
-				}
-			}
-		}()
-	}
-feed:
-	for j := 0; j < jobs; j++ {
-		select {
-		case next <- j:
-		case <-ctx.Done():
-			break feed
-		}
-	}
-	close(next)
-	wg.Wait()
-	if firstErr != nil {
-		return firstErr
-	}
-	return ctx.Err()
 }

@@ -206,7 +206,7 @@ func (wl *Workload) Prepare(ctx context.Context, env workload.Env, threads int, 
 	)
 	buildCtx, stopBuilds := context.WithCancel(ctx)
 	defer stopBuilds()
-	err = parallel(ctx, threads, len(todo), func(ctx context.Context, i int) error {
+	err = workload.Parallel(ctx, threads, len(todo), func(ctx context.Context, i int) error {
 		u := todo[i]
 		if err := ld.unit(ctx, u); err != nil {
 			return err
@@ -471,7 +471,7 @@ func (wl *Workload) postLoad(ctx context.Context, env workload.Env, threads int)
 // createIndexes creates those of ixs that do not exist yet, on up to
 // threads connections.
 func createIndexes(ctx context.Context, env workload.Env, threads int, ixs []index) error {
-	return parallel(ctx, threads, len(ixs), func(ctx context.Context, i int) error {
+	return workload.Parallel(ctx, threads, len(ixs), func(ctx context.Context, i int) error {
 		ix := ixs[i]
 		ok, err := indexExists(ctx, env, ix)
 		if err != nil || ok {
@@ -523,49 +523,4 @@ func (wl *Workload) Cleanup(ctx context.Context, env workload.Env) error {
 		}
 	}
 	return nil
-}
-
-// parallel runs fn(0..jobs-1) on up to n goroutines and returns the first
-// error, cancelling the others.
-func parallel(ctx context.Context, n, jobs int, fn func(ctx context.Context, job int) error) error {
-	if n > jobs {
-		n = jobs
-	}
-	if n < 1 {
-		return ctx.Err()
-	}
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	next := make(chan int)
-	var (
-		wg       sync.WaitGroup
-		once     sync.Once
-		firstErr error
-	)
-	for i := 0; i < n; i++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for job := range next {
-				if err := fn(ctx, job); err != nil {
-					once.Do(func() { firstErr = err; cancel() })
-					return
-				}
-			}
-		}()
-	}
-feed:
-	for j := 0; j < jobs; j++ {
-		select {
-		case next <- j:
-		case <-ctx.Done():
-			break feed
-		}
-	}
-	close(next)
-	wg.Wait()
-	if firstErr != nil {
-		return firstErr
-	}
-	return ctx.Err()
 }
