@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/dbarena/dbarena/internal/runner"
+	"github.com/dbarena/dbarena/internal/secret"
 	"github.com/dbarena/dbarena/internal/summary"
 	"github.com/dbarena/dbarena/internal/target"
 )
@@ -119,36 +120,15 @@ func (a *App) printSummary(r *summary.Run) {
 	}
 }
 
-// maskArgs returns the command line with passwords masked.
+// maskArgs returns the command line with passwords masked: whatever looks
+// like one (secret.MaskCommand), and the target's own password wherever it
+// appears.
 func maskArgs(args []string, t target.Target) []string {
-	out := make([]string, len(args))
-	for i, arg := range args {
-		out[i] = t.Mask(maskDSNs(arg))
-		if i > 0 && (args[i-1] == "--password" || args[i-1] == "--mysql-password" || args[i-1] == "--pgsql-password") {
-			out[i] = "***"
-		}
-		if k, _, ok := strings.Cut(arg, "="); ok && strings.HasSuffix(k, "password") {
-			out[i] = k + "=***"
-		}
+	out := secret.MaskCommand(args)
+	for i := range out {
+		out[i] = t.Mask(out[i])
 	}
 	return out
-}
-
-// maskDSNs hides the password part of any scheme://user:pass@ in s.
-func maskDSNs(s string) string {
-	i := strings.Index(s, "://")
-	if i < 0 {
-		return s
-	}
-	at := strings.Index(s[i:], "@")
-	if at < 0 {
-		return s
-	}
-	creds := s[i+3 : i+at]
-	if c := strings.Index(creds, ":"); c >= 0 {
-		return s[:i+3] + creds[:c] + ":***" + s[i+at:]
-	}
-	return s
 }
 
 // progress prints load progress once a second: rows, rate, MB and ETA.

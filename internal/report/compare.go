@@ -10,6 +10,7 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"github.com/dbarena/dbarena/internal/secret"
 	"github.com/dbarena/dbarena/internal/stats"
 	"github.com/dbarena/dbarena/internal/store"
 	"github.com/dbarena/dbarena/internal/summary"
@@ -254,7 +255,7 @@ func (c *Comparison) Write(w io.Writer) error {
 		tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
 		fmt.Fprintln(tw, "\tA\tB")
 		for _, d := range c.Differ {
-			fmt.Fprintf(tw, "%s\t%s\t%s\n", d[0], store.MaskSecrets(d[1]), store.MaskSecrets(d[2]))
+			fmt.Fprintf(tw, "%s\t%s\t%s\n", d[0], secret.Mask(d[1]), secret.Mask(d[2]))
 		}
 		if err := tw.Flush(); err != nil {
 			return err

@@ -24,8 +24,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/dbarena/dbarena/internal/secret"
 	"github.com/dbarena/dbarena/internal/stats"
-	"github.com/dbarena/dbarena/internal/store"
 	"github.com/dbarena/dbarena/internal/summary"
 )
 
@@ -234,14 +234,14 @@ func Build(runs []*summary.Run, o Options) (*Report, error) {
 func sanitize(r *summary.Run) *summary.Run {
 	c := *r
 	c.Histogram = ""
-	c.Target.DSN = store.MaskSecrets(c.Target.DSN)
-	c.Error = store.MaskSecrets(c.Error)
+	c.Target.DSN = secret.Mask(c.Target.DSN)
+	c.Error = secret.Mask(c.Error)
 	cmd := make([]string, len(c.Dbarena.Command))
 	for i, a := range c.Dbarena.Command {
 		if i > 0 && isPasswordFlag(c.Dbarena.Command[i-1]) {
 			a = "***"
 		}
-		cmd[i] = store.MaskSecrets(a)
+		cmd[i] = secret.Mask(a)
 	}
 	c.Dbarena.Command = cmd
 	return &c

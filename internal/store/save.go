@@ -10,6 +10,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/dbarena/dbarena/internal/secret"
 	"github.com/dbarena/dbarena/internal/summary"
 )
 
@@ -47,9 +48,9 @@ func (s *Store) SaveRun(ctx context.Context, run *summary.Run) (int64, error) {
 	if r.Schema == "" {
 		r.Schema = summary.Schema
 	}
-	r.Target.DSN = s.mask.mask(r.Target.DSN)
-	r.Error = s.mask.mask(r.Error)
-	r.Dbarena.Command = s.mask.maskCommand(r.Dbarena.Command)
+	r.Target.DSN = secret.Mask(r.Target.DSN)
+	r.Error = secret.Mask(r.Error)
+	r.Dbarena.Command = secret.MaskCommand(r.Dbarena.Command)
 
 	cols, err := jsonColumns(&r)
 	if err != nil {

@@ -53,7 +53,6 @@ func DefaultPath(env func(string) string) string {
 type Store struct {
 	db   *sql.DB
 	path string
-	mask masker
 
 	// beforeCommit, when set (by tests only), runs inside SaveRun's
 	// transaction just before COMMIT.
@@ -89,7 +88,7 @@ func Open(ctx context.Context, path string) (*Store, error) {
 	if err != nil {
 		return nil, fmt.Errorf("open results store %s: %w", path, err)
 	}
-	s := &Store{db: db, path: abs, mask: newMasker()}
+	s := &Store{db: db, path: abs}
 	if err := s.migrate(ctx); err != nil {
 		db.Close()
 		return nil, fmt.Errorf("open results store %s: %w", path, err)

@@ -9,6 +9,8 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+
+	"github.com/dbarena/dbarena/internal/secret"
 )
 
 // Family is the wire protocol family of a server.
@@ -109,7 +111,7 @@ var ErrNotDSN = errors.New("not a DSN")
 func ParseDSN(dsn string) (Target, error) {
 	u, err := url.Parse(dsn)
 	if err != nil || u.Scheme == "" || u.Opaque != "" {
-		return Target{}, fmt.Errorf("%w: %q (want mysql://USER:PASS@HOST:PORT/DB or postgres://...)", ErrNotDSN, maskRaw(dsn))
+		return Target{}, fmt.Errorf("%w: %q (want mysql://USER:PASS@HOST:PORT/DB or postgres://...)", ErrNotDSN, secret.Mask(dsn))
 	}
 	var t Target
 	switch strings.ToLower(u.Scheme) {
@@ -120,7 +122,7 @@ func ParseDSN(dsn string) (Target, error) {
 		t.Flavor = FlavorPostgres
 		t.Port = 5432
 	default:
-		return Target{}, fmt.Errorf("unknown DSN scheme %q in %q (want mysql:// or postgres://)", u.Scheme, maskRaw(dsn))
+		return Target{}, fmt.Errorf("unknown DSN scheme %q in %q (want mysql:// or postgres://)", u.Scheme, secret.Mask(dsn))
 	}
 	if u.User != nil {
 		t.User = u.User.Username()
@@ -130,7 +132,7 @@ func ParseDSN(dsn string) (Target, error) {
 	if p := u.Port(); p != "" {
 		n, err := strconv.Atoi(p)
 		if err != nil || n <= 0 || n > 65535 {
-			return Target{}, fmt.Errorf("bad port %q in DSN %q", p, maskRaw(dsn))
+			return Target{}, fmt.Errorf("bad port %q in DSN %q", p, secret.Mask(dsn))
 		}
 		t.Port = n
 	}
@@ -141,7 +143,7 @@ func ParseDSN(dsn string) (Target, error) {
 		q.Del("socket")
 	}
 	if t.Host == "" && t.Socket == "" {
-		return Target{}, fmt.Errorf("DSN %q has no host and no ?socket=", maskRaw(dsn))
+		return Target{}, fmt.Errorf("DSN %q has no host and no ?socket=", secret.Mask(dsn))
 	}
 	if t.Database == "" {
 		t.Database = "sbtest"
@@ -153,20 +155,6 @@ func ParseDSN(dsn string) (Target, error) {
 		t.Params[k] = v[len(v)-1]
 	}
 	return t, nil
-}
-
-// maskRaw hides the password of a DSN that may not parse cleanly.
-func maskRaw(dsn string) string {
-	at := strings.LastIndex(dsn, "@")
-	scheme := strings.Index(dsn, "://")
-	if at < 0 || scheme < 0 || at < scheme {
-		return dsn
-	}
-	creds := dsn[scheme+3 : at]
-	if i := strings.Index(creds, ":"); i >= 0 {
-		return dsn[:scheme+3] + creds[:i] + ":***" + dsn[at:]
-	}
-	return dsn
 }
 
 // Mask replaces every occurrence of the target's password in s; use it on

@@ -1,0 +1,69 @@
+// Package secret hides passwords in text: DSNs, key=value options, error
+// messages and command lines. Every place that prints, stores or reports
+// such text masks it here.
+package secret
+
+import "regexp"
+
+// secretPatterns match what looks like a password in a DSN or a command
+// line, in the forms dbarena and its drivers use:
+//
+//	scheme://user:secret@host     URL user info (MySQL, PostgreSQL)
+//	user:secret@tcp(host)/db      go-sql-driver/mysql
+//	password=secret               libpq key/value and URL query parameters
+//
+// A password in URL user info runs to the last '@' of its word, so one that
+// itself contains '@' is hidden whole. Masking is idempotent.
+type secretPattern struct {
+	re   *regexp.Regexp
+	repl string
+}
+
+// patterns are compiled once; they are never modified.
+var patterns = [...]secretPattern{
+	{
+		// group 1: what precedes the user (start, "://", a separator);
+		// group 2: the user; the password must not start with "//", so
+		// that "mysql://u:p@h" is matched at "u", not at "mysql".
+		re:   regexp.MustCompile(`(^|://|[\s"'=(,;])([^\s:/@"'=(,;]*):(?:[^/\s"']|/[^/\s"'])[^\s"']*@`),
+		repl: "${1}${2}:***@",
+	},
+	{
+		re:   regexp.MustCompile(`(?i)((?:^|[\s?&;,"'-])(?:password|passwd|pwd|pass|sslpassword)\s*=\s*)(?:'[^']*'|"[^"]*"|[^\s&;,'"]*)`),
+		repl: "${1}***",
+	},
+}
+
+// Mask returns s with anything that looks like a password replaced by
+// "***". It is idempotent and safe for concurrent use.
+func Mask(s string) string {
+	for _, p := range patterns {
+		s = p.re.ReplaceAllString(s, p.repl)
+	}
+	return s
+}
+
+// MaskCommand masks every argument of a command line, and also the
+// argument that follows a bare password flag ("--password P", "-p P").
+func MaskCommand(args []string) []string {
+	if args == nil {
+		return nil
+	}
+	out := make([]string, len(args))
+	for i, a := range args {
+		if i > 0 && isPasswordFlag(args[i-1]) {
+			out[i] = "***"
+			continue
+		}
+		out[i] = Mask(a)
+	}
+	return out
+}
+
+func isPasswordFlag(a string) bool {
+	switch a {
+	case "-p", "--password", "-password", "--pass", "--passwd", "--pg-password", "--pgsql-password", "--mysql-password", "--sslpassword":
+		return true
+	}
+	return false
+}
