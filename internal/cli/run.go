@@ -156,22 +156,24 @@ func (a *App) runOnce(ctx context.Context, st *store.Store, s *session, w worklo
 		fmt.Fprintln(a.Stdout)
 	}
 
-	// The server's counters are read as the measured period begins, after
-	// the workers have connected and prepared their statements.
-	counters, counterErr := newCounterProbe(s)
-	var before dialect.Counters
 	cfg := o.cfg
+	// Closing the pool's sockets stops statements in flight, so they can
+	// run under a context the drivers need not watch.
 	cfg.Abort = s.sockets.CloseAll
 	// The monitor's samples line up with the measured intervals: its
 	// baseline is reset as measuring begins, and each interval samples.
 	mctx := context.WithoutCancel(ctx) // sampling has its own time limit
 	mon := a.startMonitor(mctx, s, o.monitor)
 	defer mon.close()
-	for _, l := range mon.announce() {
-		if !o.quiet {
+	if !o.quiet {
+		for _, l := range mon.announce() {
 			fmt.Fprintln(a.Stdout, "Monitor: "+l)
 		}
 	}
+	// The server's counters are read as the measured period begins, after
+	// the workers have connected and prepared their statements.
+	counters, counterErr := newCounterProbe(s)
+	var before dialect.Counters
 	if counterErr == nil {
 		defer counters.Close()
 		counterErr = errors.New("measured period never began")
