@@ -59,7 +59,7 @@ type session struct {
 
 // env is the workload environment of the session.
 func (s *session) env() workload.Env {
-	return workload.Env{DB: s.db, Dialect: s.dialect, Target: s.target}
+	return workload.Env{DB: s.db, Dialect: s.dialect, Target: s.target, Sockets: s.sockets}
 }
 
 // Close closes the pool.

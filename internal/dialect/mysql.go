@@ -14,6 +14,7 @@ import (
 
 	"github.com/go-sql-driver/mysql"
 
+	"github.com/dbarena/dbarena/internal/mysqlwire"
 	"github.com/dbarena/dbarena/internal/target"
 )
 
@@ -66,6 +67,41 @@ func (d MySQLDialect) Open(t target.Target, o OpenOptions) (*sql.DB, error) {
 	return db, nil
 }
 
+// WireSupported reports whether t can be reached with dbarena's lean wire
+// client: plain TCP or socket connections without extra DSN parameters (TLS
+// and driver options need go-sql-driver).
+func (MySQLDialect) WireSupported(t target.Target) bool { return len(t.Params) == 0 }
+
+// DialWire connects to t with the lean wire client (package mysqlwire) and
+// records the connection in o.Sockets so that a run can abort it.
+// mysqlwire.ErrUnsupportedAuth means the server wants an authentication
+// method only go-sql-driver speaks.
+func (MySQLDialect) DialWire(t target.Target, o OpenOptions) (*mysqlwire.Conn, error) {
+	cfg := mysqlwire.Config{User: t.User, Password: t.Password, Database: t.Database, Timeout: 10 * time.Second}
+	if t.Socket != "" {
+		cfg.Socket = t.Socket
+	} else {
+		cfg.Addr = net.JoinHostPort(t.Host, strconv.Itoa(t.Port))
+	}
+	c, err := mysqlwire.Dial(cfg)
+	if err != nil {
+		return nil, err
+	}
+	if o.Sockets != nil {
+		o.Sockets.Track(abortCloser{c})
+	}
+	return c, nil
+}
+
+// abortCloser aborts a wire connection from another goroutine; its owner
+// closes it.
+type abortCloser struct{ c *mysqlwire.Conn }
+
+func (a abortCloser) Close() error {
+	a.c.Abort()
+	return nil
+}
+
 // MySQL error numbers that dbarena treats specially.
 const (
 	mysqlRecordChanged   = 1020
@@ -82,10 +118,18 @@ func (MySQLDialect) Classify(err error) Class {
 	if err == nil {
 		return Class{Kind: None}
 	}
+	var number uint16
 	var me *mysql.MySQLError
-	if errors.As(err, &me) {
-		code := strconv.Itoa(int(me.Number))
-		switch me.Number {
+	var we *mysqlwire.Error
+	switch {
+	case errors.As(err, &me):
+		number = me.Number
+	case errors.As(err, &we):
+		number = we.Number
+	}
+	if number != 0 {
+		code := strconv.Itoa(int(number))
+		switch number {
 		// sysbench's default --mysql-ignore-errors: 1213, 1020, 1205.
 		case mysqlDeadlock, mysqlLockWaitTimeout, mysqlRecordChanged:
 			return Class{Kind: Retry, Code: code}
@@ -94,7 +138,7 @@ func (MySQLDialect) Classify(err error) Class {
 		}
 		return Class{Kind: Fatal, Code: code}
 	}
-	if isConnError(err) || errors.Is(err, mysql.ErrInvalidConn) {
+	if isConnError(err) || errors.Is(err, mysql.ErrInvalidConn) || errors.Is(err, mysqlwire.ErrClosed) {
 		return Class{Kind: ConnLost, Code: "conn"}
 	}
 	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {

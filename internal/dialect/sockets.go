@@ -2,6 +2,7 @@ package dialect
 
 import (
 	"context"
+	"io"
 	"net"
 	"sync"
 )
@@ -13,7 +14,7 @@ import (
 // goroutine hand-offs per statement. Safe for concurrent use.
 type Sockets struct {
 	mu    sync.Mutex
-	conns []net.Conn
+	conns []io.Closer
 }
 
 // NewSockets returns an empty set.
@@ -26,10 +27,16 @@ func (s *Sockets) Dial(ctx context.Context, network, addr string) (net.Conn, err
 	if err != nil {
 		return nil, err
 	}
+	s.Track(c)
+	return c, nil
+}
+
+// Track records a connection dialled some other way; CloseAll closes it.
+// Its Close must be safe to call from any goroutine.
+func (s *Sockets) Track(c io.Closer) {
 	s.mu.Lock()
 	s.conns = append(s.conns, c)
 	s.mu.Unlock()
-	return c, nil
 }
 
 // CloseAll closes every connection dialled so far; statements running on

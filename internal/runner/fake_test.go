@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"database/sql/driver"
 	"errors"
+	"runtime"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -211,3 +212,31 @@ func checkSums(tb testing.TB, res *Result) {
 		tb.Errorf("interval queries add up to %+v, total is %+v", q, res.Queries)
 	}
 }
+
+// dialingRunner is a fakeRunner whose Workers own their connections
+// (workload.Dialer): the runner must not lend them pool connections.
+type dialingRunner struct {
+	*fakeRunner
+	dials     atomic.Int64
+	rollbacks atomic.Int64
+	procs     atomic.Int64 // GOMAXPROCS seen by the last DialWorker
+}
+
+func (d *dialingRunner) OwnsConns(workload.Env) bool { return true }
+
+func (d *dialingRunner) DialWorker(ctx context.Context, env workload.Env, id int, seed int64) (workload.Worker, error) {
+	d.dials.Add(1)
+	d.procs.Store(int64(runtime.GOMAXPROCS(0)))
+	w, err := d.fakeRunner.NewWorker(ctx, env, &sql.Conn{}, id, seed)
+	if err != nil {
+		return nil, err
+	}
+	return &dialedWorker{fakeWorker: w.(*fakeWorker), d: d}, nil
+}
+
+type dialedWorker struct {
+	*fakeWorker
+	d *dialingRunner
+}
+
+func (w *dialedWorker) Rollback(context.Context) error { w.d.rollbacks.Add(1); return nil }

@@ -14,6 +14,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"runtime"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -142,6 +143,9 @@ func Run(ctx context.Context, cfg Config, env workload.Env, w workload.Runner, o
 		return nil, errors.New("runner: env.DB, env.Dialect and the workload must be set")
 	}
 	r := newRun(cfg, env, w)
+	if r.dialer != nil {
+		defer setProcs(cfg.Threads)()
+	}
 	if err := r.connectAll(ctx); err != nil {
 		if ctx.Err() != nil {
 			now := time.Now()
@@ -153,12 +157,31 @@ func Run(ctx context.Context, cfg Config, env workload.Env, w workload.Runner, o
 	return r.coordinate(ctx, onInterval), nil
 }
 
+// maxProcs caps the Ps setProcs asks for.
+const maxProcs = 1024
+
+// setProcs gives the Go scheduler at least one P per worker (plus two for
+// the coordinator and the monitor) while Workers that block their OS
+// thread in system calls run: a worker returning from a blocking read then
+// finds its P still free instead of queueing for one, and sysmon has no
+// reason to hand Ps over. It returns a function that restores the setting.
+func setProcs(threads int) (restore func()) {
+	prev := runtime.GOMAXPROCS(0)
+	want := min(threads+2, maxProcs)
+	if want <= prev {
+		return func() {}
+	}
+	runtime.GOMAXPROCS(want)
+	return func() { runtime.GOMAXPROCS(prev) }
+}
+
 // run is the state of one Run, shared by the coordinator, the workers and
 // the pacer. Fields set before the workers start are read-only afterwards.
 type run struct {
 	cfg       Config
 	env       workload.Env
 	w         workload.Runner
+	dialer    workload.Dialer // set when Workers own their connections
 	ignore    map[string]bool
 	ignoreAll bool
 	limits    map[string]time.Duration // response-time limits by event type
@@ -187,6 +210,9 @@ type run struct {
 func newRun(cfg Config, env workload.Env, w workload.Runner) *run {
 	r := &run{cfg: cfg, env: env, w: w, stopCh: make(chan struct{})}
 	r.ignore, r.ignoreAll = cfg.ignoreSet()
+	if d, ok := w.(workload.Dialer); ok && d.OwnsConns(env) {
+		r.dialer = d
+	}
 	if rl, ok := w.(workload.ResponseLimiter); ok {
 		r.limits = rl.ResponseLimits()
 	}

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"math"
 	"reflect"
+	"runtime"
 	"strings"
 	"sync"
 	"testing"
@@ -833,4 +834,35 @@ func TestWarmupUntil(t *testing.T) {
 			t.Error("WarmupUntil without a warm-up cap and report interval: want a validation error")
 		}
 	})
+}
+
+func TestDialer(t *testing.T) {
+	h := newHarness(t, func(_ context.Context, w *fakeWorker, _ *workload.Event) error {
+		if w.n%5 == 0 && w.attempts == 0 { // every fifth event fails once
+			return &mysql.MySQLError{Number: 1213, Message: "Deadlock found"}
+		}
+		return nil
+	})
+	d := &dialingRunner{fakeRunner: h.runner}
+	before := runtime.GOMAXPROCS(0)
+	const threads = 40
+	res, err := Run(context.Background(), testConfig(threads, 400), h.env, d, h.onInterval)
+	if err != nil || res.Err != nil || res.Events != 400 {
+		t.Fatalf("Run: %v, %+v", err, res)
+	}
+	if d.dials.Load() != threads || h.db.connects.Load() != 0 {
+		t.Errorf("%d dialled workers, %d pool connections; want %d and none", d.dials.Load(), h.db.connects.Load(), threads)
+	}
+	if d.rollbacks.Load() != res.Retries || res.Retries == 0 {
+		t.Errorf("%d Worker rollbacks, want one per retry (%d)", d.rollbacks.Load(), res.Retries)
+	}
+	if got := d.procs.Load(); got < threads+2 && got < maxProcs {
+		t.Errorf("GOMAXPROCS during the run = %d, want at least %d", got, threads+2)
+	}
+	if after := runtime.GOMAXPROCS(0); after != before {
+		t.Errorf("GOMAXPROCS after the run = %d, was %d", after, before)
+	}
+	if h.runner.closed.Load() != threads {
+		t.Errorf("%d Workers closed, want %d", h.runner.closed.Load(), threads)
+	}
 }

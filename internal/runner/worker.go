@@ -22,11 +22,23 @@ const (
 // of a run share a seed.
 func (wk *worker) open(ctx context.Context) error {
 	r := wk.r
+	seed := r.cfg.Seed + int64(wk.id) + int64(wk.opens)*int64(r.cfg.Threads)
+	if r.dialer != nil {
+		w, err := r.dialer.DialWorker(ctx, r.env, wk.id, seed)
+		if err != nil {
+			if r.env.Dialect.Classify(err).Kind == dialect.ConnLost {
+				return &ConnectError{Worker: wk.id, Err: err}
+			}
+			return fmt.Errorf("worker %d: set up: %w", wk.id, err)
+		}
+		wk.w = w
+		wk.opens++
+		return nil
+	}
 	conn, err := r.env.DB.Conn(ctx)
 	if err != nil {
 		return &ConnectError{Worker: wk.id, Err: err}
 	}
-	seed := r.cfg.Seed + int64(wk.id) + int64(wk.opens)*int64(r.cfg.Threads)
 	w, err := r.w.NewWorker(ctx, r.env, conn, wk.id, seed)
 	if err != nil {
 		conn.Close()
@@ -41,7 +53,8 @@ func (wk *worker) open(ctx context.Context) error {
 }
 
 // close releases the Worker and the connection; with discard, the
-// connection is closed rather than returned to the pool.
+// connection is closed rather than returned to the pool. A Worker that
+// owns its connection closes it itself.
 func (wk *worker) close(discard bool) {
 	if wk.w != nil {
 		wk.w.Close()
@@ -175,7 +188,11 @@ func (wk *worker) event(ev *workload.Event, measured bool) (q workload.Queries, 
 // rollback ends the transaction the failed event may have left open. Its
 // own error does not matter: a broken connection shows on the next event.
 func (wk *worker) rollback() {
-	_, _ = wk.conn.ExecContext(wk.r.wctx, "ROLLBACK")
+	if wk.conn != nil {
+		_, _ = wk.conn.ExecContext(wk.r.wctx, "ROLLBACK")
+	} else if rb, ok := wk.w.(workload.Rollbacker); ok {
+		_ = rb.Rollback(wk.r.ectx)
+	}
 }
 
 // reconnect replaces a lost connection and Worker, retrying with backoff

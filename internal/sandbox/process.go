@@ -95,6 +95,7 @@ func startDetached(c command, dir string, u osUser, logPath string) (*process, e
 	cmd.Env = append(processEnv(dir), c.Env...)
 	cmd.Stdout, cmd.Stderr = logf, logf
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true, Credential: u.credential()}
+	closeInheritedOnExec()
 	if err := cmd.Start(); err != nil {
 		return nil, fmt.Errorf("%s: %w", c, err)
 	}
@@ -104,6 +105,23 @@ func startDetached(c command, dir string, u osUser, logPath string) (*process, e
 		close(p.exited)
 	}()
 	return p, nil
+}
+
+// closeInheritedOnExec marks the descriptors dbarena inherited from its own
+// parent (beyond stdin, stdout and stderr) close-on-exec, so that a
+// long-lived server does not keep them: a flock(1) lock held by a script
+// that started dbarena would otherwise stay locked as long as the server
+// runs. Descriptors Go opens are close-on-exec already.
+func closeInheritedOnExec() {
+	entries, err := os.ReadDir("/proc/self/fd")
+	if err != nil {
+		return
+	}
+	for _, e := range entries {
+		if fd, err := strconv.Atoi(e.Name()); err == nil && fd > 2 {
+			syscall.CloseOnExec(fd)
+		}
+	}
 }
 
 // alive reports whether pid exists and its command line mentions marker

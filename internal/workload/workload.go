@@ -38,6 +38,9 @@ type Env struct {
 	DB      *sql.DB
 	Dialect dialect.Dialect
 	Target  target.Target
+	// Sockets, if set, records connections a workload dials itself
+	// (Dialer), so that a run can abort them with the pool's.
+	Sockets *dialect.Sockets
 }
 
 // Progress receives load progress. Implementations are safe for concurrent use.
@@ -69,6 +72,26 @@ type Runner interface {
 	// NewWorker prepares a worker on its own connection. id is 0-based and
 	// unique within a run; seed makes the worker's random choices repeatable.
 	NewWorker(ctx context.Context, env Env, conn *sql.Conn, id int, seed int64) (Worker, error)
+}
+
+// Dialer is a Runner whose Workers can dial and own their connection, for
+// a client that bypasses database/sql (package mysqlwire). Such Workers
+// block their OS thread in system calls while they wait for the server, as
+// a C client does, so the runner gives the Go scheduler a P per worker.
+type Dialer interface {
+	// OwnsConns reports whether this run's Workers dial their own
+	// connection on env; if not, the runner uses NewWorker.
+	OwnsConns(env Env) bool
+	// DialWorker connects and prepares a Worker whose Close also closes
+	// the connection. A Worker that owns its connection implements
+	// Rollbacker.
+	DialWorker(ctx context.Context, env Env, id int, seed int64) (Worker, error)
+}
+
+// Rollbacker is a Worker that owns its connection: after a failed event
+// the runner asks it to end the open transaction.
+type Rollbacker interface {
+	Rollback(ctx context.Context) error
 }
 
 // Queries counts statements by sysbench's classes.

@@ -10,6 +10,15 @@ import (
 	"github.com/dbarena/dbarena/internal/sbrand"
 )
 
+// Clients of --client.
+const (
+	// ClientAuto uses dbarena's lean wire client (package mysqlwire) for
+	// the run's statements on the MySQL family, database/sql elsewhere.
+	ClientAuto = "auto"
+	// ClientSQL always uses database/sql and the Go drivers.
+	ClientSQL = "sql"
+)
+
 // PS modes of --ps-mode (sysbench's --db-ps-mode, db_driver.c).
 const (
 	// PSAuto prepares statements on the server where sysbench does.
@@ -41,6 +50,8 @@ type Config struct {
 	MySQLStorageEngine string
 	// PSMode is --ps-mode: "auto" (server-side prepared statements) or "disable".
 	PSMode string
+	// Client is --client: ClientAuto or ClientSQL.
+	Client string
 
 	// RandomPoints is --random-points of select_random_points.lua.
 	RandomPoints int
@@ -74,6 +85,7 @@ func DefaultConfig() Config {
 		CreateSecondary:    true,
 		MySQLStorageEngine: "innodb",
 		PSMode:             PSAuto,
+		Client:             ClientAuto,
 		RandomPoints:       10,
 		NumberOfRanges:     10,
 		Delta:              5,
@@ -92,6 +104,7 @@ const (
 
 // register binds the flags of the groups in which to fs.
 func (c *Config) register(fs *pflag.FlagSet, which flagSet) {
+	fs.StringVar(&c.Client, "client", c.Client, "client library for the run's statements {auto: dbarena's lean MySQL wire client on the MySQL family, sql: database/sql}")
 	if which&flagsCommon != 0 {
 		// oltp_common.lua, sysbench.cmdline.options.
 		fs.IntVar(&c.TableSize, "table-size", c.TableSize, "Number of rows per table")
@@ -133,6 +146,9 @@ func (c *Config) validate(which flagSet, minTableSize int) []error {
 			errs = append(errs, fmt.Errorf("--%s must be at least %d, got %d", flag, min, v))
 		}
 	}
+	if c.Client != ClientAuto && c.Client != ClientSQL {
+		errs = append(errs, fmt.Errorf("--client: invalid value %q (want auto or sql)", c.Client))
+	}
 	if which&flagsCommon != 0 {
 		atLeast("tables", c.Tables, 1)
 		atLeast("table-size", c.TableSize, minTableSize)
@@ -168,7 +184,7 @@ func (c *Config) validate(which flagSet, minTableSize int) []error {
 
 // params returns the flags of the groups in which as plain values.
 func (c *Config) params(which flagSet) map[string]any {
-	p := map[string]any{}
+	p := map[string]any{"client": c.Client}
 	if which&flagsCommon != 0 {
 		p["tables"] = c.Tables
 		p["table_size"] = c.TableSize

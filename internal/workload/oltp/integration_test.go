@@ -90,16 +90,33 @@ func sbtestTables(t testing.TB, env workload.Env) []string {
 	return out
 }
 
-// runEvents runs n events of wl on one connection and returns their counts.
+// clientsFor lists the --client values that make a difference on flavor.
+func clientsFor(flavor target.Flavor) []string {
+	if flavor == target.FlavorPostgres {
+		return []string{ClientAuto}
+	}
+	return []string{ClientAuto, ClientSQL}
+}
+
+// runEvents runs n events of wl on one connection, the worker's own when wl
+// dials its connections itself as the runner would let it, and returns
+// their counts.
 func runEvents(t testing.TB, env workload.Env, wl workload.Workload, id, n int) []workload.Queries {
 	t.Helper()
 	ctx := context.Background()
-	conn, err := env.DB.Conn(ctx)
-	if err != nil {
-		t.Fatal(err)
+	var w workload.Worker
+	var err error
+	if d, ok := wl.(workload.Dialer); ok && d.OwnsConns(env) {
+		w, err = d.DialWorker(ctx, env, id, int64(id)+7)
+	} else {
+		var conn *sql.Conn
+		conn, err = env.DB.Conn(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer conn.Close()
+		w, err = wl.(workload.Runner).NewWorker(ctx, env, conn, id, int64(id)+7)
 	}
-	defer conn.Close()
-	w, err := wl.(workload.Runner).NewWorker(ctx, env, conn, id, int64(id)+7)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -159,53 +176,59 @@ func TestIntegrationWorkloads(t *testing.T) {
 		t.Run(string(flavor), func(t *testing.T) {
 			env := openEnv(t, flavor)
 			for _, tt := range tests {
-				t.Run(tt.name+strings.Join(tt.args, ""), func(t *testing.T) {
-					args := append([]string{"--tables=2", "--table-size=1000"}, tt.args...)
-					wl := setup(t, tt.name, args...)
-					ctx := context.Background()
-					cfg := wl.(*Workload).Config()
-					_ = wl.(workload.Cleaner).Cleanup(ctx, env)
-					p := &counter{}
-					if err := wl.(workload.Preparer).Prepare(ctx, env, 4, p); err != nil {
-						t.Fatal(err)
-					}
-					want := int64(cfg.Tables) * 1000
-					if p.total.Load() != want || p.rows.Load() != want {
-						t.Errorf("progress total %d rows %d, want %d", p.total.Load(), p.rows.Load(), want)
-					}
-					before := int64(0)
-					for i := 1; i <= cfg.Tables; i++ {
-						n := countRows(t, env, tableName(i))
-						if n != 1000 {
-							t.Errorf("%s has %d rows", tableName(i), n)
+				for _, client := range clientsFor(flavor) {
+					t.Run(tt.name+strings.Join(tt.args, "")+"/client="+client, func(t *testing.T) {
+						args := append([]string{"--tables=2", "--table-size=1000", "--client=" + client}, tt.args...)
+						wl := setup(t, tt.name, args...)
+						wire := wl.(workload.Dialer).OwnsConns(env)
+						if want := flavor != target.FlavorPostgres && client == ClientAuto; wire != want {
+							t.Fatalf("OwnsConns = %v, want %v", wire, want)
 						}
-						before += n
-					}
-					var sum workload.Queries
-					for id := 0; id < 2; id++ {
-						for _, q := range runEvents(t, env, wl, id, 150) {
-							tt.check(t, q)
-							sum.Add(q)
+						ctx := context.Background()
+						cfg := wl.(*Workload).Config()
+						_ = wl.(workload.Cleaner).Cleanup(ctx, env)
+						p := &counter{}
+						if err := wl.(workload.Preparer).Prepare(ctx, env, 4, p); err != nil {
+							t.Fatal(err)
 						}
-					}
-					after := int64(0)
-					for i := 1; i <= cfg.Tables; i++ {
-						after += countRows(t, env, tableName(i))
-					}
-					if tt.rows != nil {
-						if want := tt.rows(before, sum); after != want {
-							t.Errorf("%d rows after the events, want %d (queries %+v)", after, want, sum)
+						want := int64(cfg.Tables) * 1000
+						if p.total.Load() != want || p.rows.Load() != want {
+							t.Errorf("progress total %d rows %d, want %d", p.total.Load(), p.rows.Load(), want)
 						}
-					} else if after < before {
-						t.Errorf("rows went from %d to %d", before, after)
-					}
-					if err := wl.(workload.Cleaner).Cleanup(ctx, env); err != nil {
-						t.Fatal(err)
-					}
-					if left := sbtestTables(t, env); len(left) != 0 {
-						t.Errorf("tables left after cleanup: %v", left)
-					}
-				})
+						before := int64(0)
+						for i := 1; i <= cfg.Tables; i++ {
+							n := countRows(t, env, tableName(i))
+							if n != 1000 {
+								t.Errorf("%s has %d rows", tableName(i), n)
+							}
+							before += n
+						}
+						var sum workload.Queries
+						for id := 0; id < 2; id++ {
+							for _, q := range runEvents(t, env, wl, id, 150) {
+								tt.check(t, q)
+								sum.Add(q)
+							}
+						}
+						after := int64(0)
+						for i := 1; i <= cfg.Tables; i++ {
+							after += countRows(t, env, tableName(i))
+						}
+						if tt.rows != nil {
+							if want := tt.rows(before, sum); after != want {
+								t.Errorf("%d rows after the events, want %d (queries %+v)", after, want, sum)
+							}
+						} else if after < before {
+							t.Errorf("rows went from %d to %d", before, after)
+						}
+						if err := wl.(workload.Cleaner).Cleanup(ctx, env); err != nil {
+							t.Fatal(err)
+						}
+						if left := sbtestTables(t, env); len(left) != 0 {
+							t.Errorf("tables left after cleanup: %v", left)
+						}
+					})
+				}
 			}
 		})
 	}

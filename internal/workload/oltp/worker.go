@@ -6,14 +6,16 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/dbarena/dbarena/internal/mysqlwire"
 	"github.com/dbarena/dbarena/internal/sbrand"
 	"github.com/dbarena/dbarena/internal/workload"
 )
 
 // stmt is one statement of a worker with its reusable argument slice.
 type stmt struct {
-	text  string    // SQL in the dialect's placeholder style
-	ps    *sql.Stmt // server-side prepared statement; nil with --ps-mode=disable
+	text  string          // SQL in the dialect's placeholder style
+	ps    *sql.Stmt       // server-side prepared statement; nil with --ps-mode=disable
+	wps   *mysqlwire.Stmt // the same on a lean wire connection
 	args  []any
 	read  bool // returns rows (sysbench counts it as a read)
 	other bool // BEGIN/COMMIT: always "other"
@@ -114,6 +116,9 @@ type worker struct {
 	pgAutoInc bool
 	buf       []byte
 	cbuf      []byte
+	// conn is the connection the worker owns (workload.Dialer), closed
+	// with it; nil when the runner lends one.
+	conn interface{ Close() error }
 }
 
 // do runs st and counts it as sysbench's drivers do (drv_mysql.c,
@@ -286,7 +291,18 @@ func (w *worker) Close() error {
 		}
 	}
 	errs = append(errs, w.x.close(&w.custom), w.x.close(&w.begin), w.x.close(&w.commit))
+	if w.conn != nil {
+		errs = append(errs, w.conn.Close())
+		w.conn = nil
+	}
 	return errors.Join(errs...)
+}
+
+// Rollback implements workload.Rollbacker: it ends the transaction a failed
+// event left open on the worker's own connection.
+func (w *worker) Rollback(ctx context.Context) error {
+	_, err := w.x.exec(ctx, &stmt{text: "ROLLBACK", other: true})
+	return err
 }
 
 // newStmt builds a statement in the dialect's placeholder style.

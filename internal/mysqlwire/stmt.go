@@ -1,0 +1,364 @@
+package mysqlwire
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"math"
+	"strconv"
+)
+
+// Binary protocol column types used for parameters.
+const (
+	typeDouble   = 0x05
+	typeNull     = 0x06
+	typeLongLong = 0x08
+	typeString   = 0xfe
+)
+
+// Stmt is a server-side prepared statement of one Conn.
+type Stmt struct {
+	c       *Conn
+	id      uint32
+	nparams int
+}
+
+// Prepare prepares query on the server (COM_STMT_PREPARE).
+func (c *Conn) Prepare(query string) (*Stmt, error) {
+	c.startCommand(comStmtPrepare)
+	c.wbuf = append(c.wbuf, query...)
+	if err := c.writePacket(); err != nil {
+		return nil, err
+	}
+	p, err := c.readPacket()
+	if err != nil {
+		return nil, err
+	}
+	if len(p) > 0 && p[0] == 0xff {
+		return nil, parseError(p)
+	}
+	if len(p) < 12 || p[0] != 0 {
+		return nil, errors.New("mysqlwire: bad COM_STMT_PREPARE reply")
+	}
+	s := &Stmt{c: c, id: binary.LittleEndian.Uint32(p[1:5])}
+	ncols := int(binary.LittleEndian.Uint16(p[5:7]))
+	s.nparams = int(binary.LittleEndian.Uint16(p[7:9]))
+	// Parameter and column definitions, each list closed by an EOF packet.
+	for _, n := range [...]int{s.nparams, ncols} {
+		if n == 0 {
+			continue
+		}
+		for {
+			p, err := c.readPacket()
+			if err != nil {
+				return nil, err
+			}
+			if isEOF(p) {
+				break
+			}
+		}
+	}
+	return s, nil
+}
+
+// NumParams is the number of '?' placeholders.
+func (s *Stmt) NumParams() int { return s.nparams }
+
+// Query executes the statement and reads and skips its rows.
+func (s *Stmt) Query(args []any) error {
+	_, _, err := s.run(args)
+	return err
+}
+
+// Exec executes the statement and returns the rows it changed.
+func (s *Stmt) Exec(args []any) (int64, error) {
+	n, _, err := s.run(args)
+	return n, err
+}
+
+// run sends COM_STMT_EXECUTE and reads the reply.
+func (s *Stmt) run(args []any) (int64, bool, error) {
+	if len(args) != s.nparams {
+		return 0, false, fmt.Errorf("mysqlwire: statement wants %d arguments, got %d", s.nparams, len(args))
+	}
+	c := s.c
+	c.startCommand(comStmtExecute)
+	c.wbuf = binary.LittleEndian.AppendUint32(c.wbuf, s.id)
+	c.wbuf = append(c.wbuf, 0)                           // CURSOR_TYPE_NO_CURSOR
+	c.wbuf = binary.LittleEndian.AppendUint32(c.wbuf, 1) // iteration count
+	if s.nparams > 0 {
+		nullAt := len(c.wbuf)
+		for range (s.nparams + 7) / 8 {
+			c.wbuf = append(c.wbuf, 0)
+		}
+		c.wbuf = append(c.wbuf, 1) // new parameters bound: types follow
+		typesAt := len(c.wbuf)
+		for range s.nparams {
+			c.wbuf = append(c.wbuf, 0, 0)
+		}
+		for i, a := range args {
+			t, err := c.appendBinary(a)
+			if err != nil {
+				return 0, false, fmt.Errorf("argument %d: %w", i+1, err)
+			}
+			if t == typeNull {
+				c.wbuf[nullAt+i/8] |= 1 << (i % 8)
+			}
+			c.wbuf[typesAt+2*i] = t
+		}
+	}
+	if err := c.writePacket(); err != nil {
+		return 0, false, err
+	}
+	return c.result()
+}
+
+// appendBinary appends a in the binary protocol and returns its type.
+func (c *Conn) appendBinary(a any) (byte, error) {
+	switch v := a.(type) {
+	case nil:
+		return typeNull, nil
+	case int64:
+		c.wbuf = binary.LittleEndian.AppendUint64(c.wbuf, uint64(v))
+	case int:
+		c.wbuf = binary.LittleEndian.AppendUint64(c.wbuf, uint64(v))
+	case int32:
+		c.wbuf = binary.LittleEndian.AppendUint64(c.wbuf, uint64(v))
+	case bool:
+		var b uint64
+		if v {
+			b = 1
+		}
+		c.wbuf = binary.LittleEndian.AppendUint64(c.wbuf, b)
+	case float64:
+		c.wbuf = binary.LittleEndian.AppendUint64(c.wbuf, math.Float64bits(v))
+		return typeDouble, nil
+	case string:
+		c.wbuf = appendLenenc(c.wbuf, uint64(len(v)))
+		c.wbuf = append(c.wbuf, v...)
+		return typeString, nil
+	case []byte:
+		if v == nil {
+			return typeNull, nil
+		}
+		c.wbuf = appendLenenc(c.wbuf, uint64(len(v)))
+		c.wbuf = append(c.wbuf, v...)
+		return typeString, nil
+	default:
+		return 0, fmt.Errorf("mysqlwire: unsupported argument type %T", a)
+	}
+	return typeLongLong, nil
+}
+
+// Close releases the statement on the server (COM_STMT_CLOSE, no reply).
+func (s *Stmt) Close() error {
+	c := s.c
+	if c.closed || c.aborted.Load() {
+		return nil
+	}
+	c.startCommand(comStmtClose)
+	c.wbuf = binary.LittleEndian.AppendUint32(c.wbuf, s.id)
+	return c.writePacket()
+}
+
+// Query runs query with the text protocol (COM_QUERY), its '?' placeholders
+// replaced by args as SQL literals, and reads and skips any rows.
+func (c *Conn) Query(query string, args []any) error {
+	_, _, err := c.text(query, args)
+	return err
+}
+
+// Exec runs query like Query and returns the rows it changed.
+func (c *Conn) Exec(query string, args []any) (int64, error) {
+	n, _, err := c.text(query, args)
+	return n, err
+}
+
+func (c *Conn) text(query string, args []any) (int64, bool, error) {
+	c.startCommand(comQuery)
+	if err := c.interpolate(query, args); err != nil {
+		return 0, false, err
+	}
+	if err := c.writePacket(); err != nil {
+		return 0, false, err
+	}
+	return c.result()
+}
+
+// interpolate appends query with each '?' replaced by the next argument.
+func (c *Conn) interpolate(query string, args []any) error {
+	k := 0
+	for i := 0; i < len(query); i++ {
+		ch := query[i]
+		if ch != '?' {
+			c.wbuf = append(c.wbuf, ch)
+			continue
+		}
+		if k == len(args) {
+			return fmt.Errorf("mysqlwire: more placeholders than the %d arguments", len(args))
+		}
+		if err := c.appendLiteral(args[k]); err != nil {
+			return fmt.Errorf("argument %d: %w", k+1, err)
+		}
+		k++
+	}
+	if k != len(args) {
+		return fmt.Errorf("mysqlwire: %d placeholders for %d arguments", k, len(args))
+	}
+	return nil
+}
+
+// appendLiteral appends a as an SQL literal.
+func (c *Conn) appendLiteral(a any) error {
+	switch v := a.(type) {
+	case nil:
+		c.wbuf = append(c.wbuf, "NULL"...)
+	case int64:
+		c.wbuf = strconv.AppendInt(c.wbuf, v, 10)
+	case int:
+		c.wbuf = strconv.AppendInt(c.wbuf, int64(v), 10)
+	case int32:
+		c.wbuf = strconv.AppendInt(c.wbuf, int64(v), 10)
+	case bool:
+		if v {
+			c.wbuf = append(c.wbuf, '1')
+		} else {
+			c.wbuf = append(c.wbuf, '0')
+		}
+	case float64:
+		c.wbuf = strconv.AppendFloat(c.wbuf, v, 'g', -1, 64)
+	case string:
+		c.appendQuoted(v)
+	case []byte:
+		if v == nil {
+			c.wbuf = append(c.wbuf, "NULL"...)
+		} else {
+			c.appendQuoted(string(v))
+		}
+	default:
+		return fmt.Errorf("mysqlwire: unsupported argument type %T", a)
+	}
+	return nil
+}
+
+// appendQuoted appends s as a quoted string literal, escaped the way the
+// server's current sql_mode reads it.
+func (c *Conn) appendQuoted(s string) {
+	c.wbuf = append(c.wbuf, '\'')
+	if c.status&statusNoBackslashEscapes != 0 {
+		for i := 0; i < len(s); i++ {
+			if s[i] == '\'' {
+				c.wbuf = append(c.wbuf, '\'')
+			}
+			c.wbuf = append(c.wbuf, s[i])
+		}
+	} else {
+		for i := 0; i < len(s); i++ {
+			switch ch := s[i]; ch {
+			case 0:
+				c.wbuf = append(c.wbuf, '\\', '0')
+			case '\n':
+				c.wbuf = append(c.wbuf, '\\', 'n')
+			case '\r':
+				c.wbuf = append(c.wbuf, '\\', 'r')
+			case 0x1a:
+				c.wbuf = append(c.wbuf, '\\', 'Z')
+			case '\'', '"', '\\':
+				c.wbuf = append(c.wbuf, '\\', ch)
+			default:
+				c.wbuf = append(c.wbuf, ch)
+			}
+		}
+	}
+	c.wbuf = append(c.wbuf, '\'')
+}
+
+// appendLenenc appends a length-encoded integer.
+func appendLenenc(b []byte, n uint64) []byte {
+	switch {
+	case n < 251:
+		return append(b, byte(n))
+	case n < 1<<16:
+		return append(b, 0xfc, byte(n), byte(n>>8))
+	case n < 1<<24:
+		return append(b, 0xfd, byte(n), byte(n>>8), byte(n>>16))
+	}
+	return binary.LittleEndian.AppendUint64(append(b, 0xfe), n)
+}
+
+// reader decodes a packet; err is set once it runs past the end.
+type reader struct {
+	b   []byte
+	err bool
+}
+
+func (r *reader) bytes(n int) []byte {
+	if n > len(r.b) {
+		r.err = true
+		r.b = nil
+		return nil
+	}
+	v := r.b[:n]
+	r.b = r.b[n:]
+	return v
+}
+
+func (r *reader) skip(n int) { r.bytes(n) }
+
+func (r *reader) byte1() byte {
+	if b := r.bytes(1); b != nil {
+		return b[0]
+	}
+	return 0
+}
+
+func (r *reader) uint16() uint16 {
+	if b := r.bytes(2); b != nil {
+		return binary.LittleEndian.Uint16(b)
+	}
+	return 0
+}
+
+func (r *reader) nulString() string {
+	for i, ch := range r.b {
+		if ch == 0 {
+			s := string(r.b[:i])
+			r.b = r.b[i+1:]
+			return s
+		}
+	}
+	s := string(r.b)
+	r.b = nil
+	return s
+}
+
+func (r *reader) lenenc() uint64 {
+	switch b := r.byte1(); b {
+	case 0xfc:
+		v := r.bytes(2)
+		if v == nil {
+			return 0
+		}
+		return uint64(binary.LittleEndian.Uint16(v))
+	case 0xfd:
+		v := r.bytes(3)
+		if v == nil {
+			return 0
+		}
+		return uint64(v[0]) | uint64(v[1])<<8 | uint64(v[2])<<16
+	case 0xfe:
+		v := r.bytes(8)
+		if v == nil {
+			return 0
+		}
+		return binary.LittleEndian.Uint64(v)
+	default:
+		return uint64(b)
+	}
+}
+
+func (r *reader) rest() []byte {
+	v := r.b
+	r.b = nil
+	return v
+}

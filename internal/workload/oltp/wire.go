@@ -1,0 +1,96 @@
+package oltp
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/dbarena/dbarena/internal/dialect"
+	"github.com/dbarena/dbarena/internal/mysqlwire"
+	"github.com/dbarena/dbarena/internal/workload"
+)
+
+var (
+	_ workload.Dialer     = (*Workload)(nil)
+	_ workload.Rollbacker = (*worker)(nil)
+	_ executor            = (*wireExecutor)(nil)
+)
+
+// wireExecutor runs statements on a lean wire connection. It ignores ctx:
+// a run aborts statements in flight by shutting the socket down
+// (workload.Env.Sockets), as with the pool's connections.
+type wireExecutor struct {
+	conn     *mysqlwire.Conn
+	prepared bool // --ps-mode=auto
+}
+
+func (x *wireExecutor) prepare(_ context.Context, st *stmt) error {
+	if !x.prepared {
+		return nil
+	}
+	ps, err := x.conn.Prepare(st.text)
+	if err != nil {
+		return fmt.Errorf("prepare %q: %w", st.text, err)
+	}
+	st.wps = ps
+	return nil
+}
+
+func (x *wireExecutor) query(_ context.Context, st *stmt) error {
+	if st.wps != nil {
+		return st.wps.Query(st.args)
+	}
+	return x.conn.Query(st.text, st.args)
+}
+
+func (x *wireExecutor) exec(_ context.Context, st *stmt) (int64, error) {
+	if st.wps != nil {
+		return st.wps.Exec(st.args)
+	}
+	return x.conn.Exec(st.text, st.args)
+}
+
+func (x *wireExecutor) close(st *stmt) error {
+	if st.wps == nil {
+		return nil
+	}
+	err := st.wps.Close()
+	st.wps = nil
+	return err
+}
+
+// OwnsConns implements workload.Dialer: with --client auto, workers on the
+// MySQL family talk to the server through package mysqlwire.
+func (wl *Workload) OwnsConns(env workload.Env) bool {
+	md, ok := env.Dialect.(dialect.MySQLDialect)
+	return ok && wl.cfg.Client == ClientAuto && md.WireSupported(env.Target)
+}
+
+// DialWorker implements workload.Dialer. A server that asks for an
+// authentication method the wire client does not speak gets a
+// database/sql connection of the worker's own instead.
+func (wl *Workload) DialWorker(ctx context.Context, env workload.Env, id int, seed int64) (workload.Worker, error) {
+	md := env.Dialect.(dialect.MySQLDialect)
+	var x executor
+	var conn interface{ Close() error }
+	wc, err := md.DialWire(env.Target, dialect.OpenOptions{Sockets: env.Sockets})
+	switch {
+	case err == nil:
+		x, conn = &wireExecutor{conn: wc, prepared: wl.cfg.PSMode == PSAuto}, wc
+	case errors.Is(err, mysqlwire.ErrUnsupportedAuth):
+		sc, err := env.DB.Conn(ctx)
+		if err != nil {
+			return nil, err
+		}
+		x, conn = &sqlExecutor{conn: sc, prepared: wl.cfg.PSMode == PSAuto}, sc
+	default:
+		return nil, err
+	}
+	w, err := wl.newWorker(ctx, x, env.Dialect.Rebind, env.Dialect.Family(), id, seed)
+	if err != nil {
+		_ = conn.Close()
+		return nil, err
+	}
+	w.conn = conn
+	return w, nil
+}
