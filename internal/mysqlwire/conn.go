@@ -20,6 +20,7 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"runtime"
 	"strconv"
 	"sync/atomic"
 	"syscall"
@@ -54,6 +55,15 @@ const (
 	comStmtExecute = 0x17
 	comStmtClose   = 0x19
 )
+
+// yieldEvery is how often a connection yields the processor to the Go
+// scheduler. A goroutine that only ever waits in blocking system calls
+// never yields by itself; after 10 ms sysmon takes it for one that runs too
+// long, signals it, retakes its P and stays awake polling every 20 µs,
+// which costs more client CPU than the statements. Measured with
+// oltp_point_select at 4-64 threads, 5 ms beats 2 ms (the yields
+// themselves park threads) and never.
+const yieldEvery = 5 * time.Millisecond
 
 // maxPayload is the largest payload of one packet; longer ones are split.
 const maxPayload = 1<<24 - 1
@@ -110,6 +120,7 @@ type Conn struct {
 	wbuf    []byte // packet being built; 4 header bytes first
 	pkt     []byte // payload of a packet longer than rbuf, reassembled
 	version string
+	yielded time.Time // last yield to the scheduler
 }
 
 // Dial connects, authenticates and selects cfg.Database.
@@ -393,6 +404,10 @@ func scramble(plugin string, salt []byte, password string) ([]byte, error) {
 
 // startCommand begins a new command packet.
 func (c *Conn) startCommand(cmd byte) {
+	if now := time.Now(); now.Sub(c.yielded) > yieldEvery {
+		runtime.Gosched()
+		c.yielded = now
+	}
 	c.seq = 0
 	c.wbuf = append(c.wbuf[:4], cmd)
 }

@@ -160,14 +160,14 @@ func Run(ctx context.Context, cfg Config, env workload.Env, w workload.Runner, o
 // maxProcs caps the Ps setProcs asks for.
 const maxProcs = 1024
 
-// setProcs gives the Go scheduler at least one P per worker (plus two for
+// setProcs gives the Go scheduler at least one P per worker (plus one for
 // the coordinator and the monitor) while Workers that block their OS
 // thread in system calls run: a worker returning from a blocking read then
 // finds its P still free instead of queueing for one, and sysmon has no
 // reason to hand Ps over. It returns a function that restores the setting.
 func setProcs(threads int) (restore func()) {
 	prev := runtime.GOMAXPROCS(0)
-	want := min(threads+2, maxProcs)
+	want := min(threads+1, maxProcs)
 	if want <= prev {
 		return func() {}
 	}

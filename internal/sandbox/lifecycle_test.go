@@ -201,10 +201,25 @@ func TestLifecycle(t *testing.T) {
 			requireServer(t, m, flavor)
 			ctx := testCtx(t)
 			spec := Spec{Name: "life", Flavor: flavor, Profile: ProfileFast}
+			// A descriptor dbarena inherited without close-on-exec (a
+			// flock(1) lock, say) must not stay open in the server.
+			inherited := filepath.Join(t.TempDir(), "inherited.lock")
+			fd, err := syscall.Open(inherited, syscall.O_RDONLY|syscall.O_CREAT, 0o600)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer syscall.Close(fd)
 
 			sb, err := m.Start(ctx, spec)
 			if err != nil {
 				t.Fatalf("Start: %v", err)
+			}
+			if fds, err := os.ReadDir(fmt.Sprintf("/proc/%d/fd", sb.PID)); err == nil {
+				for _, e := range fds {
+					if l, _ := os.Readlink(fmt.Sprintf("/proc/%d/fd/%s", sb.PID, e.Name())); l == inherited {
+						t.Errorf("the server keeps dbarena's inherited descriptor %s open", l)
+					}
+				}
 			}
 			if sb.State != StateRunning || sb.PID <= 0 || sb.Flavor != flavor || sb.Version == "" || sb.Port == 0 {
 				t.Fatalf("Start = %+v, want a running %s sandbox", sb, flavor)
