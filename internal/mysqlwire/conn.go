@@ -4,10 +4,13 @@
 // never decoded. It speaks to MariaDB, MySQL and Percona Server with the
 // mysql_native_password and caching_sha2_password (fast path) methods.
 //
-// Each connection owns a blocking socket and talks to it with plain read and
+// Each connection owns a blocking socket and talks to it with read and
 // write system calls, as a C client does: no netpoller wake-ups, no driver
-// goroutines, no allocation per statement. Everything else (schema work,
-// counters, loads) goes through database/sql and go-sql-driver/mysql.
+// goroutines, no allocation per statement. The calls are raw (see
+// waitSlice): a waiting connection keeps its goroutine's P, so a program
+// with N connections in use wants GOMAXPROCS above N. Everything else
+// (schema work, counters, loads) goes through database/sql and
+// go-sql-driver/mysql.
 //
 // A Conn is used by one goroutine at a time, except Abort, which any
 // goroutine may call.
@@ -20,11 +23,11 @@ import (
 	"errors"
 	"fmt"
 	"net"
-	"runtime"
 	"strconv"
 	"sync/atomic"
 	"syscall"
 	"time"
+	"unsafe"
 )
 
 // Client capability flags (MySQL protocol, "Capabilities Flags").
@@ -56,14 +59,15 @@ const (
 	comStmtClose   = 0x19
 )
 
-// yieldEvery is how often a connection yields the processor to the Go
-// scheduler. A goroutine that only ever waits in blocking system calls
-// never yields by itself; after 10 ms sysmon takes it for one that runs too
-// long, signals it, retakes its P and stays awake polling every 20 µs,
-// which costs more client CPU than the statements. Measured with
-// oltp_point_select at 4-64 threads, 5 ms beats 2 ms (the yields
-// themselves park threads) and never.
-const yieldEvery = 5 * time.Millisecond
+// waitSlice bounds each blocking read and write once connected. The system
+// calls run as raw system calls, unseen by the Go scheduler: the worker's
+// goroutine keeps its P while it waits, as a C client keeps its thread, and
+// sysmon neither retakes the P nor stays awake to watch it (its 20 µs
+// polling and the hand-offs cost more client CPU than the statements at
+// dozens of connections per core). Every waitSlice the call returns to Go
+// code, so a preemption request or a stop-the-world waits at most that
+// long. The runner gives the scheduler a P per worker (workload.Dialer).
+const waitSlice = 5 * time.Millisecond
 
 // maxPayload is the largest payload of one packet; longer ones are split.
 const maxPayload = 1<<24 - 1
@@ -120,7 +124,9 @@ type Conn struct {
 	wbuf    []byte // packet being built; 4 header bytes first
 	pkt     []byte // payload of a packet longer than rbuf, reassembled
 	version string
-	yielded time.Time // last yield to the scheduler
+	// deadline ends the handshake; zero once connected, when waits have
+	// no end.
+	deadline time.Time
 }
 
 // Dial connects, authenticates and selects cfg.Database.
@@ -133,8 +139,9 @@ func Dial(cfg Config) (*Conn, error) {
 	if err != nil {
 		return nil, err
 	}
-	c := &Conn{fd: fd, rbuf: make([]byte, 16<<10), wbuf: make([]byte, 4, 4<<10)}
-	if err := setTimeouts(fd, timeout); err != nil {
+	c := &Conn{fd: fd, rbuf: make([]byte, 16<<10), wbuf: make([]byte, 4, 4<<10),
+		deadline: time.Now().Add(timeout)}
+	if err := setTimeouts(fd, waitSlice); err != nil {
 		c.Close()
 		return nil, err
 	}
@@ -142,11 +149,9 @@ func Dial(cfg Config) (*Conn, error) {
 		c.Close()
 		return nil, err
 	}
-	// Statements may run as long as they like; Abort ends them.
-	if err := setTimeouts(fd, 0); err != nil {
-		c.Close()
-		return nil, err
-	}
+	// Statements may run as long as they like, a waitSlice at a time;
+	// Abort ends them.
+	c.deadline = time.Time{}
 	return c, nil
 }
 
@@ -404,10 +409,6 @@ func scramble(plugin string, salt []byte, password string) ([]byte, error) {
 
 // startCommand begins a new command packet.
 func (c *Conn) startCommand(cmd byte) {
-	if now := time.Now(); now.Sub(c.yielded) > yieldEvery {
-		runtime.Gosched()
-		c.yielded = now
-	}
 	c.seq = 0
 	c.wbuf = append(c.wbuf[:4], cmd)
 }
@@ -446,16 +447,49 @@ func (c *Conn) writePacket() error {
 // write sends all of b.
 func (c *Conn) write(b []byte) error {
 	for len(b) > 0 {
-		n, err := syscall.Write(c.fd, b)
-		if err == syscall.EINTR {
-			continue
+		n, err := rawIO(syscall.SYS_WRITE, c.fd, b)
+		if n > 0 {
+			b = b[n:]
 		}
-		if err != nil {
+		if err = c.waited(err); err != nil {
 			return c.ioError("write", err)
 		}
-		b = b[n:]
 	}
 	return nil
+}
+
+// waited filters the error of a raw read or write: nil for a signal or an
+// elapsed waitSlice before the deadline (the caller tries again),
+// ErrClosed after Abort.
+func (c *Conn) waited(err error) error {
+	switch {
+	case err == nil:
+		return nil
+	case c.aborted.Load():
+		return ErrClosed
+	case err == syscall.EINTR:
+		return nil
+	case err == syscall.EAGAIN:
+		if c.deadline.IsZero() || time.Now().Before(c.deadline) {
+			return nil
+		}
+		return syscall.ETIMEDOUT
+	}
+	return err
+}
+
+// rawIO is one read or write system call that the scheduler does not
+// see (waitSlice). It is not inlined, so that its caller's loop passes a
+// function prologue, where a pending preemption takes effect, on every
+// turn.
+//
+//go:noinline
+func rawIO(trap uintptr, fd int, b []byte) (int, error) {
+	r, _, e := syscall.RawSyscall(trap, uintptr(fd), uintptr(unsafe.Pointer(unsafe.SliceData(b))), uintptr(len(b)))
+	if e != 0 {
+		return 0, e
+	}
+	return int(r), nil
 }
 
 // fill reads more bytes into rbuf, keeping rbuf[rpos:rend].
@@ -470,18 +504,20 @@ func (c *Conn) fill() error {
 		c.rbuf = nb
 	}
 	for {
-		n, err := syscall.Read(c.fd, c.rbuf[c.rend:])
-		if err == syscall.EINTR {
-			continue
+		n, err := rawIO(syscall.SYS_READ, c.fd, c.rbuf[c.rend:])
+		if err == nil && n == 0 {
+			err = syscall.ECONNRESET
+			if c.aborted.Load() {
+				err = ErrClosed
+			}
 		}
-		if err != nil {
+		if err = c.waited(err); err != nil {
 			return c.ioError("read", err)
 		}
-		if n == 0 {
-			return c.ioError("read", syscall.ECONNRESET)
+		if n > 0 {
+			c.rend += n
+			return nil
 		}
-		c.rend += n
-		return nil
 	}
 }
 

@@ -6,6 +6,7 @@ import (
 	"net"
 	"os"
 	"strconv"
+	"syscall"
 	"testing"
 	"time"
 
@@ -209,5 +210,26 @@ func TestUnixSocket(t *testing.T) {
 	c := dial(t, cfg)
 	if err := c.Query("SELECT 1", nil); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestHandshakeTimeout: a server that accepts but never greets makes Dial
+// fail after Config.Timeout instead of waiting for ever.
+func TestHandshakeTimeout(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	go func() {
+		c, err := ln.Accept()
+		if err == nil {
+			defer c.Close()
+			time.Sleep(5 * time.Second)
+		}
+	}()
+	_, err = Dial(Config{Addr: ln.Addr().String(), User: "x", Timeout: 200 * time.Millisecond})
+	if !errors.Is(err, syscall.ETIMEDOUT) {
+		t.Fatalf("Dial to a silent server = %v, want a timeout", err)
 	}
 }

@@ -14,6 +14,14 @@ func TestLongPacket(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer syscall.Close(fds[1])
+	// Both ends wait a waitSlice at a time, as connected Conns do: a
+	// garbage collection that stops the world while one end waits for the
+	// other must not deadlock.
+	for _, fd := range fds {
+		if err := setTimeouts(fd, waitSlice); err != nil {
+			t.Fatal(err)
+		}
+	}
 	c := &Conn{fd: fds[0], rbuf: make([]byte, 16<<10), wbuf: make([]byte, 4, 64)}
 	defer c.Close()
 	want := bytes.Repeat([]byte("0123456789abcdef"), (maxPayload+1000)/16)

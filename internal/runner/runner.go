@@ -157,20 +157,15 @@ func Run(ctx context.Context, cfg Config, env workload.Env, w workload.Runner, o
 	return r.coordinate(ctx, onInterval), nil
 }
 
-// maxProcs caps the Ps setProcs asks for.
-const maxProcs = 1024
-
-// setProcs gives the Go scheduler one P per worker while Workers that block
-// their OS thread in system calls run: a worker returning from a blocking
-// read finds its P still free instead of queueing for one, and sysmon has
-// no reason to hand Ps over. No P is left idle on purpose: a yielding
-// worker (mysqlwire yields every few ms) would wake a spinning thread to
-// take its goroutine over and park its own (measured: more client CPU per
-// query at 16 and 64 threads with two spare Ps). It returns a function that
-// restores the setting.
+// setProcs gives the Go scheduler one P per worker, and one more for the
+// coordinator, the pacer and the monitor, while Workers that wait in raw
+// system calls run (mysqlwire): such a worker keeps its P while it waits,
+// as a C client keeps its thread, so fewer Ps than workers would leave
+// some workers without one for a scheduler time slice. It returns a
+// function that restores the setting.
 func setProcs(threads int) (restore func()) {
 	prev := runtime.GOMAXPROCS(0)
-	want := min(threads, maxProcs)
+	want := threads + 1
 	if want <= prev {
 		return func() {}
 	}
