@@ -89,11 +89,39 @@ func Open(ctx context.Context, path string) (*Store, error) {
 		return nil, fmt.Errorf("open results store %s: %w", path, err)
 	}
 	s := &Store{db: db, path: abs}
-	if err := s.migrate(ctx); err != nil {
+	if err := s.migrateRetrying(ctx); err != nil {
 		db.Close()
 		return nil, fmt.Errorf("open results store %s: %w", path, err)
 	}
 	return s, nil
+}
+
+// migrateRetrying runs migrate, again after SQLITE_BUSY for up to
+// busyTimeout: while another process creates the file or switches it to
+// WAL mode, SQLite can report busy without calling the busy handler.
+func (s *Store) migrateRetrying(ctx context.Context) error {
+	deadline := time.Now().Add(busyTimeout)
+	wait := 10 * time.Millisecond
+	for {
+		err := s.migrate(ctx)
+		if err == nil || !isBusy(err) || time.Now().After(deadline) {
+			return err
+		}
+		t := time.NewTimer(wait)
+		select {
+		case <-t.C:
+		case <-ctx.Done():
+			t.Stop()
+			return err
+		}
+		wait = min(2*wait, 500*time.Millisecond)
+	}
+}
+
+// isBusy reports SQLITE_BUSY (any extended code).
+func isBusy(err error) bool {
+	var coded interface{ Code() int }
+	return errors.As(err, &coded) && coded.Code()&0xff == 5
 }
 
 // dsn builds the driver name for the file at abs: a file: URI (so that any
