@@ -509,10 +509,7 @@ func (c *Conn) fill() error {
 	for {
 		n, err := rawIO(syscall.SYS_READ, c.fd, c.rbuf[c.rend:])
 		if err == nil && n == 0 {
-			err = syscall.ECONNRESET
-			if c.aborted.Load() {
-				err = ErrClosed
-			}
+			err = syscall.ECONNRESET // end of stream; waited reports ErrClosed after Abort
 		}
 		if err = c.waited(err); err != nil {
 			return c.ioError("read", err)

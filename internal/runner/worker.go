@@ -2,6 +2,7 @@ package runner
 
 import (
 	"context"
+	"database/sql"
 	"database/sql/driver"
 	"errors"
 	"fmt"
@@ -23,25 +24,20 @@ const (
 func (wk *worker) open(ctx context.Context) error {
 	r := wk.r
 	seed := r.cfg.Seed + int64(wk.id) + int64(wk.opens)*int64(r.cfg.Threads)
+	var conn *sql.Conn // nil when the Worker owns its connection
+	var w workload.Worker
+	var err error
 	if r.dialer != nil {
-		w, err := r.dialer.DialWorker(ctx, r.env, wk.id, seed)
-		if err != nil {
-			if r.env.Dialect.Classify(err).Kind == dialect.ConnLost {
-				return &ConnectError{Worker: wk.id, Err: err}
-			}
-			return fmt.Errorf("worker %d: set up: %w", wk.id, err)
+		w, err = r.dialer.DialWorker(ctx, r.env, wk.id, seed)
+	} else {
+		if conn, err = r.env.DB.Conn(ctx); err != nil {
+			return &ConnectError{Worker: wk.id, Err: err}
 		}
-		wk.w = w
-		wk.opens++
-		return nil
+		if w, err = r.w.NewWorker(ctx, r.env, conn, wk.id, seed); err != nil {
+			conn.Close()
+		}
 	}
-	conn, err := r.env.DB.Conn(ctx)
 	if err != nil {
-		return &ConnectError{Worker: wk.id, Err: err}
-	}
-	w, err := r.w.NewWorker(ctx, r.env, conn, wk.id, seed)
-	if err != nil {
-		conn.Close()
 		if r.env.Dialect.Classify(err).Kind == dialect.ConnLost {
 			return &ConnectError{Worker: wk.id, Err: err}
 		}
