@@ -22,8 +22,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/dbarena/dbarena/internal/dialect"
 	"github.com/dbarena/dbarena/internal/sandbox"
 	"github.com/dbarena/dbarena/internal/target"
+	"github.com/dbarena/dbarena/internal/workload"
 )
 
 // startTimeout bounds one sandbox start (init included).
@@ -110,6 +112,24 @@ func Start(tb testing.TB, flavor target.Flavor) target.Target {
 		tb.Fatalf("sandboxtest: %v", s.err)
 	}
 	return s.t
+}
+
+// Env starts (or reuses) the flavor's shared server and returns a workload
+// environment on it: a pool of up to 8 connections, closed when the test
+// ends.
+func Env(tb testing.TB, flavor target.Flavor) workload.Env {
+	tb.Helper()
+	tgt := Start(tb, flavor)
+	d, err := dialect.For(tgt.Family())
+	if err != nil {
+		tb.Fatal(err)
+	}
+	db, err := d.Open(tgt, dialect.OpenOptions{MaxConns: 8})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() { db.Close() })
+	return workload.Env{DB: db, Dialect: d, Target: tgt}
 }
 
 // StartNamed starts a sandbox of the test's own, which is removed when the

@@ -14,7 +14,6 @@ import (
 
 	"github.com/spf13/pflag"
 
-	"github.com/dbarena/dbarena/internal/dialect"
 	"github.com/dbarena/dbarena/internal/sandbox/sandboxtest"
 	"github.com/dbarena/dbarena/internal/target"
 	"github.com/dbarena/dbarena/internal/workload"
@@ -29,22 +28,6 @@ type counter struct{ total, rows, bytes atomic.Int64 }
 
 func (c *counter) SetTotal(n int64)   { c.total.Store(n) }
 func (c *counter) Add(rows, by int64) { c.rows.Add(rows); c.bytes.Add(by) }
-
-// openEnv connects to a sandbox of flavor.
-func openEnv(t testing.TB, flavor target.Flavor) workload.Env {
-	t.Helper()
-	tgt := sandboxtest.Start(t, flavor)
-	d, err := dialect.For(tgt.Family())
-	if err != nil {
-		t.Fatal(err)
-	}
-	db, err := d.Open(tgt, dialect.OpenOptions{MaxConns: 8})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { db.Close() })
-	return workload.Env{DB: db, Dialect: d, Target: tgt}
-}
 
 // setup builds a workload from command-line style args.
 func setup(t testing.TB, name string, args ...string) workload.Workload {
@@ -174,7 +157,7 @@ func TestIntegrationWorkloads(t *testing.T) {
 	}
 	for _, flavor := range flavors {
 		t.Run(string(flavor), func(t *testing.T) {
-			env := openEnv(t, flavor)
+			env := sandboxtest.Env(t, flavor)
 			for _, tt := range tests {
 				for _, client := range clientsFor(flavor) {
 					t.Run(tt.name+strings.Join(tt.args, "")+"/client="+client, func(t *testing.T) {
@@ -239,7 +222,7 @@ func stable(before int64, _ workload.Queries) int64 { return before }
 func TestIntegrationBulkInsert(t *testing.T) {
 	for _, flavor := range flavors {
 		t.Run(string(flavor), func(t *testing.T) {
-			env := openEnv(t, flavor)
+			env := sandboxtest.Env(t, flavor)
 			ctx := context.Background()
 			wl := setup(t, "bulk_insert").(*BulkInsert)
 			wl.SetThreads(2)
@@ -276,7 +259,7 @@ func TestIntegrationBulkInsert(t *testing.T) {
 func TestIntegrationSplitLoad(t *testing.T) {
 	for _, flavor := range flavors {
 		t.Run(string(flavor), func(t *testing.T) {
-			env := openEnv(t, flavor)
+			env := sandboxtest.Env(t, flavor)
 			ctx := context.Background()
 			wl := setup(t, "oltp_insert", "--tables=1", "--table-size=25000")
 			_ = wl.(workload.Cleaner).Cleanup(ctx, env)
@@ -390,7 +373,7 @@ func TestIntegrationSysbenchCompat(t *testing.T) {
 	for _, flavor := range flavors {
 		for _, autoInc := range []string{"on", "off"} {
 			t.Run(fmt.Sprintf("%s/auto-inc=%s", flavor, autoInc), func(t *testing.T) {
-				env := openEnv(t, flavor)
+				env := sandboxtest.Env(t, flavor)
 				ctx := context.Background()
 				opts := []string{"--tables=2", "--table-size=500", "--auto_inc=" + autoInc}
 				wl := setup(t, "oltp_read_write", "--tables=2", "--table-size=500", "--auto-inc="+autoInc)
@@ -433,7 +416,7 @@ func BenchmarkPrepare(b *testing.B) {
 	for _, flavor := range flavors {
 		for _, threads := range []int{1, 4} {
 			b.Run(fmt.Sprintf("%s/threads=%d", flavor, threads), func(b *testing.B) {
-				env := openEnv(b, flavor)
+				env := sandboxtest.Env(b, flavor)
 				ctx := context.Background()
 				const rows = 100000
 				wl := setup(b, "oltp_read_write", "--tables=2", "--table-size="+strconv.Itoa(rows))
@@ -461,7 +444,7 @@ func BenchmarkSysbenchPrepare(b *testing.B) {
 	for _, flavor := range flavors {
 		for _, threads := range []int{1, 2} {
 			b.Run(fmt.Sprintf("%s/threads=%d", flavor, threads), func(b *testing.B) {
-				env := openEnv(b, flavor)
+				env := sandboxtest.Env(b, flavor)
 				const rows = 100000
 				opts := []string{"--tables=2", "--table-size=" + strconv.Itoa(rows), "--threads=" + strconv.Itoa(threads)}
 				var elapsed time.Duration

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/dbarena/dbarena/internal/runner"
+	"github.com/dbarena/dbarena/internal/sandbox/sandboxtest"
 	"github.com/dbarena/dbarena/internal/target"
 )
 
@@ -12,7 +13,7 @@ import (
 // against one MariaDB warehouse (loaded on first use), for client CPU
 // profiles: go test -bench Mix -run XXX -cpuprofile cpu.out.
 func BenchmarkMix(b *testing.B) {
-	env := openEnv(b, target.FlavorMariaDB)
+	env := sandboxtest.Env(b, target.FlavorMariaDB)
 	ctx := context.Background()
 	wl := setup(b)
 	if err := wl.Prepare(ctx, env, 4, &progress{}); err != nil {
@@ -33,7 +34,7 @@ func BenchmarkMix(b *testing.B) {
 
 // BenchmarkLoad loads one MariaDB warehouse per iteration.
 func BenchmarkLoad(b *testing.B) {
-	env := openEnv(b, target.FlavorMariaDB)
+	env := sandboxtest.Env(b, target.FlavorMariaDB)
 	ctx := context.Background()
 	for i := 0; i < b.N; i++ {
 		b.StopTimer()

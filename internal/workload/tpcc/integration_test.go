@@ -12,7 +12,6 @@ import (
 
 	"github.com/spf13/pflag"
 
-	"github.com/dbarena/dbarena/internal/dialect"
 	"github.com/dbarena/dbarena/internal/runner"
 	"github.com/dbarena/dbarena/internal/sandbox/sandboxtest"
 	"github.com/dbarena/dbarena/internal/summary"
@@ -37,21 +36,6 @@ func (p *progress) Add(rows, _ int64) {
 	if n := p.rows.Add(rows); p.cancel != nil && n >= p.cancelAt {
 		p.cancel()
 	}
-}
-
-func openEnv(t testing.TB, flavor target.Flavor) workload.Env {
-	t.Helper()
-	tgt := sandboxtest.Start(t, flavor)
-	d, err := dialect.For(tgt.Family())
-	if err != nil {
-		t.Fatal(err)
-	}
-	db, err := d.Open(tgt, dialect.OpenOptions{MaxConns: 8})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { db.Close() })
-	return workload.Env{DB: db, Dialect: d, Target: tgt}
 }
 
 func setup(t testing.TB, args ...string) *Workload {
@@ -113,7 +97,7 @@ func mustCheck(t testing.TB, env workload.Env, wl *Workload, when string) {
 func TestIntegration(t *testing.T) {
 	for _, flavor := range []target.Flavor{target.FlavorMariaDB, target.FlavorPostgres} {
 		t.Run(string(flavor), func(t *testing.T) {
-			env := openEnv(t, flavor)
+			env := sandboxtest.Env(t, flavor)
 			ctx := context.Background()
 			wl := setup(t, "--warehouses", "1")
 			if err := wl.Cleanup(ctx, env); err != nil {
@@ -287,7 +271,7 @@ var _ io.Writer = (*strings.Builder)(nil)
 func TestIntegrationAIDPK(t *testing.T) {
 	for _, flavor := range []target.Flavor{target.FlavorMariaDB, target.FlavorPostgres} {
 		t.Run(string(flavor), func(t *testing.T) {
-			env := openEnv(t, flavor)
+			env := sandboxtest.Env(t, flavor)
 			ctx := context.Background()
 			wl := setup(t, "--schema", "aidpk")
 			if err := wl.Cleanup(ctx, env); err != nil {
