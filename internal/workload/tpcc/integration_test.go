@@ -62,6 +62,52 @@ func scalar(t testing.TB, env workload.Env, q string) int64 {
 	return n
 }
 
+// perItem reads rows of an id and three numbers into a map by id.
+func perItem(t testing.TB, env workload.Env, q string) map[int64][3]int64 {
+	t.Helper()
+	rows, err := env.DB.Query(q)
+	if err != nil {
+		t.Fatalf("%s: %v", q, err)
+	}
+	defer rows.Close()
+	out := map[int64][3]int64{}
+	for rows.Next() {
+		var id int64
+		var v [3]int64
+		if err := rows.Scan(&id, &v[0], &v[1], &v[2]); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+		out[id] = v
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatalf("%s: %v", q, err)
+	}
+	return out
+}
+
+// checkStock checks New-Order's stock updates (clause 2.4.2.2) against the
+// order lines it inserted (orders above the initial 3000): per item, S_YTD
+// grew by their quantities, S_ORDER_CNT by their number, S_REMOTE_CNT by
+// the remote ones; every S_QUANTITY stays within 10..100.
+func checkStock(t testing.TB, env workload.Env, before map[int64][3]int64) {
+	t.Helper()
+	after := perItem(t, env, "SELECT s_i_id, s_ytd, s_order_cnt, s_remote_cnt FROM stock")
+	lines := perItem(t, env, "SELECT ol_i_id, SUM(ol_quantity), COUNT(*), "+
+		"SUM(CASE WHEN ol_supply_w_id <> ol_w_id THEN 1 ELSE 0 END) FROM order_line WHERE ol_o_id > 3000 GROUP BY ol_i_id")
+	if len(lines) == 0 {
+		t.Fatal("no new order lines")
+	}
+	for id, a := range after {
+		b, l := before[id], lines[id]
+		if got := [3]int64{a[0] - b[0], a[1] - b[1], a[2] - b[2]}; got != l {
+			t.Errorf("item %d: stock s_ytd, s_order_cnt, s_remote_cnt grew by %v, its new order lines say %v", id, got, l)
+		}
+	}
+	if n := scalar(t, env, "SELECT COUNT(*) FROM stock WHERE s_quantity IS NULL OR s_quantity NOT BETWEEN 10 AND 100"); n != 0 {
+		t.Errorf("%d stock rows with S_QUANTITY outside 10..100", n)
+	}
+}
+
 // checksums returns "rows:sum" of a hash of every row, per table.
 func checksums(t testing.TB, env workload.Env) map[string]string {
 	t.Helper()
@@ -187,9 +233,13 @@ func TestIntegration(t *testing.T) {
 					weights := []string{"0", "0", "0", "0", "0"}
 					weights[i] = "1"
 					w := setup(t, "--weights", strings.Join(weights, ","))
+					stock := perItem(t, env, "SELECT s_i_id, s_ytd, s_order_cnt, s_remote_cnt FROM stock")
 					res := run(t, env, w, runner.Config{Threads: 2, Events: 20})
 					if res.PerType[typ] == nil || res.PerType[typ].Count != 20 || res.Errors != 0 {
 						t.Fatalf("%s alone: %+v errors %d", typ, res.PerType[typ], res.Errors)
+					}
+					if typ == NewOrder {
+						checkStock(t, env, stock)
 					}
 				})
 			}

@@ -22,12 +22,14 @@ type orderItem struct {
 type stockRow struct {
 	qty  int
 	dist [nDist]string
+	// ytd and lines are what this order adds to S_YTD and S_ORDER_CNT.
+	ytd, lines int
 }
 
 // newOrder is the New-Order transaction (clause 2.4). Items are read with
-// one statement, and stock rows with one statement per supplying
-// warehouse, in (warehouse, item) order so that New-Orders lock stock rows
-// in one global order; OL_NUMBER keeps the input order.
+// one statement, and stock rows read and updated with one statement each
+// per supplying warehouse, in (warehouse, item) order so that New-Orders
+// lock stock rows in one global order; OL_NUMBER keeps the input order.
 func (w *worker) newOrder(ctx context.Context, ev *workload.Event) error {
 	// Input data (clause 2.4.1).
 	dID := w.r.between(1, nDist)
@@ -206,10 +208,29 @@ func (w *worker) updateStock(ctx context.Context, ev *workload.Event, items []or
 		} else {
 			sr.qty = sr.qty - it.qty + 91
 		}
+		sr.ytd += it.qty
+		sr.lines++
 		it.dist = sr.dist[dID-1]
-		if _, err := w.exec(ctx, ev, w.st.noStockUpd, sr.qty, it.qty, remote, it.iid, supplyW); err != nil {
-			return err
+	}
+	// One UPDATE for all the items (an item on several lines once, with
+	// what all its lines add), its lists padded like the SELECT's.
+	args = w.args[:0]
+	for _, col := range [...]func(*stockRow) int{
+		func(sr *stockRow) int { return sr.qty },
+		func(sr *stockRow) int { return sr.ytd },
+		func(sr *stockRow) int { return sr.lines },
+		func(sr *stockRow) int { return sr.lines * remote },
+	} {
+		for i := 0; i < maxLines; i++ {
+			id := items[min(i, len(items)-1)].iid
+			args = append(args, id, col(w.stock[id]))
 		}
 	}
-	return nil
+	args = append(args, supplyW)
+	for i := 0; i < maxLines; i++ {
+		args = append(args, items[min(i, len(items)-1)].iid)
+	}
+	w.args = args
+	_, err = w.exec(ctx, ev, w.st.noStockUpd, args...)
+	return err
 }

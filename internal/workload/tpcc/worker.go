@@ -8,6 +8,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/dbarena/dbarena/internal/dialect"
+	"github.com/dbarena/dbarena/internal/target"
 	"github.com/dbarena/dbarena/internal/workload"
 )
 
@@ -109,7 +111,7 @@ func (wl *Workload) NewWorker(ctx context.Context, env workload.Env, conn *sql.C
 	if err != nil {
 		return nil, err
 	}
-	st, err := prepareStmts(ctx, conn, env.Dialect.Rebind)
+	st, err := prepareStmts(ctx, conn, env.Dialect)
 	if err != nil {
 		return nil, err
 	}
@@ -319,7 +321,9 @@ type stmts struct {
 	slDistrict, slCount *sql.Stmt
 }
 
-func prepareStmts(ctx context.Context, conn *sql.Conn, rebind func(string) string) (*stmts, error) {
+func prepareStmts(ctx context.Context, conn *sql.Conn, d dialect.Dialect) (*stmts, error) {
+	rebind := d.Rebind
+	pg := d.Family() == target.Postgres
 	s := &stmts{conn: conn, rebind: rebind}
 	var err error
 	prep := func(dst **sql.Stmt, q string) {
@@ -345,7 +349,7 @@ func prepareStmts(ctx context.Context, conn *sql.Conn, rebind func(string) strin
 	// repeats of its last id, so that one statement serves every order.
 	prep(&s.noItems, "SELECT i_id, i_price, i_name, i_data FROM item WHERE i_id IN ("+placeholders(maxLines)+")")
 	prep(&s.noStock, "SELECT s_i_id, s_quantity, s_data, s_dist_01, s_dist_02, s_dist_03, s_dist_04, s_dist_05, s_dist_06, s_dist_07, s_dist_08, s_dist_09, s_dist_10 FROM stock WHERE s_w_id = ? AND s_i_id IN ("+placeholders(maxLines)+") FOR UPDATE")
-	prep(&s.noStockUpd, "UPDATE stock SET s_quantity = ?, s_ytd = s_ytd + ?, s_order_cnt = s_order_cnt + 1, s_remote_cnt = s_remote_cnt + ? WHERE s_i_id = ? AND s_w_id = ?")
+	prep(&s.noStockUpd, stockUpdateSQL(pg))
 	// Payment (clause 2.5.2.2)
 	prep(&s.payWarehouseUpd, "UPDATE warehouse SET w_ytd = w_ytd + ? WHERE w_id = ?")
 	prep(&s.payWarehouse, "SELECT w_street_1, w_street_2, w_city, w_state, w_zip, w_name FROM warehouse WHERE w_id = ?")
@@ -384,6 +388,21 @@ func prepareStmts(ctx context.Context, conn *sql.Conn, rebind func(string) strin
 const maxLines = 15
 
 func placeholders(n int) string { return strings.Repeat("?, ", n-1) + "?" }
+
+// stockUpdateSQL updates the stock rows of up to maxLines items of one
+// supplying warehouse (clause 2.4.2.2) in one statement: per item the new
+// S_QUANTITY and what S_YTD, S_ORDER_CNT and S_REMOTE_CNT gain, as CASE
+// lists of (S_I_ID, value) pairs. PostgreSQL needs the values' type.
+func stockUpdateSQL(pg bool) string {
+	then := " THEN ?"
+	if pg {
+		then = " THEN ?::integer"
+	}
+	cases := "CASE s_i_id" + strings.Repeat(" WHEN ?"+then, maxLines) + " END"
+	return "UPDATE stock SET s_quantity = " + cases + ", s_ytd = s_ytd + " + cases +
+		", s_order_cnt = s_order_cnt + " + cases + ", s_remote_cnt = s_remote_cnt + " + cases +
+		" WHERE s_w_id = ? AND s_i_id IN (" + placeholders(maxLines) + ")"
+}
 
 // lines returns the statement inserting n order lines.
 func (s *stmts) lines(ctx context.Context, n int) (*sql.Stmt, error) {
