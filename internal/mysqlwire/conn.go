@@ -530,17 +530,26 @@ func (c *Conn) ioError(op string, err error) error {
 	return &net.OpError{Op: op, Net: "mysql", Err: err}
 }
 
-// readPacket returns the next packet's payload. It is valid until the next
-// read.
-func (c *Conn) readPacket() ([]byte, error) {
+// header waits for the next packet's header, at c.rpos, and returns its
+// payload length; the next packet sent carries the sequence number after it.
+func (c *Conn) header() (int, error) {
 	for c.rend-c.rpos < 4 {
 		if err := c.fill(); err != nil {
-			return nil, err
+			return 0, err
 		}
 	}
 	h := c.rbuf[c.rpos:]
-	n := int(h[0]) | int(h[1])<<8 | int(h[2])<<16
 	c.seq = h[3] + 1
+	return int(h[0]) | int(h[1])<<8 | int(h[2])<<16, nil
+}
+
+// readPacket returns the next packet's payload. It is valid until the next
+// read.
+func (c *Conn) readPacket() ([]byte, error) {
+	n, err := c.header()
+	if err != nil {
+		return nil, err
+	}
 	if n == maxPayload {
 		return c.readLong()
 	}
@@ -565,14 +574,10 @@ func (c *Conn) readPacket() ([]byte, error) {
 func (c *Conn) readLong() ([]byte, error) {
 	c.pkt = c.pkt[:0]
 	for {
-		for c.rend-c.rpos < 4 {
-			if err := c.fill(); err != nil {
-				return nil, err
-			}
+		n, err := c.header()
+		if err != nil {
+			return nil, err
 		}
-		h := c.rbuf[c.rpos:]
-		n := int(h[0]) | int(h[1])<<8 | int(h[2])<<16
-		c.seq = h[3] + 1
 		c.rpos += 4
 		for left := n; left > 0; {
 			if c.rpos == c.rend {
