@@ -212,9 +212,16 @@ func (w *worker) updateStock(ctx context.Context, ev *workload.Event, items []or
 		sr.lines++
 		it.dist = sr.dist[dID-1]
 	}
-	// One UPDATE for all the items (an item on several lines once, with
-	// what all its lines add), its lists padded like the SELECT's.
-	args = w.args[:0]
+	w.args = stockUpdateArgs(w.args[:0], items, w.stock, supplyW, remote)
+	_, err = w.exec(ctx, ev, w.st.noStockUpd, w.args...)
+	return err
+}
+
+// stockUpdateArgs appends the arguments of stockUpdateSQL for items, which
+// share supplying warehouse supplyW: one UPDATE for all of them (an item on
+// several lines once, with what all its lines add), its lists padded with
+// the last item like the SELECT's.
+func stockUpdateArgs(args []any, items []orderItem, stock map[int]*stockRow, supplyW, remote int) []any {
 	for _, col := range [...]func(*stockRow) int{
 		func(sr *stockRow) int { return sr.qty },
 		func(sr *stockRow) int { return sr.ytd },
@@ -223,14 +230,12 @@ func (w *worker) updateStock(ctx context.Context, ev *workload.Event, items []or
 	} {
 		for i := 0; i < maxLines; i++ {
 			id := items[min(i, len(items)-1)].iid
-			args = append(args, id, col(w.stock[id]))
+			args = append(args, id, col(stock[id]))
 		}
 	}
 	args = append(args, supplyW)
 	for i := 0; i < maxLines; i++ {
 		args = append(args, items[min(i, len(items)-1)].iid)
 	}
-	w.args = args
-	_, err = w.exec(ctx, ev, w.st.noStockUpd, args...)
-	return err
+	return args
 }

@@ -222,3 +222,42 @@ func TestDeckMix(t *testing.T) {
 		t.Errorf("100 decks drew %v, want exactly 1000/1000/100/100/100", counts)
 	}
 }
+
+// TestStockUpdateArgs checks the one-statement stock update of a remote
+// supplying warehouse with an item on two lines: the item appears once
+// per CASE list with its final quantity and both lines' additions, and
+// the lists are padded with the last item.
+func TestStockUpdateArgs(t *testing.T) {
+	items := []orderItem{{iid: 5, qty: 3}, {iid: 9, qty: 4}, {iid: 9, qty: 2}}
+	stock := map[int]*stockRow{5: {qty: 40, ytd: 3, lines: 1}, 9: {qty: 94, ytd: 6, lines: 2}}
+	args := stockUpdateArgs(nil, items, stock, 2, 1)
+	if n := len(args); n != 8*maxLines+1+maxLines {
+		t.Fatalf("%d arguments, want %d", n, 8*maxLines+1+maxLines)
+	}
+	if got := strings.Count(stockUpdateSQL(false), "?"); got != len(args) {
+		t.Fatalf("statement has %d placeholders for %d arguments", got, len(args))
+	}
+	if got := strings.Count(stockUpdateSQL(true), "?"); got != len(args) {
+		t.Fatalf("PostgreSQL statement has %d placeholders for %d arguments", got, len(args))
+	}
+	// Per CASE list: the value for item 5, then for item 9 (repeated).
+	want := [4][2]int{{40, 94}, {3, 6}, {1, 2}, {1, 2}}
+	for c, w := range want {
+		list := args[c*2*maxLines : (c+1)*2*maxLines]
+		if list[0] != 5 || list[1] != w[0] {
+			t.Errorf("list %d starts %v %v, want 5 %d", c, list[0], list[1], w[0])
+		}
+		for i := 2; i < len(list); i += 2 {
+			if list[i] != 9 || list[i+1] != w[1] {
+				t.Errorf("list %d pair %d is %v %v, want 9 %d", c, i/2, list[i], list[i+1], w[1])
+			}
+		}
+	}
+	where := args[8*maxLines:]
+	if where[0] != 2 || where[1] != 5 || where[2] != 9 || where[len(where)-1] != 9 {
+		t.Errorf("WHERE arguments %v, want warehouse 2 then items 5, 9, 9...", where)
+	}
+	if local := stockUpdateArgs(nil, items, stock, 1, 0); local[6*maxLines+1] != 0 {
+		t.Errorf("a home warehouse's S_REMOTE_CNT gains %v, want 0", local[6*maxLines+1])
+	}
+}
