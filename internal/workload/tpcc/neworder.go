@@ -132,15 +132,8 @@ func (w *worker) newOrder(ctx context.Context, ev *workload.Event) error {
 
 // readItems returns the price in cents of the order's items that exist.
 func (w *worker) readItems(ctx context.Context, ev *workload.Event) (map[int]int64, error) {
-	args := w.args[:0]
-	for _, it := range w.items {
-		args = append(args, it.iid)
-	}
-	for len(args) < maxLines {
-		args = append(args, args[len(args)-1])
-	}
-	w.args = args
-	rows, err := w.query(ctx, ev, w.st.noItems, args...)
+	w.args = appendItemIDs(w.args[:0], w.items)
+	rows, err := w.query(ctx, ev, w.st.noItems, w.args...)
 	if err != nil {
 		return nil, err
 	}
@@ -163,15 +156,8 @@ func (w *worker) readItems(ctx context.Context, ev *workload.Event) (map[int]int
 // OL_QUANTITY, or up by 91 less it when fewer than 10 would remain.
 func (w *worker) updateStock(ctx context.Context, ev *workload.Event, items []orderItem, dID int) error {
 	supplyW := items[0].supplyW
-	args := append(w.args[:0], supplyW)
-	for _, it := range items {
-		args = append(args, it.iid)
-	}
-	for len(args) < maxLines+1 {
-		args = append(args, args[len(args)-1])
-	}
-	w.args = args
-	rows, err := w.query(ctx, ev, w.st.noStock, args...)
+	w.args = appendItemIDs(append(w.args[:0], supplyW), items)
+	rows, err := w.query(ctx, ev, w.st.noStock, w.args...)
 	if err != nil {
 		return err
 	}
@@ -233,7 +219,12 @@ func stockUpdateArgs(args []any, items []orderItem, stock map[int]*stockRow, sup
 			args = append(args, id, col(stock[id]))
 		}
 	}
-	args = append(args, supplyW)
+	return appendItemIDs(append(args, supplyW), items)
+}
+
+// appendItemIDs appends the item ids of items padded to maxLines with the
+// last one, the IN list that lets one statement serve every order.
+func appendItemIDs(args []any, items []orderItem) []any {
 	for i := 0; i < maxLines; i++ {
 		args = append(args, items[min(i, len(items)-1)].iid)
 	}
