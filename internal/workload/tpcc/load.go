@@ -87,11 +87,11 @@ func (g *generator) rows(u unit) int64 {
 // at commit) used about 5% less server CPU but was no faster, as
 // order_line alone (about 9 s on one core) became the critical path;
 // concurrent loads into a table wait on the table lock the first one's
-// bulk insert takes (so loaders keep unique_checks on, see unit).
-// Keeping fkey_order_line_2 up to date during the load instead of
-// building it after cost about 15% more server CPU. A single LOAD DATA of order_line with bulk insert
-// also kept InnoDB's background statistics task busy for as long as the
-// statement ran (gone with STATS_AUTO_RECALC=0).
+// bulk insert takes (so loaders keep unique_checks on, see unit). A single
+// LOAD DATA of order_line with bulk insert also kept InnoDB's background
+// statistics task busy for as long as the statement ran (gone with
+// STATS_AUTO_RECALC=0). Keeping fkey_order_line_2 up to date during the
+// load instead of building it after cost about 15% more server CPU.
 func cost(u unit) int {
 	switch u.part {
 	case PartOrders:
