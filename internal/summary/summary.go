@@ -14,6 +14,15 @@ const (
 	StatusComplete    = "complete"
 	StatusInterrupted = "interrupted"
 	StatusFailed      = "failed"
+	// StatusDegraded: the run ended, but its target was unreachable for
+	// part of the measured period (see Run.Outages).
+	StatusDegraded = "degraded"
+	// StatusRunning is stored while a run goes on; a store reports a
+	// running run whose process is gone as StatusAborted.
+	StatusRunning = "running"
+	// StatusAborted: dbarena died mid-run (kill -9, OOM, power cut); the
+	// run holds everything up to its last checkpoint.
+	StatusAborted = "aborted"
 )
 
 // Run is one stored run.
@@ -55,6 +64,19 @@ type Run struct {
 	// microseconds. It is kept in the store and omitted from --json output.
 	Histogram string `json:"histogram,omitempty"`
 
+	// Outages are the windows of the measured period during which the
+	// target could not be reached.
+	Outages []Outage `json:"outages,omitempty"`
+	// UptimeS is the measured time minus the outages; equal to DurationS
+	// when there were none.
+	UptimeS float64 `json:"uptime_s,omitempty"`
+	// Notes are warnings a reader of the figures must see: a server
+	// restart across the counters, a limit raised, short tables.
+	Notes []string `json:"notes,omitempty"`
+	// Figures are workload-specific numbers, by dotted name (TPC-C's
+	// "delivery.skipped_districts").
+	Figures map[string]float64 `json:"figures,omitempty"`
+
 	// SettingsAll is a snapshot of every server variable or setting as the
 	// run ended (SHOW GLOBAL VARIABLES, PostgreSQL's SHOW ALL), for
 	// reproducing the run; values of secret-looking names are masked.
@@ -81,6 +103,9 @@ type Totals struct {
 	// intended time; Dropped counts those that overflowed the bounded queue.
 	Late    int64 `json:"late"`
 	Dropped int64 `json:"dropped"`
+	// Unfinished counts events still in flight when the run ended; their
+	// latency so far is in the histogram, they are not in Events.
+	Unfinished int64 `json:"unfinished"`
 }
 
 // Queries counts statements by class.
@@ -95,6 +120,18 @@ type Queries struct {
 type Throughput struct {
 	TPS float64 `json:"tps"`
 	QPS float64 `json:"qps"`
+	// UpTPS is TPS over the up-time only (Run.UptimeS), set when the run
+	// had outages.
+	UpTPS float64 `json:"up_tps,omitempty"`
+}
+
+// Outage is a window of the measured period during which the target could
+// not be reached, in seconds since the measured period began. Recovered is
+// false when the run ended (failed) still unable to reach it.
+type Outage struct {
+	StartS    float64 `json:"start_s"`
+	EndS      float64 `json:"end_s"`
+	Recovered bool    `json:"recovered"`
 }
 
 // Latency percentiles in milliseconds.

@@ -1,6 +1,19 @@
 // Package workload defines what a benchmark workload is: a small core
-// interface plus optional capabilities (prepare, run, cleanup, check) that
-// commands discover by type assertion.
+// interface plus optional capabilities that commands discover by type
+// assertion. The capabilities, all in this file:
+//
+//   - Preparer: creates and loads the tables (`dbarena prepare`).
+//   - Cleaner: drops them (`dbarena cleanup`).
+//   - Checker: consistency checks (`dbarena check`).
+//   - Runner: makes one Worker per connection (`dbarena run`).
+//   - Dialer: a Runner whose Workers dial and own their connection.
+//   - Rollbacker: a Worker that owns its connection ends a failed transaction.
+//   - ResponseLimiter: response-time limits by event type.
+//   - Reporter: its own interval lines, summary figures and final report.
+//   - Demander: what a run asks of the server (connections, statements).
+//   - Readier: whether the prepared data is there and complete.
+//
+// Each implementation carries `var _ workload.Iface = (*T)(nil)` beside it.
 package workload
 
 import (
@@ -92,6 +105,50 @@ type Dialer interface {
 // the runner asks it to end the open transaction.
 type Rollbacker interface {
 	Rollback(ctx context.Context) error
+}
+
+// Demand is what a run asks of the server, so that a sandbox can be sized
+// to it and a limit that would be hit is reported before the run starts.
+type Demand struct {
+	// Connections the run opens at once (workers; the monitor and counter
+	// connections are the caller's to add).
+	Connections int
+	// PreparedPerConn is how many server-side prepared statements each
+	// connection holds at most (MySQL's max_prepared_stmt_count counts
+	// them server-wide).
+	PreparedPerConn int
+	// Tables the run touches (table caches, open files).
+	Tables int
+}
+
+// Demander is a Runner that can say what a run with threads workers asks of
+// the server.
+type Demander interface {
+	Demand(threads int) Demand
+}
+
+// NotReadyError says the workload's data is missing or incomplete; Hint is
+// the command that fixes it ("dbarena prepare oltp_read_write --tables 4").
+// Short marks data that is there but smaller than the flags say.
+type NotReadyError struct {
+	Problem string
+	Hint    string
+	Short   bool
+}
+
+// Error implements error.
+func (e *NotReadyError) Error() string {
+	if e.Hint == "" {
+		return e.Problem
+	}
+	return e.Problem + "; run `" + e.Hint + "` first"
+}
+
+// Readier is a workload that can check, before a run, that its prepared
+// data is there and complete. Ready returns a *NotReadyError when it is
+// not, and another error when it could not tell.
+type Readier interface {
+	Ready(ctx context.Context, env Env) error
 }
 
 // Queries counts statements by sysbench's classes.
