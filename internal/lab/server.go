@@ -1,0 +1,87 @@
+package lab
+
+import (
+	"context"
+	"strings"
+
+	"github.com/dbarena/dbarena/internal/plan"
+	"github.com/dbarena/dbarena/internal/target"
+)
+
+// server is what the lab knows of one variant's server.
+type server struct {
+	v    plan.Variant
+	name string // sandbox name
+	// target is the server's connection once started (or parsed, for a DSN).
+	target target.Target
+	err    error  // the server could not be started
+	key    string // settings applied at the last start
+	data   string // DataKey of the data loaded, "" for none
+	// started: a start was tried (and err tells how it went).
+	started bool
+}
+
+// SandboxName is the sandbox a plan variant runs in.
+func SandboxName(v plan.Variant) string {
+	n := "lab-" + strings.NewReplacer(".", "_").Replace(v.Label())
+	if len(n) > 32 {
+		n = n[:32]
+	}
+	return n
+}
+
+// target starts (or reuses) the variant's server with the cell's settings.
+// A DSN server is used as it is.
+func (l *Lab) target(ctx context.Context, s *server, cell plan.Cell) (target.Target, error) {
+	if dsn := s.v.Server.DSN; dsn != "" {
+		if s.target.Host == "" && s.target.Socket == "" {
+			t, err := target.ParseDSN(dsn)
+			if err != nil {
+				return t, err
+			}
+			s.target = t
+		}
+		return s.target, nil
+	}
+	parts := make([]string, len(cell.Settings))
+	for i, kv := range cell.Settings {
+		parts[i] = kv.Key + "=" + kv.Value
+	}
+	key := strings.Join(parts, ",")
+	if s.started && s.err == nil && s.key == key {
+		return s.target, nil
+	}
+	t, err := l.Sandboxes.Start(ctx, s.name, s.v.Server, cell.Settings)
+	s.started = true
+	if err != nil {
+		s.err = err
+		return target.Target{}, err
+	}
+	s.err, s.key, s.target = nil, key, t
+	return t, nil
+}
+
+// betweenRounds applies the plan's actions before a variant's round.
+func (l *Lab) betweenRounds(ctx context.Context, p *plan.Plan, s *server, note func(string, ...any)) {
+	if p.Reload {
+		s.data = ""
+	}
+	for _, act := range p.BetweenRounds {
+		switch act.Name {
+		case "restart":
+			if s.v.Server.DSN != "" {
+				note("server %s is a DSN: not restarted between rounds", s.v.Server.Name)
+				continue
+			}
+			if s.started && s.err == nil {
+				if err := l.Sandboxes.Restart(ctx, s.name); err != nil {
+					s.err = err
+				}
+			}
+		case "drop-caches":
+			if err := l.Sandboxes.DropCaches(); err != nil {
+				note("drop-caches not permitted here (%v): page cache kept between rounds", err)
+			}
+		}
+	}
+}
