@@ -210,10 +210,6 @@ func roundKey(cell, round string) string { return cell + "#" + round }
 
 // step runs one step; a step that cannot run is stored as a failed run.
 func (l *Lab) step(ctx context.Context, p *plan.Plan, session string, step plan.Step, s *server) *summary.Run {
-	if s.err != nil && s.started && s.v.Server.DSN == "" {
-		// Try again: a failed start may have been the settings of one cell.
-		s.started = false
-	}
 	j := Job{Plan: p, Step: step, Session: session}
 	t, err := l.target(ctx, s, step.Cell)
 	j.Target = t

@@ -48,6 +48,8 @@ func (l *Lab) target(ctx context.Context, s *server, cell plan.Cell) (target.Tar
 		parts[i] = kv.Key + "=" + kv.Value
 	}
 	key := strings.Join(parts, ",")
+	// A server that failed to start is tried again: the failure may have
+	// been the settings of one cell.
 	if s.started && s.err == nil && s.key == key {
 		return s.target, nil
 	}
