@@ -36,7 +36,9 @@ func (w *toy) Validate() []error {
 	}
 	return nil
 }
-func (w *toy) Params() map[string]any { return map[string]any{"table-size": w.rows, "engine": w.engine} }
+func (w *toy) Params() map[string]any {
+	return map[string]any{"table-size": w.rows, "engine": w.engine}
+}
 
 var toys = workload.NewRegistry(func() workload.Workload { return &toy{} })
 
