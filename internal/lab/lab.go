@@ -16,6 +16,7 @@ import (
 	"context"
 	"fmt"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/dbarena/dbarena/internal/plan"
@@ -272,30 +273,11 @@ func LatestSession(ctx context.Context, st Store, name string) (string, error) {
 	return runs[0].Tags[TagSession], nil
 }
 
-// Job is one step for the pipeline: a cell in a round, on its target.
-type Job struct {
-	Plan    *plan.Plan
-	Step    plan.Step
-	Session string
-	Target  target.Target
-}
-
-// Threads is the step's thread count (1 without a threads axis).
-func (j Job) Threads() int { return max(j.Step.Threads, 1) }
-
-// Ref places the run in its plan.
-func (j Job) Ref() *summary.PlanRef {
-	return &summary.PlanRef{Name: j.Plan.Name, Cell: j.Step.ID, Coords: j.Step.CoordMap(), Round: j.Step.Round}
-}
-
-// Tags are the run's tags, in order.
-func (j Job) Tags() [][2]string {
-	r := strconv.Itoa(j.Step.Round)
-	return [][2]string{{TagPlan, j.Plan.Name}, {TagCell, j.Step.ID}, {TagRound, r}, {TagSession, j.Session}, {"round", r}}
-}
-
 type nopObserver struct{}
 
 func (nopObserver) Began(string, int)                                    {}
 func (nopObserver) Noted(string)                                         {}
 func (nopObserver) Ran(int, int, plan.Step, *summary.Run, time.Duration) {}
+
+// oneLine folds whitespace, newlines included, to single spaces.
+func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }

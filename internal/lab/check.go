@@ -1,17 +1,12 @@
 package lab
 
 import (
-	"errors"
-	"fmt"
 	"io"
 	"strings"
 
 	"github.com/spf13/pflag"
 
 	"github.com/dbarena/dbarena/internal/plan"
-	"github.com/dbarena/dbarena/internal/runner"
-	"github.com/dbarena/dbarena/internal/steady"
-	"github.com/dbarena/dbarena/internal/target"
 	"github.com/dbarena/dbarena/internal/workload"
 )
 
@@ -55,54 +50,6 @@ func Check(p *plan.Plan, reg *workload.Registry) []error {
 	return errs
 }
 
-// Workload is the job's workload from reg with the step's parameters set
-// and validated (a MySQL storage engine is left out on other families).
-func (j Job) Workload(reg *workload.Registry) (workload.Workload, error) {
-	w, err := reg.New(j.Step.Workload)
-	if err != nil {
-		return nil, err
-	}
-	fs := flagSet(j.Step.Workload)
-	w.Flags(fs)
-	for _, kv := range j.Step.Params {
-		if kv.Key == "mysql-storage-engine" && j.Target.Family() != target.MySQL {
-			continue
-		}
-		if err := fs.Set(kv.Key, kv.Value); err != nil {
-			return nil, fmt.Errorf("%s=%s: %w", kv.Key, kv.Value, err)
-		}
-	}
-	if errs := w.Validate(); len(errs) > 0 {
-		return nil, errors.Join(errs...)
-	}
-	return w, nil
-}
-
-// Config is the runner configuration of the job: its threads and the
-// plan's duration, warm-up (ended at steady state for warmup: auto) and
-// report interval. It is not validated.
-func (j Job) Config() runner.Config {
-	p := j.Plan
-	cfg := runner.DefaultConfig()
-	cfg.Threads = j.Threads()
-	cfg.Duration = p.Duration
-	cfg.Warmup = p.Warmup
-	cfg.ReportInterval = p.ReportInterval
-	if p.AutoWarmup {
-		det := steady.Detector{}
-		cfg.WarmupUntil = func(ivs []runner.Interval) bool {
-			xs := make([]float64, len(ivs))
-			for i, iv := range ivs {
-				if secs := (iv.End - iv.Start).Seconds(); secs > 0 {
-					xs[i] = float64(iv.Events) / secs
-				}
-			}
-			return det.Steady(xs)
-		}
-	}
-	return cfg
-}
-
 // flagSet is a silent flag set that takes parameters spelled with '_' or
 // '-' alike, as the CLI's does.
 func flagSet(name string) *pflag.FlagSet {
@@ -113,6 +60,3 @@ func flagSet(name string) *pflag.FlagSet {
 	})
 	return fs
 }
-
-// oneLine folds whitespace, newlines included, to single spaces.
-func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
