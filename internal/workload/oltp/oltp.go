@@ -35,6 +35,8 @@ type spec struct {
 	init func(ctx context.Context, w *worker, wl *Workload, rebind func(string) string, id int, seed int64) error
 	// event is the script's event().
 	event func(ctx context.Context, w *worker, ev *workload.Event) error
+	// preparesCustom: init prepares w.custom (select_random_*.lua).
+	preparesCustom bool
 	// singleTable: prepare and cleanup insist on --tables=1 (select_random_*.lua).
 	singleTable bool
 	// pointSelects overrides --point-selects when set (oltp_point_select.lua).
@@ -138,13 +140,17 @@ func (wl *Workload) Prepare(ctx context.Context, env workload.Env, threads int, 
 	if wl.spec.singleTable && wl.cfg.Tables != 1 {
 		return errors.New("this benchmark does not support --tables > 1")
 	}
-	rows := wl.cfg.TableSize
+	return load(ctx, env, &wl.cfg, wl.loadRows(), threads, p, wl.cleanupHint())
+}
+
+// loadRows is the number of rows prepare loads into each table.
+func (wl *Workload) loadRows() int {
 	if wl.spec.emptyWithoutAutoInc && !wl.cfg.AutoInc {
 		// oltp_insert.lua: ids generated on prepare could collide with
 		// sysbench.rand.unique() ones later, so the tables start empty.
-		rows = 0
+		return 0
 	}
-	return load(ctx, env, &wl.cfg, rows, threads, p)
+	return wl.cfg.TableSize
 }
 
 // Cleanup implements workload.Cleaner: cleanup() of oltp_common.lua.
@@ -422,7 +428,7 @@ func (w *worker) writes(ctx context.Context, ev *workload.Event) error {
 func NewSelectRandomPoints() *Workload {
 	return newWorkload(&spec{
 		name: "select_random_points", desc: "sysbench SELECT by a random IN() list on the secondary index k",
-		flags: flagsCommon | flagsRandomPoints, minTableSize: 1, singleTable: true,
+		flags: flagsCommon | flagsRandomPoints, minTableSize: 1, singleTable: true, preparesCustom: true,
 		init: func(ctx context.Context, w *worker, wl *Workload, rebind func(string) string, id int, _ int64) error {
 			w.segment(wl.runThreads(), id)
 			points := strings.Repeat("?, ", w.cfg.RandomPoints-1) + "?"
@@ -445,7 +451,7 @@ func NewSelectRandomPoints() *Workload {
 func NewSelectRandomRanges() *Workload {
 	return newWorkload(&spec{
 		name: "select_random_ranges", desc: "sysbench SELECT count(k) over random BETWEEN ranges of k",
-		flags: flagsCommon | flagsRandomRanges, minTableSize: 1, singleTable: true,
+		flags: flagsCommon | flagsRandomRanges, minTableSize: 1, singleTable: true, preparesCustom: true,
 		init: func(ctx context.Context, w *worker, wl *Workload, rebind func(string) string, id int, _ int64) error {
 			w.segment(wl.runThreads(), id)
 			ranges := strings.Repeat("k BETWEEN ? AND ? OR ", w.cfg.NumberOfRanges-1) + "k BETWEEN ? AND ?"
