@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/dbarena/dbarena/internal/sandbox/sandboxtest"
+	"github.com/dbarena/dbarena/internal/target"
 	"github.com/dbarena/dbarena/internal/workload"
 )
 
@@ -185,6 +186,106 @@ func TestIntegrationReady(t *testing.T) {
 			}
 			if err := wl.Ready(bg, env); err != nil {
 				t.Errorf("after prepare: %v", err)
+			}
+		})
+	}
+}
+
+func TestPlanChunksResume(t *testing.T) {
+	c := DefaultConfig()
+	c.Tables = 2
+	spans := []span{
+		{table: 1, from: 3001, to: 9000},
+		{table: 2, from: 1, to: 10500, fresh: true},
+	}
+	got := planChunks(&c, spans, 4)
+	if len(got) != 4 {
+		t.Fatalf("%d chunks: %+v", len(got), got)
+	}
+	for _, s := range spans {
+		next := s.from
+		for _, ch := range got {
+			if ch.table != s.table {
+				continue
+			}
+			if ch.from != next || (ch.from-1)%blockRows != 0 || ch.resume == s.fresh || !ch.withID {
+				t.Errorf("chunk %+v of span %+v, want from %d", ch, s, next)
+			}
+			next = ch.to + 1
+		}
+		if next != s.to+1 {
+			t.Errorf("span %+v covered up to %d", s, next-1)
+		}
+	}
+	// One thread per span: a fresh table goes in without ids (--auto-inc),
+	// a resumed one with them.
+	got = planChunks(&c, spans, 1)
+	if len(got) != 2 || !got[0].withID || !got[0].resume || got[1].withID || got[1].resume {
+		t.Errorf("one thread: %+v", got)
+	}
+}
+
+func TestMismatch(t *testing.T) {
+	c := DefaultConfig()
+	good := tableInfo{exists: true, columns: map[string]bool{"id": true, "k": true, "c": true, "pad": true},
+		autoInc: true, primary: true, kIndex: true, engine: "innodb"}
+	if why := mismatch(target.MySQL, &c, good); why != "" {
+		t.Errorf("sysbench's table: %s", why)
+	}
+	noIndex := good
+	noIndex.kIndex = false
+	if why := mismatch(target.MySQL, &c, noIndex); why != "" {
+		t.Errorf("a table without k_N (prepare adds it): %s", why)
+	}
+	for _, tc := range []struct {
+		change func(c *Config, ti *tableInfo)
+		want   string
+	}{
+		{func(c *Config, _ *tableInfo) { c.AutoInc = false }, "--auto-inc=off"},
+		{func(_ *Config, ti *tableInfo) { ti.autoInc = false }, "--auto-inc=on"},
+		{func(c *Config, _ *tableInfo) { c.Secondary = true }, "--secondary=on"},
+		{func(c *Config, _ *tableInfo) { c.CreateSecondary = false }, "--create-secondary=off"},
+		{func(c *Config, _ *tableInfo) { c.MySQLStorageEngine = "MyISAM" }, "--mysql-storage-engine asks for MyISAM"},
+		{func(_ *Config, ti *tableInfo) { ti.columns = map[string]bool{"id": true} }, "no column k"},
+	} {
+		c2, ti := DefaultConfig(), good
+		tc.change(&c2, &ti)
+		if why := mismatch(target.MySQL, &c2, ti); !strings.Contains(why, tc.want) {
+			t.Errorf("mismatch = %q, want it to mention %q", why, tc.want)
+		}
+	}
+	pg := good
+	pg.engine = ""
+	if why := mismatch(target.Postgres, &c, pg); why != "" {
+		t.Errorf("PostgreSQL has no engines: %s", why)
+	}
+}
+
+func TestPrepareHint(t *testing.T) {
+	wl := setup(t, "oltp_read_write", "--tables=4", "--table-size=10000", "--auto-inc=off", "--mysql-storage-engine=myisam").(*Workload)
+	if got, want := wl.prepareHint(), "dbarena prepare oltp_read_write --tables 4 --table-size 10000 --auto-inc=off --mysql-storage-engine myisam"; got != want {
+		t.Errorf("hint %q, want %q", got, want)
+	}
+}
+
+func TestIntegrationBulkInsertReady(t *testing.T) {
+	for _, flavor := range flavors {
+		t.Run(string(flavor), func(t *testing.T) {
+			env := sandboxtest.Env(t, flavor)
+			bg := context.Background()
+			wl := NewBulkInsert()
+			wl.SetThreads(2)
+			_ = wl.Cleanup(bg, env)
+			defer wl.Cleanup(bg, env)
+			nr := notReady(t, wl.Ready(bg, env))
+			if want := (workload.NotReadyError{Problem: "tables sbtest1, sbtest2 do not exist", Hint: "dbarena prepare bulk_insert --threads 2"}); *nr != want {
+				t.Errorf("Ready = %+v, want %+v", *nr, want)
+			}
+			if err := wl.Prepare(bg, env, 2, &counter{}); err != nil {
+				t.Fatal(err)
+			}
+			if err := wl.Ready(bg, env); err != nil {
+				t.Error(err)
 			}
 		})
 	}
