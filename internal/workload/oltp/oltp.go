@@ -56,6 +56,8 @@ type Workload struct {
 	mu      sync.Mutex
 	threads int
 	unique  *sbrand.Unique
+	// texts caches stmtTexts by protocol family.
+	texts map[target.Family][][numStmtKinds]string
 }
 
 var (
@@ -193,7 +195,8 @@ func (wl *Workload) newWorker(ctx context.Context, x executor, rebind func(strin
 		cbuf:      make([]byte, 0, 128),
 	}
 	if wl.spec.kinds != nil {
-		if err := w.prepareTables(ctx, rebind, wl.spec.kinds(&wl.cfg)); err != nil {
+		texts := wl.stmtTexts(fam, rebind, wl.cfg.Tables)
+		if err := w.prepareTables(ctx, texts, wl.spec.kinds(&wl.cfg)); err != nil {
 			_ = w.Close()
 			return nil, err
 		}
@@ -205,6 +208,29 @@ func (wl *Workload) newWorker(ctx context.Context, x executor, rebind func(strin
 		}
 	}
 	return w, nil
+}
+
+// stmtTexts returns the text of every statement kind for tables 1..n in
+// the placeholder style of fam (rebind), built once and shared by the
+// workload's workers: at 2048 workers, 36 strings each add up.
+func (wl *Workload) stmtTexts(fam target.Family, rebind func(string) string, n int) [][numStmtKinds]string {
+	wl.mu.Lock()
+	defer wl.mu.Unlock()
+	if wl.texts == nil {
+		wl.texts = map[target.Family][][numStmtKinds]string{}
+	}
+	ts := wl.texts[fam]
+	for t := len(ts); t <= n; t++ {
+		var row [numStmtKinds]string
+		if t > 0 {
+			for k, def := range stmtDefs {
+				row[k] = rebind(def.text(t))
+			}
+		}
+		ts = append(ts, row)
+	}
+	wl.texts[fam] = ts
+	return ts
 }
 
 // sharedUnique is the run's sysbench.rand.unique() sequence, shared by all
