@@ -131,4 +131,3 @@ func runEach(b *testing.B, ws []workload.Worker) {
 		}
 	}
 }
-

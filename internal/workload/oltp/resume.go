@@ -73,7 +73,17 @@ func blockEndsPresent(ctx context.Context, db *sql.DB, t int, rows int64) (bool,
 	return true, nil
 }
 
-// countRows counts the distinct ids of table t in 1..rows.
+// hasID reports whether table t holds a row with the given id.
+func hasID(ctx context.Context, db *sql.DB, t int, id int64) (bool, error) {
+	var n int64
+	q := "SELECT COUNT(*) FROM " + tableName(t) + " WHERE id = " + strconv.FormatInt(id, 10)
+	if err := db.QueryRowContext(ctx, q).Scan(&n); err != nil {
+		return false, fmt.Errorf("probe %s: %w", tableName(t), err)
+	}
+	return n > 0, nil
+}
+
+// countIDs counts the distinct ids of table t in 1..rows.
 func countIDs(ctx context.Context, db *sql.DB, t int, rows int64) (int64, error) {
 	var n int64
 	q := "SELECT COUNT(DISTINCT id) FROM " + tableName(t) + " WHERE id BETWEEN 1 AND " + strconv.FormatInt(rows, 10)

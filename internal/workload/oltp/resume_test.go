@@ -3,6 +3,7 @@ package oltp
 import (
 	"context"
 	"errors"
+	"os"
 	"strconv"
 	"strings"
 	"testing"
@@ -103,6 +104,25 @@ func TestIntegrationResumePrepare(t *testing.T) {
 			}
 			if third.total.Load() != 0 {
 				t.Errorf("prepare on whole tables loaded %d rows", third.total.Load())
+			}
+
+			// Rows lost after the load: Ready says short, prepare refills.
+			if _, err := env.DB.Exec("DELETE FROM sbtest2 WHERE id > 11500"); err != nil {
+				t.Fatal(err)
+			}
+			nr = notReady(t, wl.Ready(bg, env))
+			if !nr.Short || nr.Problem != "table sbtest2 holds 11500 of the 12000 rows --table-size asks for" {
+				t.Errorf("short indexed table: %+v", nr)
+			}
+			fourth := &counter{}
+			if err := wl.Prepare(bg, env, 2, fourth); err != nil {
+				t.Fatal(err)
+			}
+			if fourth.total.Load() != blockRows { // the block of the lost rows
+				t.Errorf("refilled %d rows, want %d", fourth.total.Load(), blockRows)
+			}
+			if err := wl.Ready(bg, env); err != nil {
+				t.Error(err)
 			}
 		})
 	}
@@ -287,6 +307,43 @@ func TestIntegrationBulkInsertReady(t *testing.T) {
 			if err := wl.Ready(bg, env); err != nil {
 				t.Error(err)
 			}
+		})
+	}
+}
+
+// BenchmarkReady times Ready on one table of $DBARENA_READY_ROWS rows
+// (default 100000) against the COUNT(*) it avoids.
+func BenchmarkReady(b *testing.B) {
+	rows := 100000
+	if s := os.Getenv("DBARENA_READY_ROWS"); s != "" {
+		n, err := strconv.Atoi(s)
+		if err != nil {
+			b.Fatalf("DBARENA_READY_ROWS: %v", err)
+		}
+		rows = n
+	}
+	for _, flavor := range flavors {
+		b.Run(string(flavor), func(b *testing.B) {
+			env := sandboxtest.Env(b, flavor)
+			bg := context.Background()
+			wl := setup(b, "oltp_read_write", "--tables=1", "--table-size="+strconv.Itoa(rows)).(*Workload)
+			_ = wl.Cleanup(bg, env)
+			defer wl.Cleanup(bg, env)
+			if err := wl.Prepare(bg, env, 2, &counter{}); err != nil {
+				b.Fatal(err)
+			}
+			b.Run("ready", func(b *testing.B) {
+				for i := 0; i < b.N; i++ {
+					if err := wl.Ready(bg, env); err != nil {
+						b.Fatal(err)
+					}
+				}
+			})
+			b.Run("count", func(b *testing.B) {
+				for i := 0; i < b.N; i++ {
+					countRows(b, env, "sbtest1")
+				}
+			})
 		})
 	}
 }
