@@ -94,6 +94,16 @@ func load(ctx context.Context, env workload.Env, c *Config, rows, threads int, p
 		if why := mismatch(fam, c, infos[t]); why != "" {
 			return fmt.Errorf("table %s was prepared with other options (%s); run `%s` first, or prepare with the options it was made with", tableName(t), why, cleanupHint)
 		}
+		if rows == 0 {
+			continue
+		}
+		bigger, err := loadedBeyond(ctx, env.DB, c, t, int64(rows))
+		if err != nil {
+			return err
+		}
+		if bigger {
+			return fmt.Errorf("table %s was prepared with a --table-size larger than %d; run `%s` first, or prepare with the --table-size it was made with", tableName(t), rows, cleanupHint)
+		}
 	}
 	var spans, partial []span
 	var created []int

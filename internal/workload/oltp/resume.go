@@ -3,6 +3,7 @@ package oltp
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
 	"strconv"
 	"strings"
@@ -71,6 +72,24 @@ func blockEndsPresent(ctx context.Context, db *sql.DB, t int, rows int64) (bool,
 		}
 	}
 	return true, nil
+}
+
+// loadedBeyond reports whether table t holds, at id rows+1, the row a
+// prepare with a larger --table-size loads there (c and pad depend only on
+// the table and the id; oltp_insert's rows have random ones).
+func loadedBeyond(ctx context.Context, db *sql.DB, c *Config, t int, rows int64) (bool, error) {
+	var cv, pad string
+	q := "SELECT c, pad FROM " + tableName(t) + " WHERE id = " + strconv.FormatInt(rows+1, 10)
+	switch err := db.QueryRowContext(ctx, q).Scan(&cv, &pad); {
+	case errors.Is(err, sql.ErrNoRows):
+		return false, nil
+	case err != nil:
+		return false, fmt.Errorf("probe %s: %w", tableName(t), err)
+	}
+	g := newRowGen(c, t, rows+1)
+	g.gen(rows+1, true)
+	// CHAR columns come back blank-padded from PostgreSQL.
+	return strings.TrimRight(cv, " ") == string(g.c) && strings.TrimRight(pad, " ") == string(g.pad), nil
 }
 
 // hasID reports whether table t holds a row with the given id.

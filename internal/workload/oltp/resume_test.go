@@ -147,6 +147,11 @@ func TestIntegrationPrepareMismatch(t *testing.T) {
 				!strings.Contains(err.Error(), "--auto-inc=off") {
 				t.Errorf("prepare with --auto-inc=off on auto-increment tables: %v", err)
 			}
+			smaller := setup(t, "oltp_read_write", "--tables=2", "--table-size=50")
+			err = smaller.(workload.Preparer).Prepare(bg, env, 2, &counter{})
+			if err == nil || !strings.Contains(err.Error(), "table sbtest1 was prepared with a --table-size larger than 50; run `dbarena cleanup oltp_read_write --tables 2` first") {
+				t.Errorf("prepare with a smaller --table-size: %v", err)
+			}
 		})
 	}
 }
