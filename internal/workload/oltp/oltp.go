@@ -138,6 +138,9 @@ func threadsOr1(n int, fs *pflag.FlagSet) int {
 }
 
 // Prepare implements workload.Preparer: cmd_prepare() of oltp_common.lua.
+// Unlike sysbench's, it resumes an interrupted prepare: whole tables are
+// kept, the missing rows of the others loaded, missing tables created; it
+// refuses tables made with other options, naming the cleanup command.
 func (wl *Workload) Prepare(ctx context.Context, env workload.Env, threads int, p workload.Progress) error {
 	if wl.spec.singleTable && wl.cfg.Tables != 1 {
 		return errors.New("this benchmark does not support --tables > 1")
