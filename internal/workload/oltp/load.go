@@ -22,52 +22,126 @@ const loadSeed = 0x5b7e57
 type chunk struct {
 	table    int
 	from, to int64
-	// withID lists ids explicitly: always with --auto-inc=off, and when a
-	// table is split between threads.
+	// withID lists ids explicitly: always with --auto-inc=off, when a
+	// table is split between threads, and when a load resumes.
 	withID bool
+	// resume: the table was there before this prepare, so a statement of
+	// the interrupted one may still commit rows of the chunk; rows already
+	// there are skipped instead of failing the load.
+	resume bool
 }
 
-// planChunks spreads the load over threads like cmd_prepare() does (table i
-// to thread (i-1) % threads) and, when there are more threads than tables,
-// also splits each table into id ranges aligned on blocks.
-func planChunks(c *Config, rows int64, threads int) []chunk {
-	if rows <= 0 {
+// planChunks spreads spans over threads like cmd_prepare() does (table i
+// to thread (i-1) % threads) and, when there are more threads than spans,
+// also splits each span into id ranges aligned on blocks. Spans start on a
+// block boundary.
+func planChunks(c *Config, spans []span, threads int) []chunk {
+	if len(spans) == 0 {
 		return nil
 	}
 	parts := int64(1)
-	if threads > c.Tables {
-		parts = int64((threads + c.Tables - 1) / c.Tables)
-	}
-	blocks := (rows + blockRows - 1) / blockRows
-	if parts > blocks {
-		parts = blocks
+	if threads > len(spans) {
+		parts = int64((threads + len(spans) - 1) / len(spans))
 	}
 	var out []chunk
-	for t := 1; t <= c.Tables; t++ {
-		for p := int64(0); p < parts; p++ {
-			from := blocks*p/parts*blockRows + 1
-			to := blocks * (p + 1) / parts * blockRows
-			if to > rows {
-				to = rows
-			}
-			out = append(out, chunk{table: t, from: from, to: to, withID: !c.AutoInc || parts > 1})
+	for _, s := range spans {
+		blocks := (s.to - s.from + blockRows) / blockRows
+		p := min(parts, blocks)
+		for i := int64(0); i < p; i++ {
+			out = append(out, chunk{
+				table:  s.table,
+				from:   s.from + blocks*i/p*blockRows,
+				to:     min(s.from-1+blocks*(i+1)/p*blockRows, s.to),
+				withID: !c.AutoInc || p > 1 || !s.fresh,
+				resume: !s.fresh,
+			})
 		}
+	}
+	return out
+}
+
+// freshSpans are the spans of a load into tables 1..c.Tables just created.
+func freshSpans(c *Config, rows int64) []span {
+	if rows <= 0 {
+		return nil
+	}
+	var out []span
+	for t := 1; t <= c.Tables; t++ {
+		out = append(out, span{table: t, from: 1, to: rows, fresh: true})
 	}
 	return out
 }
 
 // load is create_table() for every table: CREATE TABLE, multi-row INSERTs of
 // sysbench's rows, then the secondary index k_N. It runs on up to threads
-// connections at once.
-func load(ctx context.Context, env workload.Env, c *Config, rows, threads int, p workload.Progress) error {
+// connections at once. Tables an earlier prepare left are kept when whole,
+// completed when not (see resume.go), and refused with cleanupHint when
+// they were made with other options.
+func load(ctx context.Context, env workload.Env, c *Config, rows, threads int, p workload.Progress, cleanupHint string) error {
 	if threads < 1 {
 		threads = 1
 	}
 	fam := env.Dialect.Family()
-	p.SetTotal(int64(c.Tables) * int64(rows))
+	infos, err := inspect(ctx, env, c.Tables)
+	if err != nil {
+		return err
+	}
+	// Every existing table is checked before anything changes.
+	for t := 1; t <= c.Tables; t++ {
+		if !infos[t].exists {
+			continue
+		}
+		if why := mismatch(fam, c, infos[t]); why != "" {
+			return fmt.Errorf("table %s was prepared with other options (%s); run `%s` first, or prepare with the options it was made with", tableName(t), why, cleanupHint)
+		}
+		if rows == 0 {
+			continue
+		}
+		bigger, err := loadedBeyond(ctx, env.DB, c, t, int64(rows))
+		if err != nil {
+			return err
+		}
+		if bigger {
+			return fmt.Errorf("table %s was prepared with a --table-size larger than %d; run `%s` first, or prepare with the --table-size it was made with", tableName(t), rows, cleanupHint)
+		}
+	}
+	var spans, partial []span
+	var created []int
+	for t := 1; t <= c.Tables; t++ {
+		ti := infos[t]
+		switch {
+		case !ti.exists:
+			created = append(created, t)
+			if rows > 0 {
+				spans = append(spans, span{table: t, from: 1, to: int64(rows), fresh: true})
+			}
+			continue
+		case rows == 0:
+			continue
+		case ti.kIndex || !c.CreateSecondary:
+			// The index comes last: with it, the load most likely ended.
+			whole, err := blockEndsPresent(ctx, env.DB, t, int64(rows))
+			if err != nil {
+				return err
+			}
+			if whole {
+				continue
+			}
+		}
+		l, pt, err := missingSpans(ctx, env.DB, fam, t, int64(rows))
+		if err != nil {
+			return err
+		}
+		spans, partial = append(spans, l...), append(partial, pt...)
+	}
+	var total int64
+	for _, s := range spans {
+		total += s.to - s.from + 1
+	}
+	p.SetTotal(total)
 
-	if err := workload.Parallel(ctx, threads, c.Tables, func(ctx context.Context, i int) error {
-		t := i + 1
+	if err := workload.Parallel(ctx, threads, len(created), func(ctx context.Context, i int) error {
+		t := created[i]
 		if _, err := env.DB.ExecContext(ctx, createTableSQL(fam, c, t)); err != nil {
 			return fmt.Errorf("create table %s: %w", tableName(t), err)
 		}
@@ -75,17 +149,22 @@ func load(ctx context.Context, env workload.Env, c *Config, rows, threads int, p
 	}); err != nil {
 		return err
 	}
+	if err := workload.Parallel(ctx, threads, len(partial), func(ctx context.Context, i int) error {
+		return emptySpan(ctx, env.DB, partial[i])
+	}); err != nil {
+		return err
+	}
 
-	chunks := planChunks(c, int64(rows), threads)
+	chunks := planChunks(c, spans, threads)
 	if err := workload.Parallel(ctx, threads, len(chunks), func(ctx context.Context, i int) error {
-		return loadChunk(ctx, env.DB, c, chunks[i], int64(rows), p)
+		return loadChunk(ctx, env.DB, fam, c, chunks[i], int64(rows), p)
 	}); err != nil {
 		return err
 	}
 
 	return workload.Parallel(ctx, threads, c.Tables, func(ctx context.Context, i int) error {
 		t := i + 1
-		if fam == target.Postgres && c.AutoInc && rows > 0 && chunksWithID(chunks, t) {
+		if fam == target.Postgres && c.AutoInc && chunksWithID(chunks, t) {
 			// Rows went in with explicit ids; move the SERIAL sequence past
 			// them so that later INSERTs without an id do not collide.
 			q := "SELECT setval(pg_get_serial_sequence('" + tableName(t) + "', 'id'), max(id)) FROM " + tableName(t)
@@ -93,8 +172,13 @@ func load(ctx context.Context, env workload.Env, c *Config, rows, threads int, p
 				return fmt.Errorf("set the id sequence of %s: %w", tableName(t), err)
 			}
 		}
-		if c.CreateSecondary {
+		if c.CreateSecondary && !infos[t].kIndex {
 			if _, err := env.DB.ExecContext(ctx, createIndexSQL(t)); err != nil {
+				// The interrupted prepare's CREATE INDEX may have ended
+				// since the catalog was read.
+				if now, ierr := inspect(ctx, env, t); ierr == nil && now[t].kIndex {
+					return nil
+				}
 				return fmt.Errorf("create index k_%d: %w", t, err)
 			}
 		}
@@ -150,7 +234,7 @@ func (g *rowGen) genRow(id int64, withID bool) []byte {
 
 // loadChunk writes one chunk with multi-row INSERTs of up to bulkPacketSize
 // bytes (db_bulk_insert_next()).
-func loadChunk(ctx context.Context, db *sql.DB, c *Config, ch chunk, tableSize int64, p workload.Progress) error {
+func loadChunk(ctx context.Context, db *sql.DB, fam target.Family, c *Config, ch chunk, tableSize int64, p workload.Progress) error {
 	conn, err := db.Conn(ctx)
 	if err != nil {
 		return err
@@ -158,9 +242,18 @@ func loadChunk(ctx context.Context, db *sql.DB, c *Config, ch chunk, tableSize i
 	defer conn.Close()
 	g := newRowGen(c, ch.table, tableSize)
 	buf := make([]byte, 0, bulkPacketSize)
-	buf = bulkInsertHead(buf, ch.table, ch.withID)
+	verb, tail := "INSERT", ""
+	switch {
+	case !ch.resume:
+	case fam == target.Postgres:
+		tail = " ON CONFLICT DO NOTHING"
+	default:
+		verb = "INSERT IGNORE"
+	}
+	buf = bulkInsertHead(buf, verb, ch.table, ch.withID)
 	head, first := len(buf), ch.from
 	flush := func(last int64) error {
+		buf = append(buf, tail...)
 		if _, err := conn.ExecContext(ctx, string(buf)); err != nil {
 			return fmt.Errorf("load %s rows %d-%d: %w", tableName(ch.table), first, last, err)
 		}
@@ -175,7 +268,7 @@ func loadChunk(ctx context.Context, db *sql.DB, c *Config, ch chunk, tableSize i
 		if len(buf) > head {
 			comma = 1
 		}
-		if len(buf)+comma+len(row)+1 > bulkPacketSize {
+		if len(buf)+comma+len(row)+1+len(tail) > bulkPacketSize {
 			if comma == 0 {
 				return fmt.Errorf("load %s: row %d does not fit a statement", tableName(ch.table), id)
 			}

@@ -35,6 +35,8 @@ type spec struct {
 	init func(ctx context.Context, w *worker, wl *Workload, rebind func(string) string, id int, seed int64) error
 	// event is the script's event().
 	event func(ctx context.Context, w *worker, ev *workload.Event) error
+	// preparesCustom: init prepares w.custom (select_random_*.lua).
+	preparesCustom bool
 	// singleTable: prepare and cleanup insist on --tables=1 (select_random_*.lua).
 	singleTable bool
 	// pointSelects overrides --point-selects when set (oltp_point_select.lua).
@@ -54,6 +56,8 @@ type Workload struct {
 	mu      sync.Mutex
 	threads int
 	unique  *sbrand.Unique
+	// texts caches stmtTexts by protocol family.
+	texts map[target.Family][][numStmtKinds]string
 }
 
 var (
@@ -134,17 +138,24 @@ func threadsOr1(n int, fs *pflag.FlagSet) int {
 }
 
 // Prepare implements workload.Preparer: cmd_prepare() of oltp_common.lua.
+// Unlike sysbench's, it resumes an interrupted prepare: whole tables are
+// kept, the missing rows of the others loaded, missing tables created; it
+// refuses tables made with other options, naming the cleanup command.
 func (wl *Workload) Prepare(ctx context.Context, env workload.Env, threads int, p workload.Progress) error {
 	if wl.spec.singleTable && wl.cfg.Tables != 1 {
 		return errors.New("this benchmark does not support --tables > 1")
 	}
-	rows := wl.cfg.TableSize
+	return load(ctx, env, &wl.cfg, wl.loadRows(), threads, p, wl.cleanupHint())
+}
+
+// loadRows is the number of rows prepare loads into each table.
+func (wl *Workload) loadRows() int {
 	if wl.spec.emptyWithoutAutoInc && !wl.cfg.AutoInc {
 		// oltp_insert.lua: ids generated on prepare could collide with
 		// sysbench.rand.unique() ones later, so the tables start empty.
-		rows = 0
+		return 0
 	}
-	return load(ctx, env, &wl.cfg, rows, threads, p)
+	return wl.cfg.TableSize
 }
 
 // Cleanup implements workload.Cleaner: cleanup() of oltp_common.lua.
@@ -187,7 +198,8 @@ func (wl *Workload) newWorker(ctx context.Context, x executor, rebind func(strin
 		cbuf:      make([]byte, 0, 128),
 	}
 	if wl.spec.kinds != nil {
-		if err := w.prepareTables(ctx, rebind, wl.spec.kinds(&wl.cfg)); err != nil {
+		texts := wl.stmtTexts(fam, rebind, wl.cfg.Tables)
+		if err := w.prepareTables(ctx, texts, wl.spec.kinds(&wl.cfg)); err != nil {
 			_ = w.Close()
 			return nil, err
 		}
@@ -199,6 +211,29 @@ func (wl *Workload) newWorker(ctx context.Context, x executor, rebind func(strin
 		}
 	}
 	return w, nil
+}
+
+// stmtTexts returns the text of every statement kind for tables 1..n in
+// the placeholder style of fam (rebind), built once and shared by the
+// workload's workers: at 2048 workers, 36 strings each add up.
+func (wl *Workload) stmtTexts(fam target.Family, rebind func(string) string, n int) [][numStmtKinds]string {
+	wl.mu.Lock()
+	defer wl.mu.Unlock()
+	if wl.texts == nil {
+		wl.texts = map[target.Family][][numStmtKinds]string{}
+	}
+	ts := wl.texts[fam]
+	for t := len(ts); t <= n; t++ {
+		var row [numStmtKinds]string
+		if t > 0 {
+			for k, def := range stmtDefs {
+				row[k] = rebind(def.text(t))
+			}
+		}
+		ts = append(ts, row)
+	}
+	wl.texts[fam] = ts
+	return ts
 }
 
 // sharedUnique is the run's sysbench.rand.unique() sequence, shared by all
@@ -422,7 +457,7 @@ func (w *worker) writes(ctx context.Context, ev *workload.Event) error {
 func NewSelectRandomPoints() *Workload {
 	return newWorkload(&spec{
 		name: "select_random_points", desc: "sysbench SELECT by a random IN() list on the secondary index k",
-		flags: flagsCommon | flagsRandomPoints, minTableSize: 1, singleTable: true,
+		flags: flagsCommon | flagsRandomPoints, minTableSize: 1, singleTable: true, preparesCustom: true,
 		init: func(ctx context.Context, w *worker, wl *Workload, rebind func(string) string, id int, _ int64) error {
 			w.segment(wl.runThreads(), id)
 			points := strings.Repeat("?, ", w.cfg.RandomPoints-1) + "?"
@@ -445,7 +480,7 @@ func NewSelectRandomPoints() *Workload {
 func NewSelectRandomRanges() *Workload {
 	return newWorkload(&spec{
 		name: "select_random_ranges", desc: "sysbench SELECT count(k) over random BETWEEN ranges of k",
-		flags: flagsCommon | flagsRandomRanges, minTableSize: 1, singleTable: true,
+		flags: flagsCommon | flagsRandomRanges, minTableSize: 1, singleTable: true, preparesCustom: true,
 		init: func(ctx context.Context, w *worker, wl *Workload, rebind func(string) string, id int, _ int64) error {
 			w.segment(wl.runThreads(), id)
 			ranges := strings.Repeat("k BETWEEN ? AND ? OR ", w.cfg.NumberOfRanges-1) + "k BETWEEN ? AND ?"

@@ -535,10 +535,10 @@ func TestBulkInsertWorker(t *testing.T) {
 func TestPlanChunks(t *testing.T) {
 	c := DefaultConfig()
 	c.Tables = 2
-	if got := planChunks(&c, 10000, 2); len(got) != 2 || got[0].withID || got[1].table != 2 {
+	if got := planChunks(&c, freshSpans(&c, 10000), 2); len(got) != 2 || got[0].withID || got[1].table != 2 {
 		t.Errorf("threads=tables: %+v", got)
 	}
-	got := planChunks(&c, 10500, 8)
+	got := planChunks(&c, freshSpans(&c, 10500), 8)
 	if len(got) != 8 {
 		t.Fatalf("8 threads, 2 tables: %d chunks", len(got))
 	}
@@ -557,7 +557,7 @@ func TestPlanChunks(t *testing.T) {
 			t.Errorf("table %d covered up to %d", tbl, next-1)
 		}
 	}
-	if got := planChunks(&c, 0, 4); got != nil {
+	if got := planChunks(&c, freshSpans(&c, 0), 4); got != nil {
 		t.Errorf("empty table: %+v", got)
 	}
 }

@@ -106,10 +106,12 @@ func createIndexSQL(n int) string {
 // dropTableSQL is cleanup()'s statement.
 func dropTableSQL(n int) string { return "DROP TABLE IF EXISTS sbtest" + strconv.Itoa(n) }
 
-// bulkInsertHead starts create_table()'s multi-row INSERT; with explicit
-// ids the id column is listed.
-func bulkInsertHead(dst []byte, n int, withID bool) []byte {
-	dst = append(dst, "INSERT INTO sbtest"...)
+// bulkInsertHead starts create_table()'s multi-row INSERT with verb
+// ("INSERT", or "INSERT IGNORE" where rows may be there already); with
+// explicit ids the id column is listed.
+func bulkInsertHead(dst []byte, verb string, n int, withID bool) []byte {
+	dst = append(dst, verb...)
+	dst = append(dst, " INTO sbtest"...)
 	dst = strconv.AppendInt(dst, int64(n), 10)
 	if withID {
 		return append(dst, "(id, k, c, pad) VALUES"...)

@@ -310,8 +310,8 @@ func newStmt(rebind func(string) string, text string, nargs int, read bool) *stm
 	return &stmt{text: rebind(text), args: make([]any, nargs), read: read}
 }
 
-// nargs counts the '?' placeholders of a statement text.
-func nargs(text string) int {
+// argCount counts the '?' placeholders of a statement text.
+func argCount(text string) int {
 	n := 0
 	for i := 0; i < len(text); i++ {
 		if text[i] == '?' {
@@ -323,13 +323,25 @@ func nargs(text string) int {
 
 // prepareTables is thread_init() + prepare_statements(): every needed
 // statement kind for every table, prepared on this worker's connection.
-func (w *worker) prepareTables(ctx context.Context, rebind func(string) string, kinds []stmtKind) error {
-	w.tables = make([][numStmtKinds]*stmt, w.cfg.Tables+1)
+// texts are the workload's shared statement texts (Workload.stmtTexts);
+// the statements and their arguments live in one allocation each.
+func (w *worker) prepareTables(ctx context.Context, texts [][numStmtKinds]string, kinds []stmtKind) error {
+	n := w.cfg.Tables
+	w.tables = make([][numStmtKinds]*stmt, n+1)
+	slab := make([]stmt, len(kinds)*n)
+	nargs := 0
+	for _, kind := range kinds {
+		nargs += n * argCount(stmtDefs[kind].suffix)
+	}
+	args := make([]any, nargs)
 	for _, kind := range kinds {
 		def := stmtDefs[kind]
-		for t := 1; t <= w.cfg.Tables; t++ {
-			text := def.text(t)
-			st := newStmt(rebind, text, nargs(text), def.read)
+		na := argCount(def.suffix)
+		for t := 1; t <= n; t++ {
+			st := &slab[0]
+			slab = slab[1:]
+			st.text, st.read, st.args = texts[t][kind], def.read, args[:na:na]
+			args = args[na:]
 			w.tables[t][kind] = st
 			if err := w.x.prepare(ctx, st); err != nil {
 				return err
