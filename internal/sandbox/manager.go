@@ -551,7 +551,7 @@ func (m *Manager) serverConfig(rec *record, b Binary, u osUser) (serverConfig, e
 	return serverConfig{
 		Layout: rec.Layout, Binary: b, Basedir: rec.Basedir, Port: rec.Port,
 		Profile: rec.Profile, Settings: rec.Settings, BufferPool: pool,
-		AsRoot: os.Geteuid() == 0 && !u.set,
+		AsRoot: os.Geteuid() == 0 && !u.set, FileLimit: fileLimit(),
 	}, nil
 }
 

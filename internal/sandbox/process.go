@@ -96,6 +96,7 @@ func startDetached(c command, dir string, u osUser, logPath string) (*process, e
 	cmd.Stdout, cmd.Stderr = logf, logf
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true, Credential: u.credential()}
 	closeInheritedOnExec()
+	raiseFileLimit()
 	if err := cmd.Start(); err != nil {
 		return nil, fmt.Errorf("%s: %w", c, err)
 	}
