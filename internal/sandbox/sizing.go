@@ -17,9 +17,9 @@ const (
 )
 
 const (
-	// mysqlMaxPrepared is max_prepared_stmt_count's largest value on
-	// MariaDB (MySQL allows 4194304); at 2048 connections it leaves 512
-	// statements per connection.
+	// mysqlMaxPrepared is valid on MariaDB and MySQL (whose largest
+	// value is 4194304); at 2048 connections it leaves 512 statements per
+	// connection.
 	mysqlMaxPrepared = 1048576
 	// mysqlTableCache covers every connection holding TPC-C's nine tables
 	// (2048 x 9 = 18432) when the file limit allows it.
