@@ -288,8 +288,10 @@ func (m *Manager) view(rec *record) *Sandbox {
 // accepts queries, then makes sure the workload database and account
 // exist. On a running sandbox it only applies changes: a changed config
 // restarts the server. A dead sandbox is cleaned up and started again. A
-// start that fails does not keep the spec's Settings.
-func (m *Manager) Start(ctx context.Context, spec Spec) (*Sandbox, error) {
+// start that fails does not keep the spec's Settings, and a new sandbox
+// whose start fails before its server directory was made leaves nothing
+// behind.
+func (m *Manager) Start(ctx context.Context, spec Spec) (sb *Sandbox, err error) {
 	if errs := spec.Validate(); len(errs) > 0 {
 		return nil, fmt.Errorf("%w: %w", ErrInvalidSpec, errors.Join(errs...))
 	}
@@ -317,6 +319,11 @@ func (m *Manager) Start(ctx context.Context, spec Spec) (*Sandbox, error) {
 	if isNew {
 		rec = &record{Schema: recordSchema, Name: spec.Name, Profile: ProfileDefault, State: StateStopped,
 			User: DefaultUser, Database: DefaultDatabase, CreatedAt: time.Now().UTC()}
+		defer func() {
+			if err != nil {
+				m.discardUnsaved(rec)
+			}
+		}()
 	}
 	prevSettings := rec.Settings
 	bin, err := m.resolveBinary(rec, spec, isNew)
@@ -351,6 +358,9 @@ func (m *Manager) Start(ctx context.Context, spec Spec) (*Sandbox, error) {
 	files, err := eng.RenderConfig(cfg)
 	if err != nil {
 		return nil, err
+	}
+	if isNew && spec.Port != 0 && portOpen(spec.Port) {
+		return nil, fmt.Errorf("%w: port %d on 127.0.0.1 is already in use by another process", ErrInvalidSpec, spec.Port)
 	}
 	acct := account{User: rec.User, Password: pw, Database: rec.Database}
 	admin := eng.AdminTarget(cfg)
@@ -415,6 +425,19 @@ func (m *Manager) Start(ctx context.Context, spec Spec) (*Sandbox, error) {
 	return m.view(rec), nil
 }
 
+// discardUnsaved removes what a failed start of a new sandbox made, unless
+// it got as far as recording it (then Remove finds every path).
+func (m *Manager) discardUnsaved(rec *record) {
+	if _, err := os.Stat(filepath.Join(m.dir(rec.Name), "sandbox.json")); err == nil {
+		return
+	}
+	for _, d := range append(rec.Layout.owned(), m.dir(rec.Name)) {
+		if d != "" {
+			_ = os.RemoveAll(d)
+		}
+	}
+}
+
 // resolveBinary finds the server binary of a new sandbox, or re-inspects
 // the recorded one (its version may have changed with an upgrade).
 func (m *Manager) resolveBinary(rec *record, spec Spec, isNew bool) (Binary, error) {
@@ -436,9 +459,12 @@ func (m *Manager) resolveBinary(rec *record, spec Spec, isNew bool) (Binary, err
 		return b, nil
 	}
 	if spec.Basedir != "" {
+		if fi, err := os.Stat(spec.Basedir); err != nil || !fi.IsDir() {
+			return Binary{}, fmt.Errorf("%w: basedir %q: no such directory", ErrInvalidSpec, spec.Basedir)
+		}
 		b, err := m.Inspect(spec.Basedir)
 		if err != nil {
-			return Binary{}, err
+			return Binary{}, fmt.Errorf("%w: %w", ErrInvalidSpec, err)
 		}
 		if spec.Flavor != "" && spec.Flavor != b.Flavor {
 			return Binary{}, fmt.Errorf("%w: basedir %q holds %s %s, not %s", ErrInvalidSpec, spec.Basedir, b.Flavor, b.Version, spec.Flavor)
