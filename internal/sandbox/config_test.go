@@ -287,21 +287,28 @@ func TestMySQLSizing(t *testing.T) {
 		conns     int64
 		wantConns int64
 		fullCache bool
+		old       bool // MariaDB before 10.2.2: one table cache instance
 	}{
-		{0, 0, 2064, true},
-		{^uint64(0), 0, 2064, true},
-		{1 << 20, 0, 2064, true},
-		{20000, 0, 2064, false},
-		{4096, 0, 2064, false},
-		{20000, 5000, 5000, false},
+		{0, 0, 2064, true, false},
+		{^uint64(0), 0, 2064, true, false},
+		{1 << 20, 0, 2064, true, false},
+		{20000, 0, 2064, false, false},
+		{4096, 0, 2064, false, false},
+		{20000, 5000, 5000, false, false},
+		{0, 0, 2064, true, true},
+		{20000, 0, 2064, false, true},
 	} {
 		got := map[string]int64{}
-		for _, s := range mysqlSizing(tt.limit, tt.conns) {
+		got["table_open_cache_instances"] = 1
+		for _, s := range mysqlSizing(tt.limit, tt.conns, !tt.old) {
 			n, err := strconv.ParseInt(s.Value, 10, 64)
 			if err != nil {
 				t.Fatalf("%s = %q: not a number", s.Key, s.Value)
 			}
 			got[s.Key] = n
+			if s.Key == "table_open_cache_instances" && tt.old {
+				t.Errorf("mysqlSizing(%d, %d, false) sets table_open_cache_instances", tt.limit, tt.conns)
+			}
 		}
 		budget := int64(maxFileLimit)
 		if tt.limit > 0 && tt.limit < maxFileLimit {

@@ -169,7 +169,8 @@ func (e mysqlFamily) renderMyCnf(c serverConfig, extra []Setting) ([]configFile,
 			conns, _ = strconv.ParseInt(s.Value, 10, 64)
 		}
 	}
-	opts = append(opts, mysqlSizing(c.FileLimit, conns)...)
+	instances := e.bin.Flavor != target.FlavorMariaDB || versionAtLeast(e.bin.Version, "10.2.2")
+	opts = append(opts, mysqlSizing(c.FileLimit, conns, instances)...)
 	opts = append(opts, extra...)
 	opts = mergeSettings(opts, e.profileSettings(c.Profile)...)
 	opts = mergeSettings(opts, Setting{"innodb_buffer_pool_size", formatSize(c.BufferPool, "K", "M", "G")})

@@ -39,11 +39,12 @@ const (
 // mysqlSizing returns the limits of a MySQL-family server allowed
 // fileLimit open files (the hard RLIMIT_NOFILE it starts with; 0 for
 // unknown) and conns connections (0: the default, sized for
-// MaxThreadsMySQL). mysqld raises its own soft limit to open_files_limit and, when
+// MaxThreadsMySQL); instances is false for servers without several table
+// cache instances (MariaDB before 10.2.2). mysqld raises its own soft limit to open_files_limit and, when
 // the files it wants (MariaDB: 10 + max_connections + table_open_cache x 2
 // x table_open_cache_instances) exceed it, silently shrinks the table
 // cache or even max_connections: the values here already fit.
-func mysqlSizing(fileLimit uint64, conns int64) []Setting {
+func mysqlSizing(fileLimit uint64, conns int64, instances bool) []Setting {
 	if conns <= 0 {
 		conns = MaxThreadsMySQL + ReserveConns
 	}
@@ -53,6 +54,9 @@ func mysqlSizing(fileLimit uint64, conns int64) []Setting {
 	}
 	fixed := 10 + conns + mysqlOtherFiles
 	cache, inst := int64(mysqlTableCache), int64(mysqlTableInstances)
+	if !instances {
+		inst = 1
+	}
 	for inst > 1 && fixed+cache*2*inst > budget {
 		inst /= 2
 	}
@@ -61,16 +65,19 @@ func mysqlSizing(fileLimit uint64, conns int64) []Setting {
 	}
 	files := min(budget, fixed+cache*2*inst)
 	itoa := func(n int64) string { return strconv.FormatInt(n, 10) }
-	return []Setting{
+	out := []Setting{
 		{"max_connections", itoa(conns)},
 		{"max_prepared_stmt_count", itoa(mysqlMaxPrepared)},
 		{"open_files_limit", itoa(files)},
 		{"table_open_cache", itoa(cache)},
-		{"table_open_cache_instances", itoa(inst)},
 		{"table_definition_cache", "4096"},
 		// Connections opened at once wait in the listen queue.
 		{"back_log", itoa(conns)},
 	}
+	if instances {
+		out = append(out, Setting{"table_open_cache_instances", itoa(inst)})
+	}
+	return out
 }
 
 // postgresSizing returns the connection limit of a PostgreSQL sandbox.
