@@ -115,7 +115,8 @@ func TestDefaultSandbox(t *testing.T) {
 
 func TestMySQLLimits(t *testing.T) {
 	sb := sandboxtest.StartNamed(t, target.FlavorMariaDB, func(s *sandbox.Spec) {
-		s.Settings = []sandbox.Setting{{Key: "max_connections", Value: "30"}, {Key: "max_prepared_stmt_count", Value: "50"}}
+		s.Settings = []sandbox.Setting{{Key: "max_connections", Value: "30"}, {Key: "max_prepared_stmt_count", Value: "50"},
+			{Key: "table_open_cache", Value: "50"}}
 	})
 	db := open(t, sb.Target, 0)
 	ctx := testCtx(t)
@@ -142,7 +143,8 @@ func TestMySQLLimits(t *testing.T) {
 		t.Fatalf("Raise: %v", err)
 	}
 	joined := strings.Join(notes, "\n")
-	for _, w := range []string{"raised max_connections from 30 to ", "raised max_prepared_stmt_count from 50 to 160 for this run"} {
+	for _, w := range []string{"raised max_connections from 30 to ", "raised max_prepared_stmt_count from 50 to 160 for this run",
+		"raised table_open_cache from 50 to 80 for this run"} {
 		if !strings.Contains(joined, w) {
 			t.Errorf("Raise notes %q lack %q", notes, w)
 		}
