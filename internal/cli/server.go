@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"os"
 	"text/tabwriter"
 
 	"github.com/dbarena/dbarena/internal/catalog"
@@ -85,6 +86,7 @@ func (a *App) serverStart(ctx context.Context, m *sandbox.Manager, args []string
 		return usagef("server start needs exactly one sandbox NAME")
 	}
 	spec.Name = fs.Arg(0)
+	basedirFlag := "--basedir " + spec.Basedir
 	if server != "" {
 		if spec.Basedir != "" {
 			return usagef("--server and --basedir exclude each other")
@@ -94,6 +96,12 @@ func (a *App) serverStart(ctx context.Context, m *sandbox.Manager, args []string
 			return err
 		}
 		spec.Basedir = e.Basedir
+		basedirFlag = "--server " + server + ": basedir " + e.Basedir
+	}
+	if spec.Basedir != "" {
+		if err := checkBasedir(m, basedirFlag, spec.Basedir); err != nil {
+			return err
+		}
 	}
 	if flavor != "" {
 		f, err := target.ParseFlavor(flavor)
@@ -119,6 +127,24 @@ func (a *App) serverStart(ctx context.Context, m *sandbox.Manager, args []string
 	return nil
 }
 
+// checkBasedir reports a basedir that is missing or holds no usable
+// server, naming the flag it came from (exit 2).
+func checkBasedir(m *sandbox.Manager, flag, dir string) error {
+	fi, err := os.Stat(dir)
+	switch {
+	case err != nil:
+		return usagef("%s: no such directory", flag)
+	case !fi.IsDir():
+		return usagef("%s: not a directory", flag)
+	}
+	if _, err := m.Inspect(dir); errors.Is(err, sandbox.ErrNoServer) {
+		return usagef("%s: no mariadbd, mysqld or postgres under bin/, sbin/ or libexec/", flag)
+	} else if err != nil {
+		return usagef("%s: %v", flag, err)
+	}
+	return nil
+}
+
 func (a *App) printSandbox(sb *sandbox.Sandbox) {
 	fmt.Fprintf(a.Stdout, "Sandbox %s: %s %s %s\n", sb.Name, sb.Flavor, sb.Version, sb.State)
 	fmt.Fprintf(a.Stdout, "  target: sandbox:%s\n", sb.Name)
@@ -127,8 +153,10 @@ func (a *App) printSandbox(sb *sandbox.Sandbox) {
 }
 
 func (a *App) serverControl(ctx context.Context, m *sandbox.Manager, sub, name string) error {
-	if _, err := m.Get(name); errors.Is(err, sandbox.ErrNotFound) {
-		return usagef("no sandbox named %q (see `dbarena server list`)", name)
+	noSuch := usagef("no sandbox named %q (see `dbarena server list`)", name)
+	// rm also deletes what a start left without sandbox.json (Get cannot see it).
+	if _, err := m.Get(name); errors.Is(err, sandbox.ErrNotFound) && sub != "rm" {
+		return noSuch
 	}
 	switch sub {
 	case "stop":
@@ -143,7 +171,9 @@ func (a *App) serverControl(ctx context.Context, m *sandbox.Manager, sub, name s
 		}
 		a.printSandbox(sb)
 	case "rm":
-		if err := m.Remove(ctx, name); err != nil {
+		if err := m.Remove(ctx, name); errors.Is(err, sandbox.ErrNotFound) {
+			return noSuch
+		} else if err != nil {
 			return failed(err)
 		}
 		fmt.Fprintf(a.Stdout, "Sandbox %s removed\n", name)

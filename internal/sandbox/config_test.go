@@ -2,6 +2,7 @@ package sandbox
 
 import (
 	"slices"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -49,7 +50,7 @@ func TestMyCnf(t *testing.T) {
 	common := []string{
 		"[mysqld]", "datadir = /home/u/.dbarena/sandboxes/box/data", "socket = /home/u/.dbarena/sandboxes/box/run/mysqld.sock",
 		"port = 15432", "bind_address = 127.0.0.1", "pid_file = /home/u/.dbarena/sandboxes/box/mysqld.pid",
-		"log_error = /home/u/.dbarena/sandboxes/box/error.log", "max_connections = 2000", "skip_name_resolve = ON",
+		"log_error = /home/u/.dbarena/sandboxes/box/error.log", "max_connections = 2064", "max_prepared_stmt_count = 1048576", "skip_name_resolve = ON",
 	}
 	tests := []struct {
 		name     string
@@ -189,7 +190,7 @@ func TestEngineFor(t *testing.T) {
 func TestPostgresConfig(t *testing.T) {
 	e := postgresEngine{bin: Binary{Flavor: target.FlavorPostgres, Version: "15.18", Server: "/usr/lib/postgresql/15/bin/postgres"}}
 	base := []string{
-		"listen_addresses = '127.0.0.1'", "port = '15432'", "max_connections = '500'",
+		"listen_addresses = '127.0.0.1'", "port = '15432'", "max_connections = '1019'", "superuser_reserved_connections = '3'",
 		"unix_socket_directories = '/home/u/.dbarena/sandboxes/box/run'", "unix_socket_permissions = '0700'",
 		"password_encryption = 'scram-sha-256'",
 	}
@@ -274,5 +275,53 @@ func TestShortRunDir(t *testing.T) {
 	}
 	if !slices.Contains(l.owned(), l.RunDir) {
 		t.Errorf("owned() = %v, want it to include the run dir outside the sandbox dir", l.owned())
+	}
+}
+
+// TestMySQLSizing checks that the limits fit the file budget, so that
+// mysqld keeps every value (it shrinks the table cache, or even
+// max_connections, when the files it wants exceed open_files_limit).
+func TestMySQLSizing(t *testing.T) {
+	for _, tt := range []struct {
+		limit     uint64
+		conns     int64
+		wantConns int64
+		fullCache bool
+		old       bool // MariaDB before 10.2.2: one table cache instance
+	}{
+		{0, 0, 2064, true, false},
+		{^uint64(0), 0, 2064, true, false},
+		{1 << 20, 0, 2064, true, false},
+		{20000, 0, 2064, false, false},
+		{4096, 0, 2064, false, false},
+		{20000, 5000, 5000, false, false},
+		{0, 0, 2064, true, true},
+		{20000, 0, 2064, false, true},
+	} {
+		got := map[string]int64{}
+		got["table_open_cache_instances"] = 1
+		for _, s := range mysqlSizing(tt.limit, tt.conns, !tt.old) {
+			n, err := strconv.ParseInt(s.Value, 10, 64)
+			if err != nil {
+				t.Fatalf("%s = %q: not a number", s.Key, s.Value)
+			}
+			got[s.Key] = n
+			if s.Key == "table_open_cache_instances" && tt.old {
+				t.Errorf("mysqlSizing(%d, %d, false) sets table_open_cache_instances", tt.limit, tt.conns)
+			}
+		}
+		budget := int64(maxFileLimit)
+		if tt.limit > 0 && tt.limit < maxFileLimit {
+			budget = int64(tt.limit)
+		}
+		wanted := 10 + got["max_connections"] + got["table_open_cache"]*2*got["table_open_cache_instances"]
+		if got["max_connections"] != tt.wantConns || got["max_prepared_stmt_count"] != 1048576 ||
+			got["open_files_limit"] > budget || wanted > got["open_files_limit"] ||
+			(got["table_open_cache"] == mysqlTableCache) != tt.fullCache {
+			t.Errorf("mysqlSizing(%d, %d) = %v (files wanted %d, budget %d)", tt.limit, tt.conns, got, wanted, budget)
+		}
+		if got["table_open_cache"] < 2048*4 && tt.limit >= 20000 && tt.conns == 0 {
+			t.Errorf("mysqlSizing(%d): table_open_cache %d holds fewer than 2048 connections x 4 tables", tt.limit, got["table_open_cache"])
+		}
 	}
 }

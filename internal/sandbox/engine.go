@@ -88,6 +88,9 @@ type serverConfig struct {
 	BufferPool int64
 	// AsRoot reports whether the server runs as root (--user=root for mysqld).
 	AsRoot bool
+	// FileLimit is the hard RLIMIT_NOFILE the server starts with, 0 when
+	// unknown.
+	FileLimit uint64
 }
 
 // configFile is one rendered file.

@@ -2,12 +2,10 @@ package sandbox
 
 import (
 	"context"
-	"crypto/rand"
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"math/big"
 	"os"
 	"path/filepath"
 	"syscall"
@@ -76,20 +74,6 @@ func lockDir(ctx context.Context, dir string) (func(), error) {
 		case <-time.After(100 * time.Millisecond):
 		}
 	}
-}
-
-// generatePassword returns a random 24-character alphanumeric password.
-func generatePassword() (string, error) {
-	const alphabet = "abcdefghijkmnopqrstuvwxyzABCDEFGHJKLMNPQRSTUVWXYZ23456789"
-	b := make([]byte, 24)
-	for i := range b {
-		n, err := rand.Int(rand.Reader, big.NewInt(int64(len(alphabet))))
-		if err != nil {
-			return "", fmt.Errorf("generate password: %w", err)
-		}
-		b[i] = alphabet[n.Int64()]
-	}
-	return string(b), nil
 }
 
 // shortHash is a short stable name for a path.

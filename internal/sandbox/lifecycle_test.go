@@ -6,6 +6,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"net"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -435,4 +436,60 @@ func TestDefault(t *testing.T) {
 		t.Errorf("Default() again = %+v, %v; want the running sandbox", again, err)
 	}
 	useWorkloadAccount(t, again)
+}
+
+// TestBadSpecLeavesNothing checks that a new sandbox whose spec is wrong
+// (a missing or empty basedir, a port in use) fails with ErrInvalidSpec
+// and leaves no directory behind, and that Remove deletes a directory a
+// start left without sandbox.json.
+func TestBadSpecLeavesNothing(t *testing.T) {
+	m := testManager(t, false)
+	busy, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer busy.Close()
+	busyPort := busy.Addr().(*net.TCPAddr).Port
+	bins, _ := m.Discover()
+	for _, tt := range []struct {
+		name string
+		spec Spec
+		want string
+		skip bool
+	}{
+		{"missing", Spec{Basedir: "/nonexistent/dbarena"}, `basedir "/nonexistent/dbarena": no such directory`, false},
+		{"empty", Spec{Basedir: t.TempDir()}, "no mariadbd, mysqld or postgres", false},
+		{"port", Spec{Port: busyPort, Profile: ProfileFast}, fmt.Sprintf("port %d on 127.0.0.1 is already in use", busyPort), len(bins) == 0},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			if tt.skip {
+				t.Skip("no server binary")
+			}
+			tt.spec.Name = "bad-" + tt.name
+			_, err := m.Start(testCtx(t), tt.spec)
+			if !errors.Is(err, ErrInvalidSpec) || !strings.Contains(err.Error(), tt.want) {
+				t.Fatalf("Start(%+v) = %v, want ErrInvalidSpec mentioning %q", tt.spec, err, tt.want)
+			}
+			if _, err := os.Stat(m.dir(tt.spec.Name)); !errors.Is(err, os.ErrNotExist) {
+				t.Errorf("a failed start left %s behind (stat: %v)", m.dir(tt.spec.Name), err)
+			}
+		})
+	}
+	if list, err := m.List(); len(list) != 0 || err != nil {
+		t.Errorf("List() = %v, %v; want nothing", list, err)
+	}
+	// A directory an older build left without sandbox.json.
+	dir := m.dir("half")
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, ".lock"), nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := m.Remove(testCtx(t), "half"); err != nil {
+		t.Fatalf("Remove of a half-made sandbox: %v", err)
+	}
+	if _, err := os.Stat(dir); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("Remove left %s (stat: %v)", dir, err)
+	}
 }

@@ -160,9 +160,17 @@ func (e mysqlFamily) renderMyCnf(c serverConfig, extra []Setting) ([]configFile,
 		Setting{"server_id", "1"},
 		Setting{"skip_name_resolve", "ON"},
 		Setting{"character_set_server", "utf8mb4"},
-		Setting{"max_connections", "2000"},
 		Setting{"max_connect_errors", "1000000"},
 	)
+	// Files are budgeted for the connections asked for with --set, if any.
+	var conns int64
+	for _, s := range c.Settings {
+		if normKey(s.Key) == "max_connections" {
+			conns, _ = strconv.ParseInt(s.Value, 10, 64)
+		}
+	}
+	instances := e.bin.Flavor != target.FlavorMariaDB || versionAtLeast(e.bin.Version, "10.2.2")
+	opts = append(opts, mysqlSizing(c.FileLimit, conns, instances)...)
 	opts = append(opts, extra...)
 	opts = mergeSettings(opts, e.profileSettings(c.Profile)...)
 	opts = mergeSettings(opts, Setting{"innodb_buffer_pool_size", formatSize(c.BufferPool, "K", "M", "G")})

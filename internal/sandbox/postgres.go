@@ -93,7 +93,6 @@ func (e postgresEngine) RenderConfig(c serverConfig) ([]configFile, error) {
 		{"port", strconv.Itoa(c.Port)},
 		{"unix_socket_directories", l.RunDir},
 		{"unix_socket_permissions", "0700"},
-		{"max_connections", "500"},
 		{"password_encryption", "scram-sha-256"},
 		{"dynamic_shared_memory_type", "posix"},
 		{"logging_collector", "off"},
@@ -104,6 +103,7 @@ func (e postgresEngine) RenderConfig(c serverConfig) ([]configFile, error) {
 		{"datestyle", "iso, mdy"},
 		{"default_text_search_config", "pg_catalog.english"},
 	}
+	opts = append(opts, postgresSizing()...)
 	opts = mergeSettings(opts, e.profileSettings(c.Profile)...)
 	// A bare number would count 8 kB pages: always give a unit.
 	kb := (c.BufferPool + 1023) / 1024

@@ -16,32 +16,6 @@ import (
 	"time"
 )
 
-// osUser is the OS account a server process runs as. The zero value means
-// "the current user".
-type osUser struct {
-	Name     string `json:"name,omitempty"`
-	UID, GID int    `json:"-"`
-	set      bool
-}
-
-func (u osUser) credential() *syscall.Credential {
-	if !u.set {
-		return nil
-	}
-	return &syscall.Credential{Uid: uint32(u.UID), Gid: uint32(u.GID)}
-}
-
-// chown gives path to u (no-op for the current user).
-func (u osUser) chown(path string) error {
-	if !u.set {
-		return nil
-	}
-	if err := os.Lchown(path, u.UID, u.GID); err != nil {
-		return fmt.Errorf("chown %s to %s: %w", path, u.Name, err)
-	}
-	return nil
-}
-
 // processEnv is the environment of server processes: minimal, so that
 // variables such as PGDATA or MYSQL_HOME of the caller cannot leak in.
 func processEnv(home string) []string {
@@ -96,6 +70,7 @@ func startDetached(c command, dir string, u osUser, logPath string) (*process, e
 	cmd.Stdout, cmd.Stderr = logf, logf
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true, Credential: u.credential()}
 	closeInheritedOnExec()
+	raiseFileLimit()
 	if err := cmd.Start(); err != nil {
 		return nil, fmt.Errorf("%s: %w", c, err)
 	}

@@ -1,0 +1,211 @@
+package preflight_test
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/dbarena/dbarena/internal/dialect"
+	"github.com/dbarena/dbarena/internal/preflight"
+	"github.com/dbarena/dbarena/internal/sandbox"
+	"github.com/dbarena/dbarena/internal/sandbox/sandboxtest"
+	"github.com/dbarena/dbarena/internal/target"
+	"github.com/dbarena/dbarena/internal/workload"
+)
+
+func TestMain(m *testing.M) { os.Exit(sandboxtest.Main(m)) }
+
+func testCtx(t *testing.T) context.Context {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	t.Cleanup(cancel)
+	return ctx
+}
+
+func open(t *testing.T, tgt target.Target, maxConns int) *sql.DB {
+	t.Helper()
+	d, err := dialect.For(tgt.Family())
+	if err != nil {
+		t.Fatal(err)
+	}
+	db, err := d.Open(tgt, dialect.OpenOptions{MaxConns: maxConns})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	return db
+}
+
+// limits returns the *LimitError values in err, by setting.
+func limits(err error) map[string]*preflight.LimitError {
+	out := map[string]*preflight.LimitError{}
+	var walk func(error)
+	walk = func(err error) {
+		var le *preflight.LimitError
+		if j, ok := err.(interface{ Unwrap() []error }); ok {
+			for _, e := range j.Unwrap() {
+				walk(e)
+			}
+		} else if errors.As(err, &le) {
+			out[le.Setting] = le
+		}
+	}
+	if err != nil {
+		walk(err)
+	}
+	return out
+}
+
+// hold opens n connections on db, each preparing perConn statements, and
+// closes them.
+func hold(t *testing.T, db *sql.DB, f target.Family, n, perConn int) {
+	t.Helper()
+	ctx := testCtx(t)
+	var conns []*sql.Conn
+	var stmts []*sql.Stmt
+	defer func() {
+		for _, s := range stmts {
+			s.Close()
+		}
+		for _, c := range conns {
+			c.Close()
+		}
+	}()
+	for i := range n {
+		c, err := db.Conn(ctx)
+		if err != nil {
+			t.Fatalf("connection %d: %v", i+1, err)
+		}
+		conns = append(conns, c)
+		for k := range perConn {
+			q := fmt.Sprintf("SELECT %d + ?", k)
+			if f == target.Postgres {
+				q = fmt.Sprintf("SELECT %d + $1::int", k)
+			}
+			s, err := c.PrepareContext(ctx, q)
+			if err != nil {
+				t.Fatalf("connection %d, statement %d: %v", i+1, k+1, err)
+			}
+			stmts = append(stmts, s)
+		}
+	}
+}
+
+// TestDefaultSandbox checks that a sandbox takes the largest shipped run
+// (TPC-C's nine tables) with no limit raised.
+func TestDefaultSandbox(t *testing.T) {
+	for _, tc := range []struct {
+		flavor  target.Flavor
+		threads int
+	}{{target.FlavorMariaDB, sandbox.MaxThreadsMySQL}, {target.FlavorPostgres, sandbox.MaxThreadsPostgres}} {
+		t.Run(string(tc.flavor), func(t *testing.T) {
+			db := open(t, sandboxtest.Start(t, tc.flavor), 2)
+			need := workload.Demand{Connections: tc.threads, PreparedPerConn: 50, Tables: 9}
+			if err := preflight.Check(testCtx(t), db, tc.flavor, need, 4); err != nil {
+				t.Errorf("Check(%+v) = %v, want nil", need, err)
+			}
+		})
+	}
+}
+
+func TestMySQLLimits(t *testing.T) {
+	sb := sandboxtest.StartNamed(t, target.FlavorMariaDB, func(s *sandbox.Spec) {
+		s.Settings = []sandbox.Setting{{Key: "max_connections", Value: "30"}, {Key: "max_prepared_stmt_count", Value: "50"},
+			{Key: "table_open_cache", Value: "50"}}
+	})
+	db := open(t, sb.Target, 0)
+	ctx := testCtx(t)
+	need := workload.Demand{Connections: 40, PreparedPerConn: 4, Tables: 2}
+
+	err := preflight.Check(ctx, db, target.FlavorMariaDB, need, 2)
+	got := limits(err)
+	if c := got["max_connections"]; c == nil || c.Have != 30 || c.Need < 42 {
+		t.Errorf("Check: max_connections error %+v, want have 30, need >= 42 (all: %v)", c, err)
+	}
+	const want = "max_prepared_stmt_count is 50, this run needs 160 (SET GLOBAL max_prepared_stmt_count = 160, or fewer --threads)"
+	if p := got["max_prepared_stmt_count"]; p == nil || p.Error() != want {
+		t.Errorf("Check: max_prepared_stmt_count error %v, want %q", p, want)
+	}
+	if len(got) != 2 {
+		t.Errorf("Check: %v, want exactly two limits", err)
+	}
+	if err := preflight.Check(ctx, db, target.FlavorMariaDB, workload.Demand{Connections: 5, PreparedPerConn: 4}, 2); err != nil {
+		t.Errorf("Check of a small run: %v", err)
+	}
+
+	notes, err := preflight.Raise(ctx, db, target.FlavorMariaDB, need, 2)
+	if err != nil {
+		t.Fatalf("Raise: %v", err)
+	}
+	joined := strings.Join(notes, "\n")
+	for _, w := range []string{"raised max_connections from 30 to ", "raised max_prepared_stmt_count from 50 to 160 for this run",
+		"raised table_open_cache from 50 to 80 for this run"} {
+		if !strings.Contains(joined, w) {
+			t.Errorf("Raise notes %q lack %q", notes, w)
+		}
+	}
+	if err := preflight.Check(ctx, db, target.FlavorMariaDB, need, 2); err != nil {
+		t.Errorf("Check after Raise: %v", err)
+	}
+	hold(t, db, target.MySQL, need.Connections, need.PreparedPerConn)
+	if notes, err := preflight.Raise(ctx, db, target.FlavorMariaDB, need, 2); err != nil || len(notes) != 0 {
+		t.Errorf("second Raise = %q, %v; want nothing to do", notes, err)
+	}
+
+	// Beyond what the server allows: the limits say so.
+	huge := workload.Demand{Connections: 200000, PreparedPerConn: 30000}
+	_, err = preflight.Raise(ctx, db, target.FlavorMariaDB, huge, 2)
+	got = limits(err)
+	if p := got["max_prepared_stmt_count"]; p == nil || p.Have != 1<<32-1 || p.Need != 6e9 {
+		t.Errorf("Raise past the maximum: prepared statements %+v, want have 4294967295, need 6e9 (all: %v)", p, err)
+	}
+	if c := got["max_connections"]; c == nil || c.Have != 100000 || !strings.Contains(c.Error(), "largest value is 100000") {
+		t.Errorf("Raise past the maximum: connections %v, want have 100000 (the largest)", c)
+	}
+	if f := got["open_files_limit"]; f == nil || !strings.Contains(f.Error(), "--set open_files_limit=") {
+		t.Errorf("Raise past the file limit: %v, want an open_files_limit error naming --set", err)
+	}
+}
+
+func TestPostgresLimits(t *testing.T) {
+	sb := sandboxtest.StartNamed(t, target.FlavorPostgres, func(s *sandbox.Spec) {
+		s.Settings = []sandbox.Setting{{Key: "max_connections", Value: "20"}}
+	})
+	db := open(t, sb.Target, 0)
+	ctx := testCtx(t)
+	need := workload.Demand{Connections: 30, PreparedPerConn: 4}
+
+	// 30 workers + 2 extra + 3 superuser_reserved_connections.
+	const want = "max_connections is 20, this run needs 35 (ALTER SYSTEM SET max_connections = 35 and restart the server, or fewer --threads)"
+	err := preflight.Check(ctx, db, target.FlavorPostgres, need, 2)
+	if c := limits(err)["max_connections"]; c == nil || c.Error() != want {
+		t.Errorf("Check = %v, want %q", err, want)
+	}
+	// Other clients' connections count.
+	other := open(t, sb.Target, 0)
+	for range 4 {
+		c, err := other.Conn(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer c.Close()
+	}
+	err = preflight.Check(ctx, db, target.FlavorPostgres, need, 2)
+	if c := limits(err)["max_connections"]; c == nil || c.Need != 39 {
+		t.Errorf("Check with 4 other connections = %v, want need 39", err)
+	}
+	if err := preflight.Check(ctx, db, target.FlavorPostgres, workload.Demand{Connections: 8}, 2); err != nil {
+		t.Errorf("Check of a small run: %v", err)
+	}
+
+	notes, err := preflight.Raise(ctx, db, target.FlavorPostgres, need, 2)
+	c := limits(err)["max_connections"]
+	if len(notes) != 0 || c == nil || !strings.Contains(c.Error(), "restart the sandbox with --set max_connections=39") {
+		t.Errorf("Raise = %q, %v; want no notes and a max_connections error naming --set", notes, err)
+	}
+}
