@@ -23,6 +23,7 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"runtime"
 	"strconv"
 	"sync/atomic"
 	"syscall"
@@ -114,11 +115,23 @@ type Config struct {
 	Timeout time.Duration
 }
 
+// Connection states (Conn.state). Abort moves an open Conn to aborting,
+// shuts its socket down and leaves it aborted; Close moves it to closed
+// before it releases the socket, waiting out an Abort in progress, so that
+// Abort never touches a file descriptor that Close gave back to the system
+// (and that another connection may have been given since).
+const (
+	stateOpen int32 = iota
+	stateAborting
+	stateAborted
+	stateClosed
+)
+
 // Conn is one client connection.
 type Conn struct {
 	fd      int
-	aborted atomic.Bool
-	closed  bool
+	state   atomic.Int32
+	onClose func()
 	seq     byte
 	status  uint16 // server status flags of the last OK/EOF
 	rbuf    []byte // read buffer; rbuf[rpos:rend] is unread
@@ -234,25 +247,49 @@ func setTimeouts(fd int, d time.Duration) error {
 // ServerVersion is the version string of the server's greeting.
 func (c *Conn) ServerVersion() string { return c.version }
 
-// Abort makes the statement in flight, and every later call, fail at once.
-// Safe to call from any goroutine, more than once.
+// Abort makes the statement in flight, and every later call, fail at once
+// with ErrClosed. Safe to call from any goroutine, more than once, and
+// after Close (when it does nothing).
 func (c *Conn) Abort() {
-	if c.aborted.CompareAndSwap(false, true) {
+	if c.state.CompareAndSwap(stateOpen, stateAborting) {
 		_ = syscall.Shutdown(c.fd, syscall.SHUT_RDWR)
+		c.state.Store(stateAborted)
 	}
 }
 
-// Close says goodbye to the server and releases the socket.
+// stopped reports that the Conn was aborted or closed: no more system
+// calls on its descriptor.
+func (c *Conn) stopped() bool { return c.state.Load() != stateOpen }
+
+// OnClose sets f to run once, when Close releases the socket (replacing any
+// earlier f). Set it before the Conn is shared.
+func (c *Conn) OnClose(f func()) { c.onClose = f }
+
+// Close says goodbye to the server and releases the socket. Later calls
+// return ErrClosed (Close itself returns nil).
 func (c *Conn) Close() error {
-	if c.closed {
-		return nil
-	}
-	if !c.aborted.Load() {
+	if !c.stopped() {
 		c.startCommand(comQuit)
 		_ = c.writePacket()
 	}
-	c.closed = true
-	return syscall.Close(c.fd)
+	for {
+		switch s := c.state.Load(); s {
+		case stateClosed:
+			return nil
+		case stateAborting:
+			// Abort is between its compare-and-swap and shutdown(2) on
+			// c.fd: the descriptor must stay ours until it is done.
+			runtime.Gosched()
+		default:
+			if c.state.CompareAndSwap(s, stateClosed) {
+				err := syscall.Close(c.fd)
+				if c.onClose != nil {
+					c.onClose()
+				}
+				return err
+			}
+		}
+	}
 }
 
 // handshake reads the server's greeting and authenticates
@@ -418,7 +455,7 @@ func (c *Conn) startCommand(cmd byte) {
 
 // writePacket sends c.wbuf[4:] as one or more packets.
 func (c *Conn) writePacket() error {
-	if c.aborted.Load() {
+	if c.stopped() {
 		return ErrClosed
 	}
 	payload := len(c.wbuf) - 4
@@ -468,7 +505,7 @@ func (c *Conn) waited(err error) error {
 	switch {
 	case err == nil:
 		return nil
-	case c.aborted.Load():
+	case c.stopped():
 		return ErrClosed
 	case err == syscall.EINTR:
 		return nil
@@ -507,6 +544,9 @@ func (c *Conn) fill() error {
 		c.rbuf = nb
 	}
 	for {
+		if c.stopped() {
+			return ErrClosed
+		}
 		n, err := rawIO(syscall.SYS_READ, c.fd, c.rbuf[c.rend:])
 		if err == nil && n == 0 {
 			err = syscall.ECONNRESET // end of stream; waited reports ErrClosed after Abort
@@ -524,7 +564,7 @@ func (c *Conn) fill() error {
 // ioError wraps a socket error as a *net.OpError, the way callers recognise
 // a lost connection; an aborted connection reports ErrClosed.
 func (c *Conn) ioError(op string, err error) error {
-	if c.aborted.Load() {
+	if c.stopped() {
 		return ErrClosed
 	}
 	return &net.OpError{Op: op, Net: "mysql", Err: err}

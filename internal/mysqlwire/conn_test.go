@@ -233,3 +233,31 @@ func TestHandshakeTimeout(t *testing.T) {
 		t.Fatalf("Dial to a silent server = %v, want a timeout", err)
 	}
 }
+
+// TestAbortAfterClose: Abort of a closed Conn does nothing, even when the
+// next connection was given the closed one's descriptor number.
+func TestAbortAfterClose(t *testing.T) {
+	cfg, _ := server(t)
+	first, err := Dial(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fd := FD(first)
+	if err := first.Close(); err != nil {
+		t.Fatal(err)
+	}
+	second := dial(t, cfg)
+	if FD(second) != fd {
+		t.Skipf("descriptor %d not reused (the next one is %d)", fd, FD(second))
+	}
+	first.Abort()
+	if err := second.Query("SELECT 1", nil); err != nil {
+		t.Fatalf("connection on the reused descriptor after Abort of the closed one: %v", err)
+	}
+	if err := first.Query("SELECT 1", nil); !errors.Is(err, ErrClosed) {
+		t.Fatalf("statement on a closed Conn = %v, want ErrClosed", err)
+	}
+	if err := first.Close(); err != nil {
+		t.Fatalf("second Close = %v", err)
+	}
+}
