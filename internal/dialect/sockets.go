@@ -7,7 +7,6 @@ import (
 	"net"
 	"sync"
 	"syscall"
-	"time"
 
 	"github.com/dbarena/dbarena/internal/mysqlwire"
 )
@@ -30,21 +29,12 @@ type tracked struct{ c io.Closer }
 // NewSockets returns an empty set.
 func NewSockets() *Sockets { return &Sockets{conns: map[*tracked]struct{}{}} }
 
-// Keep-alive of the connections Dial makes, as mysqlwire's: a server that
-// vanishes without a word (a black hole, a dead host) is noticed after
-// about KeepAliveIdle + KeepAliveCount*KeepAliveInterval of silence.
-const (
-	KeepAliveIdle     = 10 * time.Second
-	KeepAliveInterval = 5 * time.Second
-	KeepAliveCount    = 3
-)
-
-// Dial dials like net.Dialer, with TCP keep-alive probes (KeepAliveIdle,
-// KeepAliveInterval, KeepAliveCount), and records the connection until it
-// is closed.
+// Dial dials like net.Dialer, with the TCP keep-alive of mysqlwire's
+// connections (mysqlwire.KeepAliveIdle, KeepAliveInterval, KeepAliveCount),
+// and records the connection until it is closed.
 func (s *Sockets) Dial(ctx context.Context, network, addr string) (net.Conn, error) {
-	d := net.Dialer{KeepAliveConfig: net.KeepAliveConfig{Enable: true,
-		Idle: KeepAliveIdle, Interval: KeepAliveInterval, Count: KeepAliveCount}}
+	d := net.Dialer{KeepAliveConfig: net.KeepAliveConfig{Enable: true, Idle: mysqlwire.KeepAliveIdle,
+		Interval: mysqlwire.KeepAliveInterval, Count: mysqlwire.KeepAliveCount}}
 	c, err := d.DialContext(ctx, network, addr)
 	if err != nil {
 		return nil, err

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	. "github.com/dbarena/dbarena/internal/dialect"
+	"github.com/dbarena/dbarena/internal/mysqlwire"
 	"github.com/dbarena/dbarena/internal/sandbox/sandboxtest"
 	"github.com/dbarena/dbarena/internal/target"
 )
@@ -92,9 +93,8 @@ func TestSocketsForgetClosed(t *testing.T) {
 	}
 }
 
-// TestSocketsKeepAlive: Dial's connections probe a silent peer
-// (KeepAliveIdle, KeepAliveInterval, KeepAliveCount), and still hand the
-// drivers their descriptor.
+// TestSocketsKeepAlive: Dial's connections probe a silent peer like
+// mysqlwire's, and still hand the drivers their descriptor.
 func TestSocketsKeepAlive(t *testing.T) {
 	ln := listen(t)
 	c, err := NewSockets().Dial(context.Background(), "tcp", ln.Addr().String())
@@ -108,9 +108,9 @@ func TestSocketsKeepAlive(t *testing.T) {
 	}
 	want := map[string]struct{ level, opt, v int }{
 		"SO_KEEPALIVE":  {syscall.SOL_SOCKET, syscall.SO_KEEPALIVE, 1},
-		"TCP_KEEPIDLE":  {syscall.IPPROTO_TCP, syscall.TCP_KEEPIDLE, int(KeepAliveIdle.Seconds())},
-		"TCP_KEEPINTVL": {syscall.IPPROTO_TCP, syscall.TCP_KEEPINTVL, int(KeepAliveInterval.Seconds())},
-		"TCP_KEEPCNT":   {syscall.IPPROTO_TCP, syscall.TCP_KEEPCNT, KeepAliveCount},
+		"TCP_KEEPIDLE":  {syscall.IPPROTO_TCP, syscall.TCP_KEEPIDLE, int(mysqlwire.KeepAliveIdle.Seconds())},
+		"TCP_KEEPINTVL": {syscall.IPPROTO_TCP, syscall.TCP_KEEPINTVL, int(mysqlwire.KeepAliveInterval.Seconds())},
+		"TCP_KEEPCNT":   {syscall.IPPROTO_TCP, syscall.TCP_KEEPCNT, mysqlwire.KeepAliveCount},
 	}
 	for name, w := range want {
 		var got int

@@ -215,21 +215,128 @@ func connect(cfg Config, timeout time.Duration) (int, error) {
 		syscall.Close(fd)
 		return -1, err
 	}
-	for {
-		err = syscall.Connect(fd, sa)
-		if err != syscall.EINTR {
-			break
-		}
-	}
-	if err != nil {
+	if err := connectSocket(fd, sa, time.Now().Add(timeout), syscall.Connect); err != nil {
 		syscall.Close(fd)
 		return -1, &net.OpError{Op: "dial", Net: "tcp", Err: err}
 	}
 	if domain != syscall.AF_UNIX {
-		// Like libmysqlclient and Go's net package: small packets go out at once.
-		_ = syscall.SetsockoptInt(fd, syscall.IPPROTO_TCP, syscall.TCP_NODELAY, 1)
+		if err := setTCPOptions(fd); err != nil {
+			syscall.Close(fd)
+			return -1, err
+		}
 	}
 	return fd, nil
+}
+
+// connectSocket connects the blocking socket fd to sa with connect
+// (syscall.Connect), by deadline. A TCP connect(2) that a signal
+// interrupts (EINTR: the Go runtime's preemption signals do, as the
+// socket has SO_SNDTIMEO) goes on in the kernel, and calling it again
+// answers EALREADY: it waits for the outcome instead. A Unix socket's
+// interrupted connect left nothing in progress and is called again.
+func connectSocket(fd int, sa syscall.Sockaddr, deadline time.Time, connect func(int, syscall.Sockaddr) error) error {
+	for {
+		switch err := connect(fd, sa); err {
+		case syscall.EINTR:
+			if _, unix := sa.(*syscall.SockaddrUnix); unix {
+				if time.Now().After(deadline) {
+					return syscall.ETIMEDOUT
+				}
+				continue
+			}
+			return awaitConnect(fd, deadline)
+		case syscall.EINPROGRESS:
+			// SO_SNDTIMEO elapsed: Linux says so this way.
+			return syscall.ETIMEDOUT
+		default:
+			return err
+		}
+	}
+}
+
+// awaitConnect waits until the connection in progress on fd is made (nil)
+// or fails (its error), or until deadline (ETIMEDOUT).
+func awaitConnect(fd int, deadline time.Time) error {
+	for {
+		wait := time.Until(deadline)
+		if wait <= 0 {
+			return syscall.ETIMEDOUT
+		}
+		ready, err := pollWritable(fd, wait)
+		if err == syscall.EINTR || (err == nil && !ready) {
+			continue
+		}
+		if err != nil {
+			return err
+		}
+		soErr, err := syscall.GetsockoptInt(fd, syscall.SOL_SOCKET, syscall.SO_ERROR)
+		if err != nil {
+			return err
+		}
+		if soErr != 0 {
+			return syscall.Errno(soErr)
+		}
+		return nil
+	}
+}
+
+// pollWritable waits up to d for fd to become writable, or to fail
+// (ppoll(2); select(2) cannot watch descriptors above 1023).
+func pollWritable(fd int, d time.Duration) (bool, error) {
+	const pollOut = 0x4
+	pfd := struct {
+		fd      int32
+		events  int16
+		revents int16
+	}{fd: int32(fd), events: pollOut}
+	ts := syscall.NsecToTimespec(d.Nanoseconds())
+	n, _, e := syscall.Syscall6(syscall.SYS_PPOLL, uintptr(unsafe.Pointer(&pfd)), 1,
+		uintptr(unsafe.Pointer(&ts)), 0, 0, 0)
+	if e != 0 {
+		return false, e
+	}
+	return n > 0, nil
+}
+
+// TCP keep-alive of every connection: a server that vanishes without a
+// word (a dead host, a black-holed network) is noticed after about
+// KeepAliveIdle + KeepAliveCount*KeepAliveInterval = 25 s, whether the
+// connection is idle (keep-alive probes) or waits for the
+// acknowledgement of a request (TCP_USER_TIMEOUT, set to the same 25 s).
+// A server that is alive but slow (a long statement, a SIGSTOPped
+// process, whose kernel still answers) is not cut off: Abort ends those.
+const (
+	KeepAliveIdle     = 10 * time.Second
+	KeepAliveInterval = 5 * time.Second
+	KeepAliveCount    = 3
+	// UserTimeout bounds how long sent data may stay unacknowledged.
+	UserTimeout = KeepAliveIdle + KeepAliveCount*KeepAliveInterval
+)
+
+// tcpUserTimeout is TCP_USER_TIMEOUT, which package syscall lacks.
+const tcpUserTimeout = 0x12
+
+// setTCPOptions sets TCP_NODELAY (like libmysqlclient and Go's net
+// package: small packets go out at once) and the keep-alive.
+func setTCPOptions(fd int) error {
+	opts := [...]struct {
+		name       string
+		level, opt int
+		v          int
+	}{
+		{"TCP_NODELAY", syscall.IPPROTO_TCP, syscall.TCP_NODELAY, 1},
+		{"SO_KEEPALIVE", syscall.SOL_SOCKET, syscall.SO_KEEPALIVE, 1},
+		{"TCP_KEEPIDLE", syscall.IPPROTO_TCP, syscall.TCP_KEEPIDLE, int(KeepAliveIdle / time.Second)},
+		{"TCP_KEEPINTVL", syscall.IPPROTO_TCP, syscall.TCP_KEEPINTVL, int(KeepAliveInterval / time.Second)},
+		{"TCP_KEEPCNT", syscall.IPPROTO_TCP, syscall.TCP_KEEPCNT, KeepAliveCount},
+		{"TCP_USER_TIMEOUT", syscall.IPPROTO_TCP, tcpUserTimeout, int(UserTimeout / time.Millisecond)},
+	}
+	for _, o := range opts {
+		if err := syscall.SetsockoptInt(fd, o.level, o.opt, o.v); err != nil {
+			return fmt.Errorf("set %s: %w", o.name, err)
+		}
+	}
+	return nil
 }
 
 // setTimeouts bounds each read and write; 0 removes the bound.

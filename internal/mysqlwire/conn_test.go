@@ -261,3 +261,28 @@ func TestAbortAfterClose(t *testing.T) {
 		t.Fatalf("second Close = %v", err)
 	}
 }
+
+// TestKeepAlive: a TCP connection sends small packets at once and probes a
+// silent server (KeepAliveIdle, KeepAliveInterval, KeepAliveCount,
+// UserTimeout).
+func TestKeepAlive(t *testing.T) {
+	cfg, _ := server(t)
+	fd := FD(dial(t, cfg))
+	const tcpUserTimeout = 0x12
+	for _, o := range []struct {
+		name       string
+		level, opt int
+		want       int
+	}{
+		{"TCP_NODELAY", syscall.IPPROTO_TCP, syscall.TCP_NODELAY, 1},
+		{"SO_KEEPALIVE", syscall.SOL_SOCKET, syscall.SO_KEEPALIVE, 1},
+		{"TCP_KEEPIDLE", syscall.IPPROTO_TCP, syscall.TCP_KEEPIDLE, int(KeepAliveIdle.Seconds())},
+		{"TCP_KEEPINTVL", syscall.IPPROTO_TCP, syscall.TCP_KEEPINTVL, int(KeepAliveInterval.Seconds())},
+		{"TCP_KEEPCNT", syscall.IPPROTO_TCP, syscall.TCP_KEEPCNT, KeepAliveCount},
+		{"TCP_USER_TIMEOUT", syscall.IPPROTO_TCP, tcpUserTimeout, int(UserTimeout.Milliseconds())},
+	} {
+		if got, err := syscall.GetsockoptInt(fd, o.level, o.opt); err != nil || got != o.want {
+			t.Errorf("%s = %d (%v), want %d", o.name, got, err, o.want)
+		}
+	}
+}
