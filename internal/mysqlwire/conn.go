@@ -76,6 +76,11 @@ const waitSlice = 20 * time.Millisecond
 // maxPayload is the largest payload of one packet; longer ones are split.
 const maxPayload = 1<<24 - 1
 
+// maxLong bounds a payload split over packets: the server's own limit
+// (max_allowed_packet is at most 1 GiB), so that a corrupt stream cannot
+// make the client allocate without end.
+const maxLong = 1 << 30
+
 // collationUTF8MB4 is utf8mb4_general_ci.
 const collationUTF8MB4 = 45
 
@@ -406,10 +411,13 @@ func (c *Conn) handshake(cfg Config) error {
 	if err != nil {
 		return err
 	}
-	if len(p) > 0 && p[0] == 0xff {
+	if len(p) == 0 {
+		return errors.New("mysqlwire: empty handshake packet")
+	}
+	if p[0] == 0xff {
 		return parseError(p)
 	}
-	if len(p) < 1 || p[0] != 10 {
+	if p[0] != 10 {
 		return fmt.Errorf("mysqlwire: unsupported protocol version %d", p[0])
 	}
 	r := reader{b: p[1:]}
@@ -700,13 +708,7 @@ func (c *Conn) readPacket() ([]byte, error) {
 	if n == maxPayload {
 		return c.readLong()
 	}
-	if n+4 > len(c.rbuf) {
-		need := n + 4
-		nb := make([]byte, max(need, 2*len(c.rbuf)))
-		c.rend = copy(nb, c.rbuf[c.rpos:c.rend])
-		c.rpos = 0
-		c.rbuf = nb
-	}
+	// fill grows rbuf as the bytes come, not at the word of the header.
 	for c.rend-c.rpos < n+4 {
 		if err := c.fill(); err != nil {
 			return nil, err
@@ -726,6 +728,9 @@ func (c *Conn) readLong() ([]byte, error) {
 			return nil, err
 		}
 		c.rpos += 4
+		if len(c.pkt)+n > maxLong {
+			return nil, fmt.Errorf("mysqlwire: packet over %d bytes", maxLong)
+		}
 		for left := n; left > 0; {
 			if c.rpos == c.rend {
 				if err := c.fill(); err != nil {
@@ -745,7 +750,8 @@ func (c *Conn) readLong() ([]byte, error) {
 
 // readOK parses an OK packet and returns its affected-rows count.
 func (c *Conn) readOK(p []byte) int64 {
-	r := reader{b: p[1:]}
+	r := reader{b: p}
+	r.skip(1) // 0x00
 	affected := r.lenenc()
 	r.lenenc() // last insert id
 	if s := r.uint16(); !r.err {
@@ -767,7 +773,8 @@ func eofStatus(p []byte) uint16 {
 
 // parseError decodes an ERR packet.
 func parseError(p []byte) error {
-	r := reader{b: p[1:]}
+	r := reader{b: p}
+	r.skip(1) // 0xff
 	e := &Error{Number: r.uint16()}
 	rest := r.rest()
 	if len(rest) > 0 && rest[0] == '#' && len(rest) >= 6 {
