@@ -145,9 +145,20 @@ type Conn struct {
 	wbuf    []byte // packet being built; 4 header bytes first
 	pkt     []byte // payload of a packet longer than rbuf, reassembled
 	version string
-	// deadline ends the handshake; zero once connected, when waits have
-	// no end.
+	// deadline ends reads and writes (SetDeadline); zero: they wait
+	// until Abort.
 	deadline time.Time
+}
+
+// newConn returns a Conn on the connected socket fd, whose reads and
+// writes wait a waitSlice at a time.
+func newConn(fd int) (*Conn, error) {
+	c := &Conn{fd: fd, rbuf: make([]byte, 16<<10), wbuf: make([]byte, 4, 4<<10)}
+	if err := setTimeouts(fd, waitSlice); err != nil {
+		c.Close()
+		return nil, err
+	}
+	return c, nil
 }
 
 // Dial connects, authenticates and selects cfg.Database.
@@ -160,19 +171,18 @@ func Dial(cfg Config) (*Conn, error) {
 	if err != nil {
 		return nil, err
 	}
-	c := &Conn{fd: fd, rbuf: make([]byte, 16<<10), wbuf: make([]byte, 4, 4<<10),
-		deadline: time.Now().Add(timeout)}
-	if err := setTimeouts(fd, waitSlice); err != nil {
-		c.Close()
+	c, err := newConn(fd)
+	if err != nil {
 		return nil, err
 	}
+	c.SetDeadline(time.Now().Add(timeout))
 	if err := c.handshake(cfg); err != nil {
 		c.Close()
 		return nil, err
 	}
 	// Statements may run as long as they like, a waitSlice at a time;
 	// Abort ends them.
-	c.deadline = time.Time{}
+	c.SetDeadline(time.Time{})
 	return c, nil
 }
 
@@ -355,6 +365,14 @@ func setTimeouts(fd int, d time.Duration) error {
 	}
 	return nil
 }
+
+// SetDeadline bounds the reads and writes of later calls; the zero time,
+// the default after Dial, lets them wait until Abort. A call still waiting
+// for the server at t fails with a timeout (a *net.OpError wrapping
+// syscall.ETIMEDOUT, whose Timeout() is true) and aborts the Conn, since
+// the reply it waited for may yet come, out of step. For the Conn's owner,
+// like every method but Abort.
+func (c *Conn) SetDeadline(t time.Time) { c.deadline = t }
 
 // ServerVersion is the version string of the server's greeting.
 func (c *Conn) ServerVersion() string { return c.version }
@@ -615,7 +633,7 @@ func (c *Conn) write(b []byte) error {
 
 // waited filters the error of a raw read or write: nil for a signal or an
 // elapsed waitSlice before the deadline (the caller tries again),
-// ErrClosed after Abort.
+// ErrClosed after Abort, ETIMEDOUT at the deadline (which aborts).
 func (c *Conn) waited(err error) error {
 	switch {
 	case err == nil:
@@ -628,6 +646,7 @@ func (c *Conn) waited(err error) error {
 		if c.deadline.IsZero() || time.Now().Before(c.deadline) {
 			return nil
 		}
+		c.Abort()
 		return syscall.ETIMEDOUT
 	}
 	return err
@@ -677,9 +696,10 @@ func (c *Conn) fill() error {
 }
 
 // ioError wraps a socket error as a *net.OpError, the way callers recognise
-// a lost connection; an aborted connection reports ErrClosed.
+// a lost connection; an aborted connection reports ErrClosed, except for
+// the timeout that aborted it.
 func (c *Conn) ioError(op string, err error) error {
-	if c.stopped() {
+	if c.stopped() && err != syscall.ETIMEDOUT {
 		return ErrClosed
 	}
 	return &net.OpError{Op: op, Net: "mysql", Err: err}
