@@ -17,6 +17,7 @@
 package mysqlwire
 
 import (
+	"context"
 	"crypto/sha1"
 	"crypto/sha256"
 	"encoding/binary"
@@ -162,23 +163,68 @@ func newConn(fd int) (*Conn, error) {
 }
 
 // Dial connects, authenticates and selects cfg.Database.
-func Dial(cfg Config) (*Conn, error) {
+func Dial(cfg Config) (*Conn, error) { return DialContext(context.Background(), cfg) }
+
+// DialContext is Dial that gives up, with ctx's error, once ctx is done
+// (or at its deadline, if sooner than cfg.Timeout).
+func DialContext(ctx context.Context, cfg Config) (*Conn, error) {
 	timeout := cfg.Timeout
 	if timeout <= 0 {
 		timeout = 10 * time.Second
 	}
-	fd, err := connect(cfg, timeout)
+	deadline := time.Now().Add(timeout)
+	if d, ok := ctx.Deadline(); ok && d.Before(deadline) {
+		deadline = d
+	}
+	domain, sa, err := address(ctx, cfg)
 	if err != nil {
 		return nil, err
+	}
+	fd, err := syscall.Socket(domain, syscall.SOCK_STREAM|syscall.SOCK_CLOEXEC, 0)
+	if err != nil {
+		return nil, fmt.Errorf("socket: %w", err)
 	}
 	c, err := newConn(fd)
 	if err != nil {
 		return nil, err
 	}
-	c.SetDeadline(time.Now().Add(timeout))
-	if err := c.handshake(cfg); err != nil {
+	stop := context.AfterFunc(ctx, c.Abort)
+	defer stop()
+	network := "tcp"
+	if domain == syscall.AF_UNIX {
+		network = "unix"
+	}
+	fail := func(err error) (*Conn, error) {
+		c.Abort() // no COM_QUIT: the session never began
 		c.Close()
+		if ctx.Err() != nil {
+			err = ctx.Err()
+		}
+		if _, ok := err.(*net.OpError); !ok {
+			err = &net.OpError{Op: "dial", Net: network, Err: err}
+		}
 		return nil, err
+	}
+	c.SetDeadline(deadline)
+	if err := connectSocket(fd, sa, deadline, c.stopped, syscall.Connect); err != nil {
+		return fail(err)
+	}
+	if network == "tcp" {
+		if err := setTCPOptions(fd); err != nil {
+			return fail(err)
+		}
+	}
+	if err := c.handshake(cfg); err != nil {
+		var se *Error
+		if errors.As(err, &se) || errors.Is(err, ErrUnsupportedAuth) {
+			c.Abort()
+			c.Close()
+			return nil, err // the server's answer, as it is
+		}
+		return fail(err)
+	}
+	if !stop() {
+		return fail(ErrClosed) // ctx ended just now and aborted c
 	}
 	// Statements may run as long as they like, a waitSlice at a time;
 	// Abort ends them.
@@ -186,94 +232,79 @@ func Dial(cfg Config) (*Conn, error) {
 	return c, nil
 }
 
-// connect opens a blocking socket to cfg's address.
-func connect(cfg Config, timeout time.Duration) (int, error) {
-	var sa syscall.Sockaddr
-	domain := syscall.AF_INET
+// address resolves cfg's address.
+func address(ctx context.Context, cfg Config) (int, syscall.Sockaddr, error) {
 	if cfg.Socket != "" {
-		domain = syscall.AF_UNIX
-		sa = &syscall.SockaddrUnix{Name: cfg.Socket}
-	} else {
-		host, port, err := net.SplitHostPort(cfg.Addr)
-		if err != nil {
-			return -1, err
-		}
-		p, err := strconv.Atoi(port)
-		if err != nil {
-			return -1, fmt.Errorf("port %q: %w", port, err)
-		}
-		ips, err := net.LookupIP(host)
-		if err != nil {
-			return -1, err
-		}
-		if len(ips) == 0 {
-			return -1, fmt.Errorf("%s: no address", host)
-		}
-		ip := ips[0]
-		if ip4 := ip.To4(); ip4 != nil {
-			a := &syscall.SockaddrInet4{Port: p}
-			copy(a.Addr[:], ip4)
-			sa = a
-		} else {
-			domain = syscall.AF_INET6
-			a := &syscall.SockaddrInet6{Port: p}
-			copy(a.Addr[:], ip.To16())
-			sa = a
-		}
+		return syscall.AF_UNIX, &syscall.SockaddrUnix{Name: cfg.Socket}, nil
 	}
-	fd, err := syscall.Socket(domain, syscall.SOCK_STREAM|syscall.SOCK_CLOEXEC, 0)
+	host, port, err := net.SplitHostPort(cfg.Addr)
 	if err != nil {
-		return -1, fmt.Errorf("socket: %w", err)
+		return 0, nil, err
 	}
-	// SO_SNDTIMEO also bounds a blocking connect on Linux.
-	if err := setTimeouts(fd, timeout); err != nil {
-		syscall.Close(fd)
-		return -1, err
+	p, err := strconv.Atoi(port)
+	if err != nil {
+		return 0, nil, fmt.Errorf("port %q: %w", port, err)
 	}
-	if err := connectSocket(fd, sa, time.Now().Add(timeout), syscall.Connect); err != nil {
-		syscall.Close(fd)
-		return -1, &net.OpError{Op: "dial", Net: "tcp", Err: err}
+	ips, err := net.DefaultResolver.LookupIP(ctx, "ip", host)
+	if err != nil {
+		return 0, nil, err
 	}
-	if domain != syscall.AF_UNIX {
-		if err := setTCPOptions(fd); err != nil {
-			syscall.Close(fd)
-			return -1, err
-		}
+	if len(ips) == 0 {
+		return 0, nil, fmt.Errorf("%s: no address", host)
 	}
-	return fd, nil
+	if ip4 := ips[0].To4(); ip4 != nil {
+		a := &syscall.SockaddrInet4{Port: p}
+		copy(a.Addr[:], ip4)
+		return syscall.AF_INET, a, nil
+	}
+	a := &syscall.SockaddrInet6{Port: p}
+	copy(a.Addr[:], ips[0].To16())
+	return syscall.AF_INET6, a, nil
 }
 
-// connectSocket connects the blocking socket fd to sa with connect
-// (syscall.Connect), by deadline. A TCP connect(2) that a signal
-// interrupts (EINTR: the Go runtime's preemption signals do, as the
-// socket has SO_SNDTIMEO) goes on in the kernel, and calling it again
-// answers EALREADY: it waits for the outcome instead. A Unix socket's
-// interrupted connect left nothing in progress and is called again.
-func connectSocket(fd int, sa syscall.Sockaddr, deadline time.Time, connect func(int, syscall.Sockaddr) error) error {
-	for {
-		switch err := connect(fd, sa); err {
-		case syscall.EINTR:
-			if _, unix := sa.(*syscall.SockaddrUnix); unix {
-				if time.Now().After(deadline) {
-					return syscall.ETIMEDOUT
-				}
-				continue
+// connectSocket connects the blocking socket fd, whose SO_SNDTIMEO is
+// short (waitSlice), to sa with connect (syscall.Connect), by deadline or
+// until stop reports true.
+//
+// TCP: the handshake goes on in the kernel while connect(2) waits. A signal
+// (EINTR: the Go runtime's preemption signals interrupt it, as the socket
+// has a timeout) or SO_SNDTIMEO (EINPROGRESS) ends the wait, not the
+// handshake, and calling connect again would answer EALREADY: it polls for
+// the outcome instead. Unix sockets connect at once or wait for room in
+// the server's backlog (EAGAIN at SO_SNDTIMEO), and an interrupted connect
+// leaves nothing in progress: it is called again.
+func connectSocket(fd int, sa syscall.Sockaddr, deadline time.Time, stop func() bool, connect func(int, syscall.Sockaddr) error) error {
+	if _, unix := sa.(*syscall.SockaddrUnix); unix {
+		for {
+			err := connect(fd, sa)
+			if err != syscall.EINTR && err != syscall.EAGAIN {
+				return err
 			}
-			return awaitConnect(fd, deadline)
-		case syscall.EINPROGRESS:
-			// SO_SNDTIMEO elapsed: Linux says so this way.
-			return syscall.ETIMEDOUT
-		default:
-			return err
+			if stop() {
+				return ErrClosed
+			}
+			if !time.Now().Before(deadline) {
+				return syscall.ETIMEDOUT
+			}
 		}
+	}
+	switch err := connect(fd, sa); err {
+	case syscall.EINTR, syscall.EINPROGRESS:
+		return awaitConnect(fd, deadline, stop)
+	default:
+		return err
 	}
 }
 
-// awaitConnect waits until the connection in progress on fd is made (nil)
-// or fails (its error), or until deadline (ETIMEDOUT).
-func awaitConnect(fd int, deadline time.Time) error {
+// awaitConnect waits until the TCP connection under way on fd is made
+// (nil) or fails (its error), until deadline (ETIMEDOUT), or until stop
+// reports true (ErrClosed), a waitSlice at a time.
+func awaitConnect(fd int, deadline time.Time, stop func() bool) error {
 	for {
-		wait := time.Until(deadline)
+		if stop() {
+			return ErrClosed
+		}
+		wait := min(time.Until(deadline), waitSlice)
 		if wait <= 0 {
 			return syscall.ETIMEDOUT
 		}
@@ -283,6 +314,9 @@ func awaitConnect(fd int, deadline time.Time) error {
 		}
 		if err != nil {
 			return err
+		}
+		if stop() { // Abort's shutdown(2) also makes fd "writable"
+			return ErrClosed
 		}
 		soErr, err := syscall.GetsockoptInt(fd, syscall.SOL_SOCKET, syscall.SO_ERROR)
 		if err != nil {

@@ -25,6 +25,9 @@ func interruptedConnect(fd int, sa syscall.Sockaddr) error {
 	return syscall.EINTR
 }
 
+// never is a stop function that never stops.
+func never() bool { return false }
+
 // tcpSocket returns a blocking TCP socket, closed when the test ends, and
 // the address of addr.
 func tcpSocket(t *testing.T, addr net.Addr) (int, syscall.Sockaddr) {
@@ -63,7 +66,7 @@ func TestConnectAfterEINTR(t *testing.T) {
 		got <- string(b)
 	}()
 	fd, sa := tcpSocket(t, ln.Addr())
-	if err := connectSocket(fd, sa, time.Now().Add(10*time.Second), interruptedConnect); err != nil {
+	if err := connectSocket(fd, sa, time.Now().Add(10*time.Second), never, interruptedConnect); err != nil {
 		t.Fatalf("connect interrupted by a signal = %v", err)
 	}
 	if _, err := syscall.Write(fd, []byte("ping")); err != nil {
@@ -84,7 +87,7 @@ func TestConnectAfterEINTRRefused(t *testing.T) {
 	addr := ln.Addr()
 	ln.Close()
 	fd, sa := tcpSocket(t, addr)
-	err = connectSocket(fd, sa, time.Now().Add(10*time.Second), interruptedConnect)
+	err = connectSocket(fd, sa, time.Now().Add(10*time.Second), never, interruptedConnect)
 	if !errors.Is(err, syscall.ECONNREFUSED) {
 		t.Fatalf("interrupted connect to a closed port = %v, want ECONNREFUSED", err)
 	}
@@ -94,11 +97,24 @@ func TestConnectAfterEINTRRefused(t *testing.T) {
 // server's accept queue is full, so its SYNs are dropped) ends at the
 // deadline.
 func TestConnectAfterEINTRTimeout(t *testing.T) {
+	addr := fullBacklog(t)
+	fd, sa := tcpSocket(t, addr)
+	err := connectSocket(fd, sa, time.Now().Add(300*time.Millisecond), never, interruptedConnect)
+	if !errors.Is(err, syscall.ETIMEDOUT) {
+		t.Fatalf("connect to a full accept queue = %v, want ETIMEDOUT", err)
+	}
+}
+
+// fullBacklog returns the address of a 127.0.0.1 server whose accept
+// queue is full: a new connection's SYNs are dropped and it never
+// completes.
+func fullBacklog(t *testing.T) net.Addr {
+	t.Helper()
 	lfd, err := syscall.Socket(syscall.AF_INET, syscall.SOCK_STREAM|syscall.SOCK_CLOEXEC, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer syscall.Close(lfd)
+	t.Cleanup(func() { syscall.Close(lfd) })
 	if err := syscall.Bind(lfd, &syscall.SockaddrInet4{Addr: [4]byte{127, 0, 0, 1}}); err != nil {
 		t.Fatal(err)
 	}
@@ -113,11 +129,7 @@ func TestConnectAfterEINTRTimeout(t *testing.T) {
 	// Fill the accept queue, never accepted.
 	for range 4 {
 		fd, sa := tcpSocket(t, addr)
-		_ = connectSocket(fd, sa, time.Now().Add(100*time.Millisecond), interruptedConnect)
+		_ = connectSocket(fd, sa, time.Now().Add(100*time.Millisecond), never, interruptedConnect)
 	}
-	fd, sa := tcpSocket(t, addr)
-	err = connectSocket(fd, sa, time.Now().Add(300*time.Millisecond), interruptedConnect)
-	if !errors.Is(err, syscall.ETIMEDOUT) {
-		t.Fatalf("connect to a full accept queue = %v, want ETIMEDOUT", err)
-	}
+	return addr
 }

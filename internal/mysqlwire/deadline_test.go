@@ -1,6 +1,7 @@
 package mysqlwire
 
 import (
+	"context"
 	"errors"
 	"io"
 	"net"
@@ -32,7 +33,11 @@ func frozen(t *testing.T, n int) (*Conn, <-chan struct{}) {
 		<-stop
 	}()
 	t.Cleanup(func() { close(stop); ln.Close() })
-	fd, err := connect(Config{Addr: ln.Addr().String()}, 10*time.Second)
+	_, sa, err := address(context.Background(), Config{Addr: ln.Addr().String()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	fd, err := syscall.Socket(syscall.AF_INET, syscall.SOCK_STREAM|syscall.SOCK_CLOEXEC, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -41,6 +46,9 @@ func frozen(t *testing.T, n int) (*Conn, <-chan struct{}) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { c.Close() })
+	if err := connectSocket(fd, sa, time.Now().Add(10*time.Second), c.stopped, syscall.Connect); err != nil {
+		t.Fatal(err)
+	}
 	return c, got
 }
 
@@ -107,6 +115,50 @@ func TestDeadline(t *testing.T) {
 			}
 			if err := c.Query("SELECT 1", nil); !errors.Is(err, ErrClosed) {
 				t.Fatalf("call after a timeout = %v, want ErrClosed", err)
+			}
+		})
+	}
+}
+
+// DialContext gives up when its context ends, while connecting (the
+// server's accept queue is full, so its SYNs are dropped) and during the
+// handshake (the server accepts and never greets).
+func TestDialContextCancel(t *testing.T) {
+	silent, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer silent.Close()
+	go func() {
+		for {
+			c, err := silent.Accept()
+			if err != nil {
+				return
+			}
+			defer c.Close()
+		}
+	}()
+	for _, tc := range []struct {
+		name string
+		addr net.Addr
+	}{
+		{"connect", fullBacklog(t)},
+		{"handshake", silent.Addr()},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			ctx, cancel := context.WithCancel(context.Background())
+			done := make(chan error, 1)
+			go func() {
+				c, err := DialContext(ctx, Config{Addr: tc.addr.String(), User: "x", Timeout: time.Hour})
+				if err == nil {
+					c.Close()
+				}
+				done <- err
+			}()
+			time.Sleep(200 * time.Millisecond) // most likely waiting by now; either way the outcome is the same
+			cancel()
+			if err := wait(t, done, "DialContext after cancel"); !errors.Is(err, context.Canceled) {
+				t.Fatalf("DialContext cancelled = %v, want context.Canceled", err)
 			}
 		})
 	}
