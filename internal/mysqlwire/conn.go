@@ -156,7 +156,7 @@ type Conn struct {
 func newConn(fd int) (*Conn, error) {
 	c := &Conn{fd: fd, rbuf: make([]byte, 16<<10), wbuf: make([]byte, 4, 4<<10)}
 	if err := setTimeouts(fd, waitSlice); err != nil {
-		c.Close()
+		syscall.Close(fd)
 		return nil, err
 	}
 	return c, nil
@@ -783,6 +783,7 @@ func (c *Conn) readLong() ([]byte, error) {
 		}
 		c.rpos += 4
 		if len(c.pkt)+n > maxLong {
+			c.Abort() // out of step with the stream
 			return nil, fmt.Errorf("mysqlwire: packet over %d bytes", maxLong)
 		}
 		for left := n; left > 0; {
