@@ -11,16 +11,22 @@ import (
 // captured from a MariaDB sandbox (TestCaptureSeeds writes them again) and
 // edge cases.
 
-// replay returns a Conn that reads data and then the end of the stream, and
-// whose writes go to /dev/null.
-func replay(t *testing.T, data []byte) *Conn {
-	t.Helper()
+// devNull opens /dev/null for the fuzz target's replays: reading it gives
+// the end of the stream at once, writing it succeeds.
+func devNull(f *testing.F) int {
+	f.Helper()
 	fd, err := syscall.Open("/dev/null", syscall.O_RDWR|syscall.O_CLOEXEC, 0)
 	if err != nil {
-		t.Fatal(err)
+		f.Fatal(err)
 	}
-	t.Cleanup(func() { syscall.Close(fd) })
-	c := &Conn{fd: fd, rbuf: make([]byte, max(len(data), 16)), wbuf: make([]byte, 4, 64)}
+	f.Cleanup(func() { syscall.Close(fd) })
+	return fd
+}
+
+// replay returns a Conn on null (devNull) that reads data and then the
+// end of the stream, and whose writes are lost. It is never closed.
+func replay(null int, data []byte) *Conn {
+	c := &Conn{fd: null, rbuf: make([]byte, max(len(data), 16)), wbuf: make([]byte, 4, 64)}
 	c.rend = copy(c.rbuf, data)
 	return c
 }
@@ -28,8 +34,9 @@ func replay(t *testing.T, data []byte) *Conn {
 // FuzzReadPacket: the packet reader splits any stream into packets no
 // longer than the stream, and ends with an error.
 func FuzzReadPacket(f *testing.F) {
+	null := devNull(f)
 	f.Fuzz(func(t *testing.T, data []byte) {
-		c := replay(t, data)
+		c := replay(null, data)
 		total := 0
 		for {
 			p, err := c.readPacket()
@@ -46,12 +53,13 @@ func FuzzReadPacket(f *testing.F) {
 
 // FuzzHandshake: the greeting and the authentication replies.
 func FuzzHandshake(f *testing.F) {
+	null := devNull(f)
 	f.Fuzz(func(t *testing.T, data []byte) {
 		for _, cfg := range []Config{
 			{User: "u", Password: "secret", Database: "d"},
 			{User: "u"},
 		} {
-			_ = replay(t, data).handshake(cfg)
+			_ = replay(null, data).handshake(cfg)
 		}
 	})
 }
@@ -59,9 +67,10 @@ func FuzzHandshake(f *testing.F) {
 // FuzzReply: the reply to a statement (OK, ERR, result sets, several of
 // them) and to COM_STMT_PREPARE.
 func FuzzReply(f *testing.F) {
+	null := devNull(f)
 	f.Fuzz(func(t *testing.T, data []byte) {
-		_, _, _ = replay(t, data).result()
-		if s, err := replay(t, data).Prepare("SELECT ?"); err == nil && s.NumParams() < 0 {
+		_, _, _ = replay(null, data).result()
+		if s, err := replay(null, data).Prepare("SELECT ?"); err == nil && s.NumParams() < 0 {
 			t.Fatalf("%d parameters", s.NumParams())
 		}
 	})
