@@ -13,7 +13,10 @@
 // go-sql-driver/mysql.
 //
 // A Conn is used by one goroutine at a time, except Abort, which any
-// goroutine may call.
+// goroutine may call. Its reads and writes wait until the server answers,
+// Abort is called, or the deadline of SetDeadline passes; DialContext
+// gives up when its context ends; TCP keep-alive notices a vanished server
+// (KeepAliveIdle). Malformed server data is an error, never a panic.
 package mysqlwire
 
 import (
