@@ -13,16 +13,21 @@
 // go-sql-driver/mysql.
 //
 // A Conn is used by one goroutine at a time, except Abort, which any
-// goroutine may call.
+// goroutine may call. Its reads and writes wait until the server answers,
+// Abort is called, or the deadline of SetDeadline passes; DialContext
+// gives up when its context ends; TCP keep-alive notices a vanished server
+// (KeepAliveIdle). Malformed server data is an error, never a panic.
 package mysqlwire
 
 import (
+	"context"
 	"crypto/sha1"
 	"crypto/sha256"
 	"encoding/binary"
 	"errors"
 	"fmt"
 	"net"
+	"runtime"
 	"strconv"
 	"sync/atomic"
 	"syscall"
@@ -75,6 +80,11 @@ const waitSlice = 20 * time.Millisecond
 // maxPayload is the largest payload of one packet; longer ones are split.
 const maxPayload = 1<<24 - 1
 
+// maxLong bounds a payload split over packets: the server's own limit
+// (max_allowed_packet is at most 1 GiB), so that a corrupt stream cannot
+// make the client allocate without end.
+const maxLong = 1 << 30
+
 // collationUTF8MB4 is utf8mb4_general_ci.
 const collationUTF8MB4 = 45
 
@@ -114,11 +124,23 @@ type Config struct {
 	Timeout time.Duration
 }
 
+// Connection states (Conn.state). Abort moves an open Conn to aborting,
+// shuts its socket down and leaves it aborted; Close moves it to closed
+// before it releases the socket, waiting out an Abort in progress, so that
+// Abort never touches a file descriptor that Close gave back to the system
+// (and that another connection may have been given since).
+const (
+	stateOpen int32 = iota
+	stateAborting
+	stateAborted
+	stateClosed
+)
+
 // Conn is one client connection.
 type Conn struct {
 	fd      int
-	aborted atomic.Bool
-	closed  bool
+	state   atomic.Int32
+	onClose func()
 	seq     byte
 	status  uint16 // server status flags of the last OK/EOF
 	rbuf    []byte // read buffer; rbuf[rpos:rend] is unread
@@ -127,96 +149,246 @@ type Conn struct {
 	wbuf    []byte // packet being built; 4 header bytes first
 	pkt     []byte // payload of a packet longer than rbuf, reassembled
 	version string
-	// deadline ends the handshake; zero once connected, when waits have
-	// no end.
+	// deadline ends reads and writes (SetDeadline); zero: they wait
+	// until Abort.
 	deadline time.Time
 }
 
+// newConn returns a Conn on the connected socket fd, whose reads and
+// writes wait a waitSlice at a time.
+func newConn(fd int) (*Conn, error) {
+	c := &Conn{fd: fd, rbuf: make([]byte, 16<<10), wbuf: make([]byte, 4, 4<<10)}
+	if err := setTimeouts(fd, waitSlice); err != nil {
+		syscall.Close(fd)
+		return nil, err
+	}
+	return c, nil
+}
+
 // Dial connects, authenticates and selects cfg.Database.
-func Dial(cfg Config) (*Conn, error) {
+func Dial(cfg Config) (*Conn, error) { return DialContext(context.Background(), cfg) }
+
+// DialContext is Dial that gives up, with ctx's error, once ctx is done
+// (or at its deadline, if sooner than cfg.Timeout).
+func DialContext(ctx context.Context, cfg Config) (*Conn, error) {
 	timeout := cfg.Timeout
 	if timeout <= 0 {
 		timeout = 10 * time.Second
 	}
-	fd, err := connect(cfg, timeout)
+	deadline := time.Now().Add(timeout)
+	if d, ok := ctx.Deadline(); ok && d.Before(deadline) {
+		deadline = d
+	}
+	domain, sa, err := address(ctx, cfg)
 	if err != nil {
 		return nil, err
-	}
-	c := &Conn{fd: fd, rbuf: make([]byte, 16<<10), wbuf: make([]byte, 4, 4<<10),
-		deadline: time.Now().Add(timeout)}
-	if err := setTimeouts(fd, waitSlice); err != nil {
-		c.Close()
-		return nil, err
-	}
-	if err := c.handshake(cfg); err != nil {
-		c.Close()
-		return nil, err
-	}
-	// Statements may run as long as they like, a waitSlice at a time;
-	// Abort ends them.
-	c.deadline = time.Time{}
-	return c, nil
-}
-
-// connect opens a blocking socket to cfg's address.
-func connect(cfg Config, timeout time.Duration) (int, error) {
-	var sa syscall.Sockaddr
-	domain := syscall.AF_INET
-	if cfg.Socket != "" {
-		domain = syscall.AF_UNIX
-		sa = &syscall.SockaddrUnix{Name: cfg.Socket}
-	} else {
-		host, port, err := net.SplitHostPort(cfg.Addr)
-		if err != nil {
-			return -1, err
-		}
-		p, err := strconv.Atoi(port)
-		if err != nil {
-			return -1, fmt.Errorf("port %q: %w", port, err)
-		}
-		ips, err := net.LookupIP(host)
-		if err != nil {
-			return -1, err
-		}
-		if len(ips) == 0 {
-			return -1, fmt.Errorf("%s: no address", host)
-		}
-		ip := ips[0]
-		if ip4 := ip.To4(); ip4 != nil {
-			a := &syscall.SockaddrInet4{Port: p}
-			copy(a.Addr[:], ip4)
-			sa = a
-		} else {
-			domain = syscall.AF_INET6
-			a := &syscall.SockaddrInet6{Port: p}
-			copy(a.Addr[:], ip.To16())
-			sa = a
-		}
 	}
 	fd, err := syscall.Socket(domain, syscall.SOCK_STREAM|syscall.SOCK_CLOEXEC, 0)
 	if err != nil {
-		return -1, fmt.Errorf("socket: %w", err)
+		return nil, fmt.Errorf("socket: %w", err)
 	}
-	// SO_SNDTIMEO also bounds a blocking connect on Linux.
-	if err := setTimeouts(fd, timeout); err != nil {
-		syscall.Close(fd)
-		return -1, err
+	c, err := newConn(fd)
+	if err != nil {
+		return nil, err
 	}
-	for {
-		err = syscall.Connect(fd, sa)
-		if err != syscall.EINTR {
-			break
+	stop := context.AfterFunc(ctx, c.Abort)
+	defer stop()
+	network := "tcp"
+	if domain == syscall.AF_UNIX {
+		network = "unix"
+	}
+	fail := func(err error) (*Conn, error) {
+		c.Abort() // no COM_QUIT: the session never began
+		c.Close()
+		if ctx.Err() != nil {
+			err = ctx.Err()
+		}
+		if _, ok := err.(*net.OpError); !ok {
+			err = &net.OpError{Op: "dial", Net: network, Err: err}
+		}
+		return nil, err
+	}
+	c.SetDeadline(deadline)
+	if err := connectSocket(fd, sa, deadline, c.stopped, syscall.Connect); err != nil {
+		return fail(err)
+	}
+	if network == "tcp" {
+		if err := setTCPOptions(fd); err != nil {
+			return fail(err)
 		}
 	}
+	if err := c.handshake(cfg); err != nil {
+		var se *Error
+		if errors.As(err, &se) || errors.Is(err, ErrUnsupportedAuth) {
+			c.Abort()
+			c.Close()
+			return nil, err // the server's answer, as it is
+		}
+		return fail(err)
+	}
+	if !stop() {
+		return fail(ErrClosed) // ctx ended just now and aborted c
+	}
+	// Statements may run as long as they like, a waitSlice at a time;
+	// Abort ends them.
+	c.SetDeadline(time.Time{})
+	return c, nil
+}
+
+// address resolves cfg's address.
+func address(ctx context.Context, cfg Config) (int, syscall.Sockaddr, error) {
+	if cfg.Socket != "" {
+		return syscall.AF_UNIX, &syscall.SockaddrUnix{Name: cfg.Socket}, nil
+	}
+	host, port, err := net.SplitHostPort(cfg.Addr)
 	if err != nil {
-		syscall.Close(fd)
-		return -1, &net.OpError{Op: "dial", Net: "tcp", Err: err}
+		return 0, nil, err
 	}
-	if domain != syscall.AF_UNIX {
-		// Like libmysqlclient and Go's net package: small packets go out at once.
-		_ = syscall.SetsockoptInt(fd, syscall.IPPROTO_TCP, syscall.TCP_NODELAY, 1)
+	p, err := strconv.Atoi(port)
+	if err != nil {
+		return 0, nil, fmt.Errorf("port %q: %w", port, err)
 	}
-	return fd, nil
+	ips, err := net.DefaultResolver.LookupIP(ctx, "ip", host)
+	if err != nil {
+		return 0, nil, err
+	}
+	if len(ips) == 0 {
+		return 0, nil, fmt.Errorf("%s: no address", host)
+	}
+	if ip4 := ips[0].To4(); ip4 != nil {
+		a := &syscall.SockaddrInet4{Port: p}
+		copy(a.Addr[:], ip4)
+		return syscall.AF_INET, a, nil
+	}
+	a := &syscall.SockaddrInet6{Port: p}
+	copy(a.Addr[:], ips[0].To16())
+	return syscall.AF_INET6, a, nil
+}
+
+// connectSocket connects the blocking socket fd, whose SO_SNDTIMEO is
+// short (waitSlice), to sa with connect (syscall.Connect), by deadline or
+// until stop reports true.
+//
+// TCP: the handshake goes on in the kernel while connect(2) waits. A signal
+// (EINTR: the Go runtime's preemption signals interrupt it, as the socket
+// has a timeout) or SO_SNDTIMEO (EINPROGRESS) ends the wait, not the
+// handshake, and calling connect again would answer EALREADY: it polls for
+// the outcome instead. Unix sockets connect at once or wait for room in
+// the server's backlog (EAGAIN at SO_SNDTIMEO), and an interrupted connect
+// leaves nothing in progress: it is called again.
+func connectSocket(fd int, sa syscall.Sockaddr, deadline time.Time, stop func() bool, connect func(int, syscall.Sockaddr) error) error {
+	if _, unix := sa.(*syscall.SockaddrUnix); unix {
+		for {
+			err := connect(fd, sa)
+			if err != syscall.EINTR && err != syscall.EAGAIN {
+				return err
+			}
+			if stop() {
+				return ErrClosed
+			}
+			if !time.Now().Before(deadline) {
+				return syscall.ETIMEDOUT
+			}
+		}
+	}
+	switch err := connect(fd, sa); err {
+	case syscall.EINTR, syscall.EINPROGRESS:
+		return awaitConnect(fd, deadline, stop)
+	default:
+		return err
+	}
+}
+
+// awaitConnect waits until the TCP connection under way on fd is made
+// (nil) or fails (its error), until deadline (ETIMEDOUT), or until stop
+// reports true (ErrClosed), a waitSlice at a time.
+func awaitConnect(fd int, deadline time.Time, stop func() bool) error {
+	for {
+		if stop() {
+			return ErrClosed
+		}
+		wait := min(time.Until(deadline), waitSlice)
+		if wait <= 0 {
+			return syscall.ETIMEDOUT
+		}
+		ready, err := pollWritable(fd, wait)
+		if err == syscall.EINTR || (err == nil && !ready) {
+			continue
+		}
+		if err != nil {
+			return err
+		}
+		if stop() { // Abort's shutdown(2) also makes fd "writable"
+			return ErrClosed
+		}
+		soErr, err := syscall.GetsockoptInt(fd, syscall.SOL_SOCKET, syscall.SO_ERROR)
+		if err != nil {
+			return err
+		}
+		if soErr != 0 {
+			return syscall.Errno(soErr)
+		}
+		return nil
+	}
+}
+
+// pollWritable waits up to d for fd to become writable, or to fail
+// (ppoll(2); select(2) cannot watch descriptors above 1023).
+func pollWritable(fd int, d time.Duration) (bool, error) {
+	const pollOut = 0x4
+	pfd := struct {
+		fd      int32
+		events  int16
+		revents int16
+	}{fd: int32(fd), events: pollOut}
+	ts := syscall.NsecToTimespec(d.Nanoseconds())
+	n, _, e := syscall.Syscall6(syscall.SYS_PPOLL, uintptr(unsafe.Pointer(&pfd)), 1,
+		uintptr(unsafe.Pointer(&ts)), 0, 0, 0)
+	if e != 0 {
+		return false, e
+	}
+	return n > 0, nil
+}
+
+// TCP keep-alive of every connection: a server that vanishes without a
+// word (a dead host, a black-holed network) is noticed after about
+// KeepAliveIdle + KeepAliveCount*KeepAliveInterval = 25 s, whether the
+// connection is idle (keep-alive probes) or waits for the
+// acknowledgement of a request (TCP_USER_TIMEOUT, set to the same 25 s).
+// A server that is alive but slow (a long statement, a SIGSTOPped
+// process, whose kernel still answers) is not cut off: Abort ends those.
+const (
+	KeepAliveIdle     = 10 * time.Second
+	KeepAliveInterval = 5 * time.Second
+	KeepAliveCount    = 3
+	// UserTimeout bounds how long sent data may stay unacknowledged.
+	UserTimeout = KeepAliveIdle + KeepAliveCount*KeepAliveInterval
+)
+
+// tcpUserTimeout is TCP_USER_TIMEOUT, which package syscall lacks.
+const tcpUserTimeout = 0x12
+
+// setTCPOptions sets TCP_NODELAY (like libmysqlclient and Go's net
+// package: small packets go out at once) and the keep-alive.
+func setTCPOptions(fd int) error {
+	opts := [...]struct {
+		name       string
+		level, opt int
+		v          int
+	}{
+		{"TCP_NODELAY", syscall.IPPROTO_TCP, syscall.TCP_NODELAY, 1},
+		{"SO_KEEPALIVE", syscall.SOL_SOCKET, syscall.SO_KEEPALIVE, 1},
+		{"TCP_KEEPIDLE", syscall.IPPROTO_TCP, syscall.TCP_KEEPIDLE, int(KeepAliveIdle / time.Second)},
+		{"TCP_KEEPINTVL", syscall.IPPROTO_TCP, syscall.TCP_KEEPINTVL, int(KeepAliveInterval / time.Second)},
+		{"TCP_KEEPCNT", syscall.IPPROTO_TCP, syscall.TCP_KEEPCNT, KeepAliveCount},
+		{"TCP_USER_TIMEOUT", syscall.IPPROTO_TCP, tcpUserTimeout, int(UserTimeout / time.Millisecond)},
+	}
+	for _, o := range opts {
+		if err := syscall.SetsockoptInt(fd, o.level, o.opt, o.v); err != nil {
+			return fmt.Errorf("set %s: %w", o.name, err)
+		}
+	}
+	return nil
 }
 
 // setTimeouts bounds each read and write; 0 removes the bound.
@@ -231,28 +403,60 @@ func setTimeouts(fd int, d time.Duration) error {
 	return nil
 }
 
+// SetDeadline bounds the reads and writes of later calls; the zero time,
+// the default after Dial, lets them wait until Abort. A call still waiting
+// for the server at t fails with a timeout (a *net.OpError wrapping
+// syscall.ETIMEDOUT, whose Timeout() is true) and aborts the Conn, since
+// the reply it waited for may yet come, out of step. For the Conn's owner,
+// like every method but Abort.
+func (c *Conn) SetDeadline(t time.Time) { c.deadline = t }
+
 // ServerVersion is the version string of the server's greeting.
 func (c *Conn) ServerVersion() string { return c.version }
 
-// Abort makes the statement in flight, and every later call, fail at once.
-// Safe to call from any goroutine, more than once.
+// Abort makes the statement in flight, and every later call, fail at once
+// with ErrClosed. Safe to call from any goroutine, more than once, and
+// after Close (when it does nothing).
 func (c *Conn) Abort() {
-	if c.aborted.CompareAndSwap(false, true) {
+	if c.state.CompareAndSwap(stateOpen, stateAborting) {
 		_ = syscall.Shutdown(c.fd, syscall.SHUT_RDWR)
+		c.state.Store(stateAborted)
 	}
 }
 
-// Close says goodbye to the server and releases the socket.
+// stopped reports that the Conn was aborted or closed: no more system
+// calls on its descriptor.
+func (c *Conn) stopped() bool { return c.state.Load() != stateOpen }
+
+// OnClose sets f to run once, when Close releases the socket (replacing any
+// earlier f). Set it before the Conn is shared.
+func (c *Conn) OnClose(f func()) { c.onClose = f }
+
+// Close says goodbye to the server and releases the socket. Later calls
+// return ErrClosed (Close itself returns nil).
 func (c *Conn) Close() error {
-	if c.closed {
-		return nil
-	}
-	if !c.aborted.Load() {
+	if !c.stopped() {
 		c.startCommand(comQuit)
 		_ = c.writePacket()
 	}
-	c.closed = true
-	return syscall.Close(c.fd)
+	for {
+		switch s := c.state.Load(); s {
+		case stateClosed:
+			return nil
+		case stateAborting:
+			// Abort is between its compare-and-swap and shutdown(2) on
+			// c.fd: the descriptor must stay ours until it is done.
+			runtime.Gosched()
+		default:
+			if c.state.CompareAndSwap(s, stateClosed) {
+				err := syscall.Close(c.fd)
+				if c.onClose != nil {
+					c.onClose()
+				}
+				return err
+			}
+		}
+	}
 }
 
 // handshake reads the server's greeting and authenticates
@@ -262,10 +466,13 @@ func (c *Conn) handshake(cfg Config) error {
 	if err != nil {
 		return err
 	}
-	if len(p) > 0 && p[0] == 0xff {
+	if len(p) == 0 {
+		return errors.New("mysqlwire: empty handshake packet")
+	}
+	if p[0] == 0xff {
 		return parseError(p)
 	}
-	if len(p) < 1 || p[0] != 10 {
+	if p[0] != 10 {
 		return fmt.Errorf("mysqlwire: unsupported protocol version %d", p[0])
 	}
 	r := reader{b: p[1:]}
@@ -418,7 +625,7 @@ func (c *Conn) startCommand(cmd byte) {
 
 // writePacket sends c.wbuf[4:] as one or more packets.
 func (c *Conn) writePacket() error {
-	if c.aborted.Load() {
+	if c.stopped() {
 		return ErrClosed
 	}
 	payload := len(c.wbuf) - 4
@@ -463,12 +670,12 @@ func (c *Conn) write(b []byte) error {
 
 // waited filters the error of a raw read or write: nil for a signal or an
 // elapsed waitSlice before the deadline (the caller tries again),
-// ErrClosed after Abort.
+// ErrClosed after Abort, ETIMEDOUT at the deadline (which aborts).
 func (c *Conn) waited(err error) error {
 	switch {
 	case err == nil:
 		return nil
-	case c.aborted.Load():
+	case c.stopped():
 		return ErrClosed
 	case err == syscall.EINTR:
 		return nil
@@ -476,6 +683,7 @@ func (c *Conn) waited(err error) error {
 		if c.deadline.IsZero() || time.Now().Before(c.deadline) {
 			return nil
 		}
+		c.Abort()
 		return syscall.ETIMEDOUT
 	}
 	return err
@@ -507,6 +715,9 @@ func (c *Conn) fill() error {
 		c.rbuf = nb
 	}
 	for {
+		if c.stopped() {
+			return ErrClosed
+		}
 		n, err := rawIO(syscall.SYS_READ, c.fd, c.rbuf[c.rend:])
 		if err == nil && n == 0 {
 			err = syscall.ECONNRESET // end of stream; waited reports ErrClosed after Abort
@@ -522,9 +733,10 @@ func (c *Conn) fill() error {
 }
 
 // ioError wraps a socket error as a *net.OpError, the way callers recognise
-// a lost connection; an aborted connection reports ErrClosed.
+// a lost connection; an aborted connection reports ErrClosed, except for
+// the timeout that aborted it.
 func (c *Conn) ioError(op string, err error) error {
-	if c.aborted.Load() {
+	if c.stopped() && err != syscall.ETIMEDOUT {
 		return ErrClosed
 	}
 	return &net.OpError{Op: op, Net: "mysql", Err: err}
@@ -553,13 +765,7 @@ func (c *Conn) readPacket() ([]byte, error) {
 	if n == maxPayload {
 		return c.readLong()
 	}
-	if n+4 > len(c.rbuf) {
-		need := n + 4
-		nb := make([]byte, max(need, 2*len(c.rbuf)))
-		c.rend = copy(nb, c.rbuf[c.rpos:c.rend])
-		c.rpos = 0
-		c.rbuf = nb
-	}
+	// fill grows rbuf as the bytes come, not at the word of the header.
 	for c.rend-c.rpos < n+4 {
 		if err := c.fill(); err != nil {
 			return nil, err
@@ -579,6 +785,10 @@ func (c *Conn) readLong() ([]byte, error) {
 			return nil, err
 		}
 		c.rpos += 4
+		if len(c.pkt)+n > maxLong {
+			c.Abort() // out of step with the stream
+			return nil, fmt.Errorf("mysqlwire: packet over %d bytes", maxLong)
+		}
 		for left := n; left > 0; {
 			if c.rpos == c.rend {
 				if err := c.fill(); err != nil {
@@ -598,7 +808,8 @@ func (c *Conn) readLong() ([]byte, error) {
 
 // readOK parses an OK packet and returns its affected-rows count.
 func (c *Conn) readOK(p []byte) int64 {
-	r := reader{b: p[1:]}
+	r := reader{b: p}
+	r.skip(1) // 0x00
 	affected := r.lenenc()
 	r.lenenc() // last insert id
 	if s := r.uint16(); !r.err {
@@ -620,7 +831,8 @@ func eofStatus(p []byte) uint16 {
 
 // parseError decodes an ERR packet.
 func parseError(p []byte) error {
-	r := reader{b: p[1:]}
+	r := reader{b: p}
+	r.skip(1) // 0xff
 	e := &Error{Number: r.uint16()}
 	rest := r.rest()
 	if len(rest) > 0 && rest[0] == '#' && len(rest) >= 6 {

@@ -233,3 +233,56 @@ func TestHandshakeTimeout(t *testing.T) {
 		t.Fatalf("Dial to a silent server = %v, want a timeout", err)
 	}
 }
+
+// TestAbortAfterClose: Abort of a closed Conn does nothing, even when the
+// next connection was given the closed one's descriptor number.
+func TestAbortAfterClose(t *testing.T) {
+	cfg, _ := server(t)
+	first, err := Dial(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fd := FD(first)
+	if err := first.Close(); err != nil {
+		t.Fatal(err)
+	}
+	second := dial(t, cfg)
+	if FD(second) != fd {
+		t.Skipf("descriptor %d not reused (the next one is %d)", fd, FD(second))
+	}
+	first.Abort()
+	if err := second.Query("SELECT 1", nil); err != nil {
+		t.Fatalf("connection on the reused descriptor after Abort of the closed one: %v", err)
+	}
+	if err := first.Query("SELECT 1", nil); !errors.Is(err, ErrClosed) {
+		t.Fatalf("statement on a closed Conn = %v, want ErrClosed", err)
+	}
+	if err := first.Close(); err != nil {
+		t.Fatalf("second Close = %v", err)
+	}
+}
+
+// TestKeepAlive: a TCP connection sends small packets at once and probes a
+// silent server (KeepAliveIdle, KeepAliveInterval, KeepAliveCount,
+// UserTimeout).
+func TestKeepAlive(t *testing.T) {
+	cfg, _ := server(t)
+	fd := FD(dial(t, cfg))
+	const tcpUserTimeout = 0x12
+	for _, o := range []struct {
+		name       string
+		level, opt int
+		want       int
+	}{
+		{"TCP_NODELAY", syscall.IPPROTO_TCP, syscall.TCP_NODELAY, 1},
+		{"SO_KEEPALIVE", syscall.SOL_SOCKET, syscall.SO_KEEPALIVE, 1},
+		{"TCP_KEEPIDLE", syscall.IPPROTO_TCP, syscall.TCP_KEEPIDLE, int(KeepAliveIdle.Seconds())},
+		{"TCP_KEEPINTVL", syscall.IPPROTO_TCP, syscall.TCP_KEEPINTVL, int(KeepAliveInterval.Seconds())},
+		{"TCP_KEEPCNT", syscall.IPPROTO_TCP, syscall.TCP_KEEPCNT, KeepAliveCount},
+		{"TCP_USER_TIMEOUT", syscall.IPPROTO_TCP, tcpUserTimeout, int(UserTimeout.Milliseconds())},
+	} {
+		if got, err := syscall.GetsockoptInt(fd, o.level, o.opt); err != nil || got != o.want {
+			t.Errorf("%s = %d (%v), want %d", o.name, got, err, o.want)
+		}
+	}
+}

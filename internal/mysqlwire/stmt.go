@@ -153,7 +153,7 @@ func (c *Conn) appendBinary(a any) (byte, error) {
 // Close releases the statement on the server (COM_STMT_CLOSE, no reply).
 func (s *Stmt) Close() error {
 	c := s.c
-	if c.closed || c.aborted.Load() {
+	if c.stopped() {
 		return nil
 	}
 	c.startCommand(comStmtClose)
