@@ -73,33 +73,25 @@ func (d MySQLDialect) Open(t target.Target, o OpenOptions) (*sql.DB, error) {
 func (MySQLDialect) WireSupported(t target.Target) bool { return len(t.Params) == 0 }
 
 // DialWire connects to t with the lean wire client (package mysqlwire) and
-// records the connection in o.Sockets so that a run can abort it.
+// records the connection in o.Sockets so that a run can abort it; ending
+// ctx gives up the connect.
 // mysqlwire.ErrUnsupportedAuth means the server wants an authentication
 // method only go-sql-driver speaks.
-func (MySQLDialect) DialWire(t target.Target, o OpenOptions) (*mysqlwire.Conn, error) {
+func (MySQLDialect) DialWire(ctx context.Context, t target.Target, o OpenOptions) (*mysqlwire.Conn, error) {
 	cfg := mysqlwire.Config{User: t.User, Password: t.Password, Database: t.Database, Timeout: 10 * time.Second}
 	if t.Socket != "" {
 		cfg.Socket = t.Socket
 	} else {
 		cfg.Addr = net.JoinHostPort(t.Host, strconv.Itoa(t.Port))
 	}
-	c, err := mysqlwire.Dial(cfg)
+	c, err := mysqlwire.DialContext(ctx, cfg)
 	if err != nil {
 		return nil, err
 	}
 	if o.Sockets != nil {
-		o.Sockets.Track(abortCloser{c})
+		o.Sockets.TrackWire(c)
 	}
 	return c, nil
-}
-
-// abortCloser aborts a wire connection from another goroutine; its owner
-// closes it.
-type abortCloser struct{ c *mysqlwire.Conn }
-
-func (a abortCloser) Close() error {
-	a.c.Abort()
-	return nil
 }
 
 // MySQL error numbers that dbarena treats specially.
@@ -194,7 +186,7 @@ func mysqlFlavor(version, comment string) target.Flavor {
 func (MySQLDialect) ReadCounters(ctx context.Context, db *sql.DB) (Counters, error) {
 	rows, err := db.QueryContext(ctx, `SHOW GLOBAL STATUS WHERE Variable_name IN
 		('Questions','Com_commit','Com_rollback','Com_select','Com_insert','Com_update','Com_delete',
-		'Innodb_rows_inserted','Handler_write')`)
+		'Innodb_rows_inserted','Handler_write','Uptime')`)
 	if err != nil {
 		return Counters{}, err
 	}
@@ -228,6 +220,8 @@ func (MySQLDialect) ReadCounters(ctx context.Context, db *sql.DB) (Counters, err
 			c.RowsInserted, innodbRows = value, true
 		case "handler_write":
 			handlerWrite = value
+		case "uptime":
+			c.Started = time.Now().Add(-time.Duration(value) * time.Second)
 		}
 	}
 	if !innodbRows {

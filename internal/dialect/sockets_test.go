@@ -131,7 +131,7 @@ func TestSocketsTrackWire(t *testing.T) {
 	s := NewSockets()
 	d := MySQLDialect{}
 	for range 3 {
-		c, err := d.DialWire(tgt, OpenOptions{})
+		c, err := d.DialWire(context.Background(), tgt, OpenOptions{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -143,7 +143,7 @@ func TestSocketsTrackWire(t *testing.T) {
 	if n := s.Len(); n != 0 {
 		t.Fatalf("%d closed wire connections recorded, want 0", n)
 	}
-	c, err := d.DialWire(tgt, OpenOptions{})
+	c, err := d.DialWire(context.Background(), tgt, OpenOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}

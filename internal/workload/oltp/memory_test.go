@@ -74,7 +74,7 @@ func measureWorkers(b *testing.B, wl *Workload, env workload.Env, n int) (perWor
 		before := heapInUse()
 		var conns []interface{ Close() error }
 		for i := 0; i < n; i++ {
-			c, err := md.DialWire(env.Target, dialect.OpenOptions{})
+			c, err := md.DialWire(context.Background(), env.Target, dialect.OpenOptions{})
 			if err != nil {
 				b.Fatal(err)
 			}

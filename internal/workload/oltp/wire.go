@@ -73,7 +73,7 @@ func (wl *Workload) DialWorker(ctx context.Context, env workload.Env, id int, se
 	md := env.Dialect.(dialect.MySQLDialect)
 	var x executor
 	var conn interface{ Close() error }
-	wc, err := md.DialWire(env.Target, dialect.OpenOptions{Sockets: env.Sockets})
+	wc, err := md.DialWire(ctx, env.Target, dialect.OpenOptions{Sockets: env.Sockets})
 	switch {
 	case err == nil:
 		x, conn = &wireExecutor{conn: wc, prepared: wl.cfg.PSMode == PSAuto}, wc
