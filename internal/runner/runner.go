@@ -574,6 +574,7 @@ loop:
 		}
 		steady := false
 		col.closeUpTo(upTo, func(iv Interval) {
+			iv.Threads = int(r.active.Load())
 			emit(iv)
 			if warm && cfg.WarmupUntil != nil && !steady {
 				warmSeries = append(warmSeries, iv)
