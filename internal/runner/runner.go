@@ -472,12 +472,11 @@ func (r *run) connectAll(ctx context.Context) error {
 func (r *run) drain(col *collector, final bool) {
 	now := r.since()
 	one := func(b *recBuf) {
-		recs, inflight, measured := b.take(final)
+		recs, running, start, measured := b.take(final)
 		for i := range recs {
 			col.add(&recs[i])
 		}
-		if inflight > 0 && measured {
-			start := inflight - 1
+		if running && measured {
 			col.add(&record{end: now, lat: now - start, kind: kAborted, flags: fMeasured})
 		}
 	}

@@ -3,6 +3,7 @@ package runner
 import (
 	"math"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/dbarena/dbarena/internal/hist"
@@ -41,14 +42,15 @@ type record struct {
 //
 // Concurrency: the worker appends under mu, once per event; the coordinator
 // takes mu to swap the slice for its spare, and reads the records outside
-// the lock. inflight is guarded by mu too, so a record and the end of its
-// event are seen together. After close, records are dropped: a worker the
-// coordinator gave up on can never change what was counted.
+// the lock. inflight is set by the worker alone as an event begins and
+// cleared under mu with the event's record, so the coordinator, under mu,
+// sees either the record or the running event, never both. After close,
+// records are dropped: a worker the coordinator gave up on can never change
+// what was counted.
 type recBuf struct {
 	mu       sync.Mutex
 	recs     []record
-	inflight int64 // 1 + start of the running event (ns since t0), 0 when idle
-	infMeas  bool  // the running event started in the measured period
+	inflight atomic.Int64 // (1 + start of the running event, ns since t0) << 1 | measured; 0 when idle
 	closed   bool
 
 	spare []record // coordinator only
@@ -56,11 +58,13 @@ type recBuf struct {
 	_ [64]byte // keep the next buffer's lock off this one's cache line
 }
 
-// begin marks an event started at start as running.
+// begin marks an event started at start (ns since t0) as running.
 func (b *recBuf) begin(start int64, measured bool) {
-	b.mu.Lock()
-	b.inflight, b.infMeas = start+1, measured
-	b.mu.Unlock()
+	v := (start + 1) << 1
+	if measured {
+		v |= 1
+	}
+	b.inflight.Store(v)
 }
 
 // put appends rec; with done, the running event is over.
@@ -70,33 +74,34 @@ func (b *recBuf) put(rec record, done bool) {
 		b.recs = append(b.recs, rec)
 	}
 	if done {
-		b.inflight = 0
+		b.inflight.Store(0)
 	}
 	b.mu.Unlock()
 }
 
 // maxSpare is the capacity above which a drained buffer is not kept for
 // reuse, so that a burst does not hold memory for the rest of the run.
-const maxSpare = 4096
+const maxSpare = 1 << 16
 
 // take returns the records so far, for the coordinator to read until its
 // next take. With final, the buffer is closed and the running event, if
-// any, is returned too (start+1, or 0).
-func (b *recBuf) take(final bool) (recs []record, inflight int64, measured bool) {
+// any, is returned too: running tells whether there is one.
+func (b *recBuf) take(final bool) (recs []record, running bool, start int64, measured bool) {
 	spare := b.spare[:0]
 	b.mu.Lock()
 	recs = b.recs
 	b.recs = spare
+	var v int64
 	if final {
 		b.closed = true
-		inflight, measured = b.inflight, b.infMeas
+		v = b.inflight.Load()
 	}
 	b.mu.Unlock()
 	b.spare = recs
 	if cap(recs) > maxSpare {
 		b.spare = nil
 	}
-	return recs, inflight, measured
+	return recs, v != 0, v>>1 - 1, v&1 != 0
 }
 
 // names interns the event types and error codes of a run, so records carry
