@@ -226,3 +226,39 @@ func TestSetupFirstCause(t *testing.T) {
 		t.Fatalf("Run = %v, %v; want worker 2's error 1461", res, err)
 	}
 }
+
+// TestInterruptDuringConnect: an interrupt ends Run while workers are stuck
+// connecting (a frozen server), and what they open later is closed.
+func TestInterruptDuringConnect(t *testing.T) {
+	release := make(chan struct{})
+	h := newHarness(t, nil)
+	var started sync.WaitGroup
+	started.Add(1)
+	var once sync.Once
+	h.runner.newWorker = func(id int) error {
+		if id == 1 {
+			once.Do(started.Done)
+			<-release // a dial nothing interrupts
+		}
+		return nil
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go func() {
+		started.Wait()
+		cancel()
+	}()
+	res := h.runBounded(t, ctx, testConfig(4, 10), nil)
+	if !res.Interrupted || res.Events != 0 {
+		t.Errorf("Interrupted %v, Events %d; want an interrupted run with nothing counted", res.Interrupted, res.Events)
+	}
+	close(release)
+	// The abandoned worker closes its own Worker once it returns.
+	deadline := time.Now().Add(hangBound)
+	for h.runner.closed.Load() < h.runner.newWorkers.Load() {
+		if time.Now().After(deadline) {
+			t.Fatalf("%d Workers made, %d closed", h.runner.newWorkers.Load(), h.runner.closed.Load())
+		}
+		time.Sleep(time.Millisecond)
+	}
+}

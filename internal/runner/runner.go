@@ -417,7 +417,9 @@ func (r *run) outagesIn(from, to int64) []Outage {
 
 // connectAll opens every worker's connection and Worker, a few at a time.
 // The error returned is the first that happened; those that follow the
-// runner's own abort of the others are not.
+// runner's own abort of the others are not. Once the context is cancelled
+// or a worker failed, workers still connecting get abandonAfter to return;
+// those that do not are abandoned and close what they open themselves.
 func (r *run) connectAll(ctx context.Context) error {
 	r.wctx, r.cancelWorkers = context.WithCancel(ctx)
 	r.ectx = r.wctx
@@ -426,8 +428,10 @@ func (r *run) connectAll(ctx context.Context) error {
 		context.AfterFunc(r.wctx, r.cfg.Abort)
 	}
 	r.workers = make([]*worker, r.cfg.Threads)
-	var mu sync.Mutex
+	var mu sync.Mutex // guards first, returned and abandoned
 	var first error
+	returned := make([]bool, r.cfg.Threads)
+	abandoned := false
 	sem := make(chan struct{}, connectParallel)
 	var wg sync.WaitGroup
 	for id := range r.workers {
@@ -438,26 +442,50 @@ func (r *run) connectAll(ctx context.Context) error {
 			defer wg.Done()
 			sem <- struct{}{}
 			defer func() { <-sem }()
-			if r.wctx.Err() != nil {
-				return
+			var err error
+			if r.wctx.Err() == nil {
+				err = wk.open(r.wctx)
 			}
-			if err := wk.open(r.wctx); err != nil {
-				mu.Lock()
-				if first == nil && r.wctx.Err() == nil {
-					first = err
-				}
-				mu.Unlock()
+			mu.Lock()
+			defer mu.Unlock()
+			if err != nil && first == nil && r.wctx.Err() == nil {
+				first = err
+			}
+			if err != nil {
 				r.cancelWorkers() // no point in opening the others
 			}
+			if abandoned {
+				wk.close(false)
+			}
+			returned[id] = true
 		}()
 	}
-	wg.Wait()
+	done := make(chan struct{})
+	go func() {
+		wg.Wait()
+		close(done)
+	}()
+	select {
+	case <-done:
+	case <-r.wctx.Done():
+		t := time.NewTimer(abandonAfter)
+		select {
+		case <-done:
+		case <-t.C:
+		}
+		t.Stop()
+	}
+	mu.Lock()
+	defer mu.Unlock()
 	if first == nil && r.wctx.Err() != nil {
 		first = r.wctx.Err()
 	}
 	if first != nil {
-		for _, wk := range r.workers {
-			wk.close(false)
+		abandoned = true
+		for id, wk := range r.workers {
+			if returned[id] {
+				wk.close(false)
+			}
 		}
 		r.cancelWorkers()
 		return first
