@@ -3,6 +3,7 @@ package runner
 import (
 	"context"
 	"errors"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -106,6 +107,10 @@ func TestUnreachableEndsRun(t *testing.T) {
 			}
 			if !errors.Is(res.Err, ErrUnreachable) {
 				t.Fatalf("Err = %v, want one wrapping ErrUnreachable", res.Err)
+			}
+			if !errors.Is(res.Err, errRefused) || !strings.HasPrefix(res.Err.Error(), "worker ") ||
+				strings.Count(res.Err.Error(), "worker ") != 1 {
+				t.Errorf("Err = %q, want the worker once and the driver's reason", res.Err)
 			}
 			if res.Reconnects != 0 {
 				t.Errorf("Reconnects = %d, want 0: no connection was made again", res.Reconnects)

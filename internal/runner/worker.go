@@ -227,6 +227,7 @@ func (wk *worker) reconnect(lost time.Time) bool {
 	wk.close(true)
 	deadline := lost.Add(r.cfg.ReconnectTimeout)
 	wait := backoffMin
+	var cause error // why the last attempt failed
 	for attempt := 0; !r.stopped.Load(); attempt++ {
 		ctx, cancel := context.WithDeadline(r.wctx, deadline)
 		err := wk.open(ctx)
@@ -254,9 +255,15 @@ func (wk *worker) reconnect(lost time.Time) bool {
 		if attempt == 0 {
 			r.outageBegin(int64(lost.Sub(r.t0)))
 		}
+		if !timedOut || cause == nil { // the driver's reason, rather than our deadline
+			cause = err
+			if ce != nil {
+				cause = ce.Err
+			}
+		}
 		left := time.Until(deadline)
 		if left <= 0 {
-			r.fail(fmt.Errorf("worker %d: %w: no connection for %v: %w", wk.id, ErrUnreachable, r.cfg.ReconnectTimeout, err))
+			r.fail(fmt.Errorf("worker %d: %w: no new connection within %v: %w", wk.id, ErrUnreachable, r.cfg.ReconnectTimeout, cause))
 			return false
 		}
 		t := time.NewTimer(min(wait, left))
