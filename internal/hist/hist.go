@@ -4,13 +4,14 @@
 // results can be re-read by any HDR tool.
 //
 // Concurrency: a Histogram is not safe for concurrent use; it is meant to be
-// owned by one goroutine at a time (one per worker), and merged by a
-// coordinator after the worker hands it over. Recorder is the safe hand-over
-// point: one or more goroutines Record into it while another Swaps out the
-// interval's histogram.
+// owned by one goroutine at a time (the runner's coordinator records every
+// event into its own), or merged by an owner after another hands it over.
+// Recorder is a safe hand-over point: one or more goroutines Record into it
+// while another Swaps out the interval's histogram.
 //
-// Memory: each Histogram holds a dense counts array of about 185 KiB, whatever
-// it records. Keep histograms per worker and per interval, not per event.
+// Memory: each Histogram holds a dense counts array of about 185 KiB (26 KiB
+// for NewCoarse), whatever it records. Keep a few per run and per type, not
+// one per worker or per event.
 package hist
 
 import (

@@ -44,9 +44,22 @@ type Config struct {
 	Seed int64
 	// StopGrace is how long events still running when the run stops (time
 	// is up, or a fatal error) may take to finish before they are
-	// cancelled. Cancelled events are not counted. Interrupting the run
+	// cancelled. Such events end after the measured period: they are
+	// counted as Unfinished, with their latency. Interrupting the run
 	// (cancelling Run's context) cancels them at once.
 	StopGrace time.Duration
+	// ReconnectTimeout is how long a worker that lost its connection keeps
+	// trying to make a new one (with exponential back-off) before the run
+	// fails with ErrUnreachable.
+	ReconnectTimeout time.Duration
+	// Checkpoint is the longest time between two OnCheckpoint calls.
+	Checkpoint time.Duration
+	// OnCheckpoint, if not nil, is called at least every Checkpoint during
+	// the measured period with a snapshot of it so far (totals, intervals,
+	// copies of the histograms; Elapsed up to the snapshot), so the caller
+	// can store it. It is called on the goroutine that calls onInterval, in
+	// order with the intervals; partial is the caller's to keep.
+	OnCheckpoint func(partial *Result)
 	// OnMeasure, if not nil, is called once on Run's goroutine as the
 	// measured period begins: after every worker has connected and before
 	// any measured event starts when there is no warm-up, or at the end of
@@ -70,10 +83,11 @@ type Config struct {
 // warm-up, no intervals, closed loop.
 func DefaultConfig() Config {
 	return Config{
-		Threads:    1,
-		Duration:   10 * time.Second,
-		MaxRetries: 100,
-		StopGrace:  10 * time.Second,
+		Threads:          1,
+		Duration:         10 * time.Second,
+		MaxRetries:       100,
+		StopGrace:        10 * time.Second,
+		ReconnectTimeout: 30 * time.Second,
 	}
 }
 
@@ -106,8 +120,8 @@ func (c Config) Validate() []error {
 		add("--rate-queue must be >= 0, got %d", c.QueueSize)
 	}
 	for _, code := range c.IgnoreErrors {
-		if strings.TrimSpace(code) == "" {
-			add("--ignore-errors: empty error code")
+		if err := checkErrorCode(code); err != nil {
+			errs = append(errs, err)
 			break
 		}
 	}
@@ -120,7 +134,34 @@ func (c Config) Validate() []error {
 	if c.StopGrace < 0 {
 		add("stop grace must be >= 0, got %v", c.StopGrace)
 	}
+	if c.ReconnectTimeout <= 0 {
+		add("--reconnect-timeout must be > 0, got %v", c.ReconnectTimeout)
+	}
+	if c.Checkpoint < 0 || (c.OnCheckpoint != nil && c.Checkpoint == 0) {
+		add("the checkpoint period must be > 0 with a checkpoint callback, got %v", c.Checkpoint)
+	}
 	return errs
+}
+
+// checkErrorCode accepts one --ignore-errors value: "all", a MySQL error
+// number (1 to 5 digits) or a 5-character SQLSTATE (digits and capitals).
+func checkErrorCode(code string) error {
+	code = strings.TrimSpace(code)
+	if code == "" {
+		return errors.New("--ignore-errors: empty error code")
+	}
+	if strings.EqualFold(code, "all") {
+		return nil
+	}
+	digits, sqlstate := true, len(code) == 5
+	for _, ch := range code {
+		digits = digits && ch >= '0' && ch <= '9'
+		sqlstate = sqlstate && (ch >= '0' && ch <= '9' || ch >= 'A' && ch <= 'Z')
+	}
+	if (digits && len(code) <= 5) || sqlstate {
+		return nil
+	}
+	return fmt.Errorf("--ignore-errors: %q is not an error code (want all, a MySQL error number such as 1062, or a 5-character SQLSTATE such as 40001)", code)
 }
 
 // queueSize is the effective bound of the rate-mode queue.

@@ -22,12 +22,19 @@ type stubDB struct {
 	connects  atomic.Int64 // driver connections opened
 	closes    atomic.Int64 // driver connections closed
 	rollbacks atomic.Int64
-	fail      error // when set, Connect fails with it
+	fail      error       // when set, Connect fails with it
+	down      atomic.Bool // while set, Connect fails: the server is gone
 }
+
+// errRefused is what Connect returns while the stub server is down.
+var errRefused = errors.New("dial tcp 127.0.0.1:3306: connect: connection refused")
 
 func (s *stubDB) Connect(context.Context) (driver.Conn, error) {
 	if s.fail != nil {
 		return nil, s.fail
+	}
+	if s.down.Load() {
+		return nil, errRefused
 	}
 	s.connects.Add(1)
 	return &stubConn{db: s}, nil

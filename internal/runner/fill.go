@@ -7,9 +7,11 @@ import (
 	"github.com/dbarena/dbarena/internal/workload"
 )
 
-// Fill copies the result into the run summary: DurationS, WarmupS, Totals,
-// Throughput, LatencyMS, Intervals, PerType and the encoded Histogram. The
-// rest of run (identity, target, threads, status) is the caller's.
+// Fill copies the result into the run summary: DurationS, WarmupS, Totals
+// (Unfinished included), Throughput (UpTPS when there were outages),
+// LatencyMS, Intervals, PerType, Outages, UptimeS and the encoded
+// Histogram. The rest of run (identity, target, threads, status) is the
+// caller's.
 func (r *Result) Fill(run *summary.Run) {
 	secs := r.Elapsed.Seconds()
 	per := func(n int64, secs float64) float64 {
@@ -28,11 +30,22 @@ func (r *Result) Fill(run *summary.Run) {
 		Reconnects: r.Reconnects,
 		Late:       r.Late,
 		Dropped:    r.Dropped,
+		Unfinished: r.Unfinished,
 	}
 	if len(r.ErrorsByCode) > 0 {
 		run.Totals.ErrorsByCode = maps.Clone(r.ErrorsByCode)
 	}
 	run.Throughput = summary.Throughput{TPS: per(r.Events, secs), QPS: per(r.Queries.Total(), secs)}
+	run.UptimeS = secs
+	run.Outages = nil
+	if len(r.Outages) > 0 {
+		run.UptimeS = r.Uptime.Seconds()
+		run.Throughput.UpTPS = per(r.Events, run.UptimeS)
+		run.Outages = make([]summary.Outage, 0, len(r.Outages))
+		for _, o := range r.Outages {
+			run.Outages = append(run.Outages, summary.Outage{StartS: o.Start.Seconds(), EndS: o.End.Seconds(), Recovered: o.Recovered})
+		}
+	}
 	if r.Latency != nil {
 		run.LatencyMS = r.Latency.Latency()
 		if s, err := r.Latency.Encode(); err == nil {

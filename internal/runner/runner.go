@@ -1,12 +1,17 @@
 // Package runner runs a workload: one worker per connection, closed loop or
 // fixed arrival rate, warm-up, report intervals, stop on time, event count
-// or interruption, and retries, reconnects and ignored errors by the
-// dialect's error classes.
+// or interruption, retries, reconnects (with a deadline, and the outages
+// they reveal) and ignored errors by the dialect's error classes.
 //
-// Concurrency: each worker records into its own slot (a mutex taken once per
-// event, uncontended but for one swap per interval); a single coordinator
-// goroutine swaps the slots' intervals out, merges them, and calls the
-// onInterval callback. There is no lock shared by workers on the hot path.
+// Concurrency: each worker appends a small fixed record per event to its
+// own buffer (a mutex taken once per event, contended only by the
+// coordinator's swap). A single coordinator goroutine drains every buffer
+// on its own timer (drainEvery) and at each interval end, and counts each
+// record in the interval its end time falls in and in the run's histograms
+// (full precision, total and per type), so memory is O(types), not
+// O(workers x histogram). Intervals and checkpoints go to a second
+// goroutine that calls the callbacks in order, so a slow callback never
+// delays collection. There is no lock shared by workers on the hot path.
 package runner
 
 import (
@@ -14,7 +19,9 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"math"
 	"runtime"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -25,13 +32,15 @@ import (
 
 // Interval is one report interval. Start and End are offsets from the start
 // of the measured period: negative for warm-up intervals, the last of which
-// ends at 0.
+// ends at 0. It counts what completed in [Start, End) by its end time, plus
+// what was reported too late for the interval before.
 type Interval struct {
 	Start, End time.Duration
 	// Warmup marks intervals of the warm-up; they are passed to onInterval
 	// but are not part of Result.Intervals.
 	Warmup bool
-	// Threads is the number of workers connected at the end of the interval.
+	// Threads is the number of workers connected when the interval was
+	// closed.
 	Threads int
 	// Events counts successful events; Queries every statement, including
 	// those of failed events.
@@ -39,7 +48,8 @@ type Interval struct {
 	Queries workload.Queries
 	// Errors, Retries, Reconnects, Late and Dropped are as in Result.
 	Errors, Retries, Reconnects, Late, Dropped int64
-	// Latency percentiles of the interval's successful events.
+	// Latency percentiles of the interval's successful events (1%
+	// precision).
 	P50, P95, P99, Max time.Duration
 	// PerType holds figures by Event.Type, for workloads that set it.
 	PerType map[string]workload.TypeInterval
@@ -54,18 +64,34 @@ type TypeResult struct {
 	Latency *hist.Histogram
 }
 
+// Outage is a window of the measured period during which the target could
+// not be reached, as offsets from its start. It starts when a worker loses
+// its connection and its first reconnect attempt fails, and ends when any
+// reconnect succeeds; Recovered is false when none did before the end.
+type Outage struct {
+	Start, End time.Duration
+	Recovered  bool
+}
+
+// ErrUnreachable is wrapped by Result.Err when a worker could not reconnect
+// within Config.ReconnectTimeout.
+var ErrUnreachable = errors.New("target unreachable")
+
 // Result is the outcome of Run. Every figure covers the measured period
 // only: warm-up is excluded.
 type Result struct {
-	// Started and Ended bound the measured period. Ended is when the last
-	// worker stopped, so events still running at the stop are included.
+	// Started and Ended bound the measured period. Ended is when the run
+	// stopped (time up, last event, fatal error, interrupt), not when the
+	// last worker returned: events still running then are Unfinished.
 	Started, Ended time.Time
-	// Elapsed is Ended-Started: the measured time, excluding warm-up.
+	// Elapsed is Ended-Started: the measured time, excluding warm-up and
+	// the stop.
 	Elapsed time.Duration
 	// Warmup is the warm-up actually done.
 	Warmup time.Duration
-	// Events counts successful events; Queries every statement issued,
-	// including those of failed and retried attempts.
+	// Events counts events that succeeded within the measured period;
+	// Queries every statement of the events counted (successful or
+	// failed), retried attempts included.
 	Events  int64
 	Queries workload.Queries
 	// Errors counts failed events: ignored errors, lost connections, and
@@ -73,27 +99,37 @@ type Result struct {
 	Errors int64
 	// Retries counts reruns after retryable errors.
 	Retries int64
-	// Reconnects counts lost connections that were reopened.
+	// Reconnects counts connections made again after one was lost.
 	Reconnects int64
 	// Late counts rate-mode events started more than 1ms after their
 	// intended time; Dropped those that found the queue full and never ran.
 	Late, Dropped int64
+	// Unfinished counts events still in flight at the stop: those that
+	// ended after it, were cut short, or never returned. Their latency so
+	// far is in Latency; they are not in Events or Errors.
+	Unfinished int64
 	// ErrorsByCode counts errors and retries by server error code.
 	ErrorsByCode map[string]int64
-	// Latency holds the latency of every successful event: from its start
+	// Latency holds the latency of every successful event, from its start
 	// (closed loop) or intended start (Rate mode) to its end, retries
-	// included.
+	// included, and of every unfinished event up to when it ended or was
+	// given up. Full precision (hist.SignificantDigits).
 	Latency *hist.Histogram
 	// PerType holds statistics by Event.Type, for workloads that set it.
 	PerType map[string]*TypeResult
 	// Intervals are the measured report intervals; their counts add up to
 	// the totals above (the last one may be short).
 	Intervals []Interval
+	// Outages are the windows when the target could not be reached.
+	Outages []Outage
+	// Uptime is Elapsed minus the outages.
+	Uptime time.Duration
 	// Interrupted is set when Run's context was cancelled: a clean stop,
 	// and the partial result is valid.
 	Interrupted bool
-	// Err is the fatal error that stopped the run, if any, as
-	// "worker N: error CODE: ..." wrapping the driver's error.
+	// Err is the first fatal error not caused by the runner's own stop, if
+	// any, as "worker N: error CODE: ..." wrapping the driver's error, or
+	// wrapping ErrUnreachable.
 	Err error
 }
 
@@ -113,12 +149,22 @@ func (e *ConnectError) Error() string {
 // Unwrap returns the driver's error.
 func (e *ConnectError) Unwrap() error { return e.Err }
 
-// lateAfter is how far behind its intended start a rate-mode event may begin
-// before it counts as late.
-const lateAfter = time.Millisecond
-
-// connectParallel caps how many connections are opened at once at setup.
-const connectParallel = 16
+const (
+	// lateAfter is how far behind its intended start a rate-mode event may
+	// begin before it counts as late.
+	lateAfter = time.Millisecond
+	// connectParallel caps how many connections are opened at once at setup.
+	connectParallel = 16
+	// drainEvery is the longest time between two drains of the workers'
+	// buffers.
+	drainEvery = 50 * time.Millisecond
+	// closeSlack is how long after its end an interval is closed, at most,
+	// so that records made just before the end are in it.
+	closeSlack = 5 * time.Millisecond
+	// abandonAfter is how long workers may take to return once they were
+	// cancelled (interrupt, stop grace expired) before Run gives up on them.
+	abandonAfter = 500 * time.Millisecond
+)
 
 // Run runs w with cfg against env until cfg.Duration or cfg.Events is
 // reached, a fatal error occurs, or ctx is cancelled.
@@ -128,13 +174,14 @@ const connectParallel = 16
 // not connect (a *ConnectError) or be set up. Everything that happens once
 // the run has started is in the Result: a fatal error ends the run early
 // with the partial result and Result.Err; cancelling ctx ends it with
-// Result.Interrupted and no error.
+// Result.Interrupted and no error, within about a second even when workers
+// are stuck (Run calls cfg.Abort, then abandons them).
 //
-// onInterval, if not nil, is called on Run's own goroutine (never
-// concurrently with itself) after each interval, warm-up ones included, and
-// once for the last, partial interval. Workers keep running while it runs,
-// so a slow callback delays reporting, not the workload; it should still
-// return promptly.
+// onInterval, if not nil, is called after each interval, warm-up ones
+// included, and once for the last, partial interval, on a goroutine of its
+// own (never concurrently with itself, in order, interleaved with
+// cfg.OnCheckpoint). A slow callback delays neither the workload nor the
+// collection. Run returns after the last callback has returned.
 func Run(ctx context.Context, cfg Config, env workload.Env, w workload.Runner, onInterval func(Interval)) (*Result, error) {
 	if errs := cfg.Validate(); len(errs) > 0 {
 		return nil, fmt.Errorf("runner: %w", errors.Join(errs...))
@@ -154,7 +201,10 @@ func Run(ctx context.Context, cfg Config, env workload.Env, w workload.Runner, o
 		}
 		return nil, err
 	}
-	return r.coordinate(ctx, onInterval), nil
+	cb := startCallbacks()
+	res := r.coordinate(ctx, cb, onInterval)
+	cb.close()
+	return res, nil
 }
 
 // setProcs gives the Go scheduler one P per worker, and one more for the
@@ -173,6 +223,64 @@ func setProcs(threads int) (restore func()) {
 	return func() { runtime.GOMAXPROCS(prev) }
 }
 
+// callbacks runs the caller's callbacks in order on one goroutine, from an
+// unbounded queue, so the coordinator never waits for them.
+type callbacks struct {
+	mu     sync.Mutex
+	queue  []func()
+	closed bool
+	wake   chan struct{}
+	done   chan struct{}
+}
+
+func startCallbacks() *callbacks {
+	c := &callbacks{wake: make(chan struct{}, 1), done: make(chan struct{})}
+	go c.loop()
+	return c
+}
+
+// post queues f.
+func (c *callbacks) post(f func()) {
+	c.mu.Lock()
+	c.queue = append(c.queue, f)
+	c.mu.Unlock()
+	select {
+	case c.wake <- struct{}{}:
+	default:
+	}
+}
+
+// close waits for every queued callback to return.
+func (c *callbacks) close() {
+	c.mu.Lock()
+	c.closed = true
+	c.mu.Unlock()
+	select {
+	case c.wake <- struct{}{}:
+	default:
+	}
+	<-c.done
+}
+
+func (c *callbacks) loop() {
+	defer close(c.done)
+	for {
+		c.mu.Lock()
+		q, closed := c.queue, c.closed
+		c.queue = nil
+		c.mu.Unlock()
+		for _, f := range q {
+			f()
+		}
+		if len(q) == 0 {
+			if closed {
+				return
+			}
+			<-c.wake
+		}
+	}
+}
+
 // run is the state of one Run, shared by the coordinator, the workers and
 // the pacer. Fields set before the workers start are read-only afterwards.
 type run struct {
@@ -183,9 +291,10 @@ type run struct {
 	ignore    map[string]bool
 	ignoreAll bool
 	limits    map[string]time.Duration // response-time limits by event type
+	names     names                    // event types and error codes
 
 	workers []*worker
-	pacer   *slot              // rate mode: where drops are counted
+	pacer   *recBuf            // rate mode: where drops are recorded
 	queue   chan time.Duration // rate mode: intended starts, as offsets from t0
 	t0      time.Time          // start of the run (warm-up included)
 
@@ -195,6 +304,7 @@ type run struct {
 
 	measured atomic.Bool   // the measured phase has begun
 	stopped  atomic.Bool   // no new event may start
+	stopAt   atomic.Int64  // when the run stopped, ns since t0 (set before stopped)
 	stopCh   chan struct{} // closed with stopped
 	stopOnce sync.Once
 	tickets  atomic.Int64 // measured events claimed, in Events mode
@@ -203,7 +313,15 @@ type run struct {
 
 	errMu sync.Mutex
 	err   error // first fatal error
+
+	outMu   sync.Mutex
+	outages []outage // closed ones, in order
+	outOpen bool
+	outFrom int64 // start of the open outage, ns since t0
 }
+
+// outage is a window without connection, ns since t0.
+type outage struct{ start, end int64 }
 
 func newRun(cfg Config, env workload.Env, w workload.Runner) *run {
 	r := &run{cfg: cfg, env: env, w: w, stopCh: make(chan struct{})}
@@ -216,42 +334,92 @@ func newRun(cfg Config, env workload.Env, w workload.Runner) *run {
 	}
 	if cfg.Rate > 0 {
 		r.queue = make(chan time.Duration, cfg.queueSize())
-		r.pacer = newSlot(cfg.Warmup == 0)
+		r.pacer = &recBuf{}
 	}
 	return r
 }
 
-// slots lists every slot: the workers' and the pacer's.
-func (r *run) slots() []*slot {
-	s := make([]*slot, 0, len(r.workers)+1)
-	for _, wk := range r.workers {
-		s = append(s, wk.slot)
-	}
-	if r.pacer != nil {
-		s = append(s, r.pacer)
-	}
-	return s
-}
+// since is now in ns since t0.
+func (r *run) since() int64 { return int64(time.Since(r.t0)) }
 
-// stop lets no new event start.
-func (r *run) stop() {
+// stop lets no new event start; the measured period ends at, ns since t0,
+// unless the run had stopped before.
+func (r *run) stop(at int64) {
 	r.stopOnce.Do(func() {
+		r.stopAt.Store(at)
 		r.stopped.Store(true)
 		close(r.stopCh)
 	})
 }
 
-// fail records the first fatal error and stops the run.
+// fail records the first fatal error and stops the run. An error that
+// comes once the runner cancelled the workers is its own doing and is
+// ignored.
 func (r *run) fail(err error) {
 	r.errMu.Lock()
-	if r.err == nil {
+	if r.err == nil && r.wctx.Err() == nil {
 		r.err = err
 	}
 	r.errMu.Unlock()
-	r.stop()
+	r.stop(r.since() + 1) // after the failed event's record
+}
+
+// outageBegin records that a worker lost its connection at lost (ns since
+// t0) and could not make a new one at once.
+func (r *run) outageBegin(lost int64) {
+	r.outMu.Lock()
+	defer r.outMu.Unlock()
+	if r.outOpen {
+		r.outFrom = min(r.outFrom, lost)
+		return
+	}
+	if n := len(r.outages); n > 0 && lost < r.outages[n-1].end {
+		// Lost before the last outage ended: the same outage goes on.
+		lost = r.outages[n-1].start
+		r.outages = r.outages[:n-1]
+	}
+	r.outOpen, r.outFrom = true, lost
+}
+
+// outageEnd records that a worker made a new connection at, ns since t0.
+func (r *run) outageEnd(at int64) {
+	r.outMu.Lock()
+	if r.outOpen {
+		r.outages = append(r.outages, outage{r.outFrom, at})
+		r.outOpen = false
+	}
+	r.outMu.Unlock()
+}
+
+// outagesIn returns the outages as offsets from from, clipped to
+// [from, to), all ns since t0.
+func (r *run) outagesIn(from, to int64) []Outage {
+	r.outMu.Lock()
+	all := slices.Clone(r.outages)
+	if r.outOpen {
+		all = append(all, outage{r.outFrom, math.MaxInt64})
+	}
+	r.outMu.Unlock()
+	var out []Outage
+	for i, o := range all {
+		recovered := !(r.outOpen && i == len(all)-1)
+		start, end := max(o.start, from), min(o.end, to)
+		if end < start || (end == start && recovered) {
+			continue
+		}
+		if o.end > to {
+			recovered = false // still out at the end of the measured period
+		}
+		out = append(out, Outage{Start: time.Duration(start - from), End: time.Duration(end - from), Recovered: recovered})
+	}
+	return out
 }
 
 // connectAll opens every worker's connection and Worker, a few at a time.
+// The error returned is the first that happened; those that follow the
+// runner's own abort of the others are not. Once the context is cancelled
+// or a worker failed, workers still connecting get abandonAfter to return;
+// those that do not are abandoned and close what they open themselves.
 func (r *run) connectAll(ctx context.Context) error {
 	r.wctx, r.cancelWorkers = context.WithCancel(ctx)
 	r.ectx = r.wctx
@@ -260,37 +428,64 @@ func (r *run) connectAll(ctx context.Context) error {
 		context.AfterFunc(r.wctx, r.cfg.Abort)
 	}
 	r.workers = make([]*worker, r.cfg.Threads)
-	errs := make([]error, r.cfg.Threads)
+	var mu sync.Mutex // guards first, returned and abandoned
+	var first error
+	returned := make([]bool, r.cfg.Threads)
+	abandoned := false
 	sem := make(chan struct{}, connectParallel)
 	var wg sync.WaitGroup
 	for id := range r.workers {
-		wk := &worker{id: id, r: r, slot: newSlot(r.cfg.Warmup == 0)}
+		wk := &worker{id: id, r: r, ids: map[string]uint16{}}
 		r.workers[id] = wk
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			sem <- struct{}{}
 			defer func() { <-sem }()
-			if r.wctx.Err() != nil {
-				errs[id] = r.wctx.Err()
-				return
+			var err error
+			if r.wctx.Err() == nil {
+				err = wk.open(r.wctx)
 			}
-			if err := wk.open(r.wctx); err != nil {
-				errs[id] = err
+			mu.Lock()
+			defer mu.Unlock()
+			if err != nil && first == nil && r.wctx.Err() == nil {
+				first = err
+			}
+			if err != nil {
 				r.cancelWorkers() // no point in opening the others
 			}
+			if abandoned {
+				wk.close(false)
+			}
+			returned[id] = true
 		}()
 	}
-	wg.Wait()
-	var first error
-	for _, err := range errs {
-		if err != nil && (first == nil || errors.Is(first, context.Canceled)) {
-			first = err
+	done := make(chan struct{})
+	go func() {
+		wg.Wait()
+		close(done)
+	}()
+	select {
+	case <-done:
+	case <-r.wctx.Done():
+		t := time.NewTimer(abandonAfter)
+		select {
+		case <-done:
+		case <-t.C:
 		}
+		t.Stop()
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if first == nil && r.wctx.Err() != nil {
+		first = r.wctx.Err()
 	}
 	if first != nil {
-		for _, wk := range r.workers {
-			wk.close(false)
+		abandoned = true
+		for id, wk := range r.workers {
+			if returned[id] {
+				wk.close(false)
+			}
 		}
 		r.cancelWorkers()
 		return first
@@ -299,71 +494,59 @@ func (r *run) connectAll(ctx context.Context) error {
 	return nil
 }
 
-// interval is what the coordinator gathers for one interval.
-type interval struct {
-	start time.Time
-	c     counts
-	codes map[string]int64
-	lat   *hist.Histogram
-	types map[string]*typeInterval
-}
-
-func (iv *interval) reset(start time.Time) {
-	iv.start = start
-	iv.c = counts{}
-	clear(iv.codes)
-	iv.lat.Reset()
-	for _, t := range iv.types {
-		t.reset()
-	}
-}
-
-// collect swaps every slot's interval into iv.
-func (r *run) collect(iv *interval, measure bool) {
-	for _, s := range r.slots() {
-		s.take(&iv.c, iv.codes, iv.lat, iv.types, measure)
-	}
-}
-
-// report turns iv into an Interval with offsets from origin.
-func (r *run) report(iv *interval, end, origin time.Time, warmup bool) Interval {
-	var types map[string]workload.TypeInterval
-	for name, t := range iv.types {
-		if types == nil {
-			types = make(map[string]workload.TypeInterval, len(iv.types))
+// drain counts every record the workers and the pacer made so far. With
+// final, the buffers are closed and the events still running are counted
+// as unfinished, with their latency up to now.
+func (r *run) drain(col *collector, final bool) {
+	now := r.since()
+	one := func(b *recBuf) {
+		recs, running, start, measured := b.take(final)
+		for i := range recs {
+			col.add(&recs[i])
 		}
-		types[name] = workload.TypeInterval{Count: t.count, Late: t.late, Errors: t.errors, Retries: t.retries,
-			P90: t.lat.Quantile(90), Max: t.lat.Max()}
+		if running && measured {
+			col.add(&record{end: now, lat: now - start, kind: kAborted, flags: fMeasured})
+		}
 	}
-	return Interval{
-		PerType: types,
-		Start:   iv.start.Sub(origin), End: end.Sub(origin), Warmup: warmup,
-		Threads: int(r.active.Load()),
-		Events:  iv.c.events, Queries: iv.c.queries,
-		Errors: iv.c.errors, Retries: iv.c.retries, Reconnects: iv.c.reconnects,
-		Late: iv.c.late, Dropped: iv.c.dropped,
-		P50: iv.lat.Quantile(50), P95: iv.lat.Quantile(95), P99: iv.lat.Quantile(99), Max: iv.lat.Max(),
+	for _, wk := range r.workers {
+		one(&wk.buf)
+	}
+	if r.pacer != nil {
+		one(r.pacer)
 	}
 }
 
 // coordinate starts the workers and the pacer, drives the phases and
 // intervals, stops the run and gathers the result.
-func (r *run) coordinate(ctx context.Context, onInterval func(Interval)) *Result {
-	res := &Result{ErrorsByCode: map[string]int64{}, Latency: hist.New(), PerType: map[string]*TypeResult{}}
+func (r *run) coordinate(ctx context.Context, cb *callbacks, onInterval func(Interval)) *Result {
+	cfg := r.cfg
+	col := newCollector(cfg.ReportInterval, &r.names, r.limits)
+	var measuredIvs []Interval
 	emit := func(iv Interval) {
+		iv.Threads = int(r.active.Load())
+		if !iv.Warmup {
+			measuredIvs = append(measuredIvs, iv)
+		}
 		if onInterval != nil {
-			onInterval(iv)
+			cb.post(func() { onInterval(iv) })
 		}
 	}
-	cfg := r.cfg
+
 	warm := cfg.Warmup > 0
 	if !warm && cfg.OnMeasure != nil {
 		cfg.OnMeasure()
 	}
 	r.t0 = time.Now()
-	warmEnd := r.t0.Add(cfg.Warmup) // planned; origin of warm-up intervals
-	mStart := r.t0                  // actual start of the measured period
-	if !warm {
+	warmEnd := int64(cfg.Warmup) // ns since t0
+	var m0 int64                 // start of the measured period, ns since t0
+	endAt := int64(math.MaxInt64)
+	if warm {
+		col.phase(false, 0, warmEnd, warmEnd)
+	} else {
+		if cfg.Duration > 0 {
+			endAt = int64(cfg.Duration)
+		}
+		col.phase(true, 0, 0, endAt)
 		r.measured.Store(true)
 	}
 
@@ -387,161 +570,129 @@ func (r *run) coordinate(ctx context.Context, onInterval func(Interval)) *Result
 		close(pacerDone)
 	}
 
-	iv := &interval{start: r.t0, codes: map[string]int64{}, lat: hist.New(), types: map[string]*typeInterval{}}
-	measure := func(end time.Time) { // adds a measured interval to the result
-		res.Events += iv.c.events
-		res.Queries.Add(iv.c.queries)
-		res.Errors += iv.c.errors
-		res.Retries += iv.c.retries
-		res.Reconnects += iv.c.reconnects
-		res.Late += iv.c.late
-		res.Dropped += iv.c.dropped
-		for k, v := range iv.codes {
-			res.ErrorsByCode[k] += v
+	checkpoint := func(now int64) {
+		if cfg.OnCheckpoint == nil {
+			return
 		}
-		res.Latency.Merge(iv.lat)
-		if cfg.ReportInterval > 0 {
-			rep := r.report(iv, end, mStart, false)
-			res.Intervals = append(res.Intervals, rep)
-			emit(rep)
-		}
+		p := &Result{Started: r.t0.Add(time.Duration(m0)), Ended: r.t0.Add(time.Duration(now)),
+			Elapsed: time.Duration(now - m0), Warmup: time.Duration(m0)}
+		col.fill(p, true)
+		p.Intervals = slices.Clone(measuredIvs)
+		p.Outages = r.outagesIn(m0, now)
+		p.Uptime = uptime(p.Elapsed, p.Outages)
+		cb.post(func() { cfg.OnCheckpoint(p) })
 	}
-
-	// nextTick is the first interval end after now, counted from origin,
-	// or the zero time when there is none before limit.
-	nextTick := func(origin, now, limit time.Time) time.Time {
-		if cfg.ReportInterval <= 0 {
-			return time.Time{}
-		}
-		k := now.Sub(origin)/cfg.ReportInterval + 1
-		t := origin.Add(k * cfg.ReportInterval)
-		if !limit.IsZero() && !t.Before(limit) {
-			return time.Time{}
-		}
-		return t
+	nextCheckpoint := int64(math.MaxInt64)
+	if cfg.OnCheckpoint != nil && !warm {
+		nextCheckpoint = int64(cfg.Checkpoint)
 	}
-	var endAt, tick time.Time
 	var warmSeries []Interval // warm-up intervals, for cfg.WarmupUntil
-	if warm {
-		tick = nextTick(r.t0, r.t0, warmEnd)
-	} else {
-		if cfg.Duration > 0 {
-			endAt = mStart.Add(cfg.Duration)
-		}
-		tick = nextTick(mStart, mStart, endAt)
-	}
+	interrupted := false
 
 	timer := time.NewTimer(time.Hour)
 	defer timer.Stop()
 loop:
 	for {
-		now := time.Now()
+		now := r.since()
+		r.drain(col, false)
+		upTo := now - min(closeSlack, time.Duration(col.ri)/4).Nanoseconds()
+		if r.stopped.Load() {
+			upTo = min(upTo, r.stopAt.Load()-1)
+		}
+		steady := false
+		col.closeUpTo(upTo, func(iv Interval) {
+			iv.Threads = int(r.active.Load())
+			emit(iv)
+			if warm && cfg.WarmupUntil != nil && !steady {
+				warmSeries = append(warmSeries, iv)
+				if cfg.WarmupUntil(warmSeries) {
+					// Steady: the warm-up ends at this interval's end.
+					steady = true
+					warmEnd += int64(iv.End) // iv.End is an offset from the planned end
+					col.setLimit(warmEnd)
+				}
+			}
+		})
 		switch {
-		case warm && !now.Before(warmEnd):
+		case r.stopped.Load():
+			break loop
+		case warm && now >= warmEnd:
 			// End of warm-up: everything so far is discarded.
+			col.closeAll(emit)
 			if cfg.OnMeasure != nil {
 				cfg.OnMeasure()
-				now = time.Now()
 			}
-			mStart = now
-			r.collect(iv, true)
-			r.measured.Store(true)
-			if cfg.ReportInterval > 0 {
-				rep := r.report(iv, warmEnd, warmEnd, true)
-				if rep.End > rep.Start {
-					emit(rep)
-				}
-			}
-			iv.reset(mStart)
-			warm = false
-			res.Warmup = mStart.Sub(r.t0)
+			m0 = r.since()
 			if cfg.Duration > 0 {
-				endAt = mStart.Add(cfg.Duration)
+				endAt = m0 + int64(cfg.Duration)
 			}
-			tick = nextTick(mStart, mStart, endAt)
+			col.phase(true, m0, m0, endAt)
+			r.measured.Store(true)
+			warm = false
+			if cfg.OnCheckpoint != nil {
+				nextCheckpoint = m0 + int64(cfg.Checkpoint)
+			}
 			continue
-		case !warm && !endAt.IsZero() && !now.Before(endAt):
+		case !warm && now >= endAt:
+			r.stop(endAt)
 			break loop
-		case !tick.IsZero() && !now.Before(tick):
-			r.collect(iv, false)
-			if warm {
-				rep := r.report(iv, tick, warmEnd, true)
-				emit(rep)
-				iv.reset(tick)
-				tick = nextTick(r.t0, now, warmEnd)
-				if cfg.WarmupUntil != nil {
-					warmSeries = append(warmSeries, rep)
-					if cfg.WarmupUntil(warmSeries) {
-						// Steady: the warm-up ends at this interval's end.
-						warmEnd = now
-					}
-				}
-			} else {
-				measure(tick)
-				iv.reset(tick)
-				tick = nextTick(mStart, now, endAt)
-			}
-			continue
+		case now >= nextCheckpoint:
+			checkpoint(now)
+			nextCheckpoint = now + int64(cfg.Checkpoint)
 		}
-		next := endAt
+		next := min(now+int64(drainEvery), col.nextEnd()+int64(min(closeSlack, time.Duration(col.ri)/4)),
+			nextCheckpoint, endAt)
 		if warm {
-			next = warmEnd
+			next = min(next, warmEnd)
 		}
-		if !tick.IsZero() && (next.IsZero() || tick.Before(next)) {
-			next = tick
-		}
-		if next.IsZero() {
-			next = now.Add(time.Hour)
-		}
-		timer.Reset(next.Sub(now))
+		timer.Reset(time.Duration(max(next-r.since(), 0)))
 		select {
 		case <-timer.C:
 		case <-ctx.Done():
-			res.Interrupted = true
+			interrupted = true
+			r.stop(r.since())
 			break loop
-		case <-r.stopCh: // a fatal error
+		case <-r.stopCh: // a fatal error, or the last event
 			break loop
-		case <-workersDone: // Events reached
+		case <-workersDone: // every worker gave up
+			r.stop(r.since())
 			break loop
 		}
+	}
+	stopAt := r.stopAt.Load()
+	if !warm {
+		stopAt = col.setStop(stopAt)
 	}
 
 	// Stop: no new events; running ones get the grace period, unless the
-	// run was interrupted (then r.wctx is already cancelled).
-	r.stop()
-	grace := time.AfterFunc(cfg.StopGrace, r.cancelWorkers)
-	<-workersDone
-	<-pacerDone
-	grace.Stop()
-	r.cancelWorkers()
-	ended := time.Now()
+	// run was interrupted (then r.wctx is already cancelled). Workers that
+	// do not return once cancelled are abandoned: their buffers are closed
+	// and their events counted as unfinished.
 	if ctx.Err() != nil {
-		res.Interrupted = true
+		interrupted = true
+		r.cancelWorkers()
+	}
+	r.waitWorkers(ctx, col, workersDone, pacerDone)
+	r.cancelWorkers()
+	r.drain(col, true)
+	if ctx.Err() != nil {
+		interrupted = true
 	}
 
+	res := &Result{Interrupted: interrupted}
 	if warm { // never got past warm-up
+		ended := time.Now()
 		res.Warmup = ended.Sub(r.t0)
 		res.Started, res.Ended = ended, ended
+		col.fill(res, false)
 	} else {
-		r.collect(iv, false)
-		if ended.After(iv.start) || iv.c != (counts{}) {
-			measure(ended)
-		}
-		res.Started, res.Ended, res.Elapsed = mStart, ended, ended.Sub(mStart)
-		for _, wk := range r.workers {
-			for name, t := range wk.slot.types {
-				tr := res.PerType[name]
-				if tr == nil {
-					tr = &TypeResult{Latency: hist.New()}
-					res.PerType[name] = tr
-				}
-				tr.Count += t.count
-				tr.Errors += t.errors
-				tr.Retries += t.retries
-				tr.Late += t.late
-				tr.Latency.Merge(t.lat)
-			}
-		}
+		col.closeAll(emit)
+		res.Started, res.Ended = r.t0.Add(time.Duration(m0)), r.t0.Add(time.Duration(stopAt))
+		res.Elapsed, res.Warmup = time.Duration(stopAt-m0), time.Duration(m0)
+		col.fill(res, false)
+		res.Intervals = measuredIvs
+		res.Outages = r.outagesIn(m0, stopAt)
+		res.Uptime = uptime(res.Elapsed, res.Outages)
 	}
 	r.errMu.Lock()
 	res.Err = r.err
@@ -549,12 +700,64 @@ loop:
 	return res
 }
 
+// waitWorkers waits for the workers and the pacer after the stop, draining
+// meanwhile: up to the stop grace (none when interrupted), then up to
+// abandonAfter once they were cancelled.
+func (r *run) waitWorkers(ctx context.Context, col *collector, workersDone, pacerDone <-chan struct{}) {
+	done := make(chan struct{})
+	go func() {
+		<-workersDone
+		<-pacerDone
+		close(done)
+	}()
+	grace := time.NewTimer(r.cfg.StopGrace)
+	defer grace.Stop()
+	var abandon <-chan time.Time
+	cancel := func() {
+		if abandon == nil {
+			r.cancelWorkers()
+			abandon = time.After(abandonAfter)
+		}
+	}
+	if r.wctx.Err() != nil {
+		cancel()
+	}
+	tick := time.NewTicker(drainEvery)
+	defer tick.Stop()
+	ctxDone := ctx.Done()
+	for {
+		select {
+		case <-done:
+			return
+		case <-tick.C:
+			r.drain(col, false)
+		case <-grace.C:
+			cancel()
+		case <-ctxDone:
+			ctxDone = nil
+			cancel()
+		case <-abandon:
+			return
+		}
+	}
+}
+
+// uptime is elapsed minus the outages.
+func uptime(elapsed time.Duration, outages []Outage) time.Duration {
+	up := elapsed
+	for _, o := range outages {
+		up -= o.End - o.Start
+	}
+	return max(up, 0)
+}
+
 // worker is one connection and the workload's Worker on it.
 type worker struct {
 	id    int
 	r     *run
-	slot  *slot
+	buf   recBuf
 	conn  *sql.Conn
 	w     workload.Worker
-	opens int // connections opened so far, for seeds
+	opens int               // connections opened so far, for seeds
+	ids   map[string]uint16 // cache of r.names
 }

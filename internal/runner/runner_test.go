@@ -27,7 +27,8 @@ func TestValidate(t *testing.T) {
 	})
 	t.Run("all problems at once", func(t *testing.T) {
 		c := Config{Threads: 0, Duration: -time.Second, Events: -1, Warmup: -1, ReportInterval: -1,
-			Rate: math.NaN(), QueueSize: -1, IgnoreErrors: []string{"1062", " "}, MaxRetries: -1, StopGrace: -1}
+			Rate: math.NaN(), QueueSize: -1, IgnoreErrors: []string{"1062", " "}, MaxRetries: -1, StopGrace: -1,
+			ReconnectTimeout: -1, Checkpoint: -1}
 		errs := c.Validate()
 		var all []string
 		for _, e := range errs {
@@ -35,13 +36,14 @@ func TestValidate(t *testing.T) {
 		}
 		msg := strings.Join(all, "\n")
 		for _, want := range []string{"--threads", "--time", "--events", "--warmup", "--report-interval",
-			"--rate ", "--rate-queue", "--ignore-errors", "max retries", "stop grace"} {
+			"--rate ", "--rate-queue", "--ignore-errors", "max retries", "stop grace", "--reconnect-timeout",
+			"checkpoint"} {
 			if !strings.Contains(msg, want) {
 				t.Errorf("no error names %q; got:\n%s", want, msg)
 			}
 		}
-		if len(errs) != 10 {
-			t.Errorf("got %d errors, want 10:\n%s", len(errs), msg)
+		if len(errs) != 12 {
+			t.Errorf("got %d errors, want 12:\n%s", len(errs), msg)
 		}
 	})
 	t.Run("no stop condition", func(t *testing.T) {
@@ -150,8 +152,8 @@ func TestWarmupExcluded(t *testing.T) {
 	if res.Warmup < c.Warmup {
 		t.Errorf("Warmup = %v, want >= %v", res.Warmup, c.Warmup)
 	}
-	if res.Latency.Count() != res.Events {
-		t.Errorf("Latency.Count = %d, Events = %d", res.Latency.Count(), res.Events)
+	if res.Latency.Count() != res.Events+res.Unfinished {
+		t.Errorf("Latency.Count = %d, Events = %d, Unfinished = %d", res.Latency.Count(), res.Events, res.Unfinished)
 	}
 	if len(res.Intervals) == 0 || res.Intervals[0].Start != 0 {
 		t.Fatalf("measured intervals %+v: want the first to start at 0", res.Intervals)

@@ -1,218 +1,468 @@
 package runner
 
 import (
+	"math"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/dbarena/dbarena/internal/hist"
 	"github.com/dbarena/dbarena/internal/workload"
 )
 
-// counts are the counters of one interval.
+// Record kinds.
+const (
+	kSuccess   uint8 = iota // an event succeeded
+	kError                  // an event failed (ignored, lost connection or fatal)
+	kRetry                  // an attempt failed and the event is rerun
+	kReconnect              // a lost connection was made again
+	kDrop                   // rate mode: lat events found the queue full
+	kAborted                // an event cut short by the runner's stop: latency so far
+)
+
+// Record flags.
+const (
+	fMeasured uint8 = 1 << iota // the event started in the measured period
+	fLate                       // rate mode: it started after its intended time
+)
+
+// record is one thing a worker (or the pacer) reports: small and fixed, so
+// a worker's memory does not depend on histograms.
+type record struct {
+	end   int64 // when it happened, ns since t0
+	lat   int64 // latency in ns; for kDrop, the number of events
+	q     workload.Queries
+	typ   uint16 // 1 + index in the run's names; 0: no type
+	code  uint16 // 1 + index in the run's names; 0: no code
+	kind  uint8
+	flags uint8
+}
+
+// recBuf is one worker's outbox.
+//
+// Concurrency: the worker appends under mu, once per event; the coordinator
+// takes mu to swap the slice for its spare, and reads the records outside
+// the lock. inflight is set by the worker alone as an event begins and
+// cleared under mu with the event's record, so the coordinator, under mu,
+// sees either the record or the running event, never both. After close,
+// records are dropped: a worker the coordinator gave up on can never change
+// what was counted.
+type recBuf struct {
+	mu       sync.Mutex
+	recs     []record
+	inflight atomic.Int64 // (1 + start of the running event, ns since t0) << 1 | measured; 0 when idle
+	closed   bool
+
+	spare []record // coordinator only
+
+	_ [64]byte // keep the next buffer's lock off this one's cache line
+}
+
+// begin marks an event started at start (ns since t0) as running.
+func (b *recBuf) begin(start int64, measured bool) {
+	v := (start + 1) << 1
+	if measured {
+		v |= 1
+	}
+	b.inflight.Store(v)
+}
+
+// put appends rec; with done, the running event is over.
+func (b *recBuf) put(rec record, done bool) {
+	b.mu.Lock()
+	if !b.closed {
+		b.recs = append(b.recs, rec)
+	}
+	if done {
+		b.inflight.Store(0)
+	}
+	b.mu.Unlock()
+}
+
+// maxSpare is the capacity above which a drained buffer is not kept for
+// reuse, so that a burst does not hold memory for the rest of the run.
+const maxSpare = 1 << 16
+
+// take returns the records so far, for the coordinator to read until its
+// next take. With final, the buffer is closed and the running event, if
+// any, is returned too: running tells whether there is one.
+func (b *recBuf) take(final bool) (recs []record, running bool, start int64, measured bool) {
+	spare := b.spare[:0]
+	b.mu.Lock()
+	recs = b.recs
+	b.recs = spare
+	var v int64
+	if final {
+		b.closed = true
+		v = b.inflight.Load()
+	}
+	b.mu.Unlock()
+	b.spare = recs
+	if cap(recs) > maxSpare {
+		b.spare = nil
+	}
+	return recs, v != 0, v>>1 - 1, v&1 != 0
+}
+
+// names interns the event types and error codes of a run, so records carry
+// small indexes. Workers keep their own cache (worker.ids) and come here
+// only for a name they have not seen.
+type names struct {
+	mu   sync.Mutex
+	list []string
+	idx  map[string]uint16
+}
+
+// id returns 1 + the index of s, 0 for "" (and for names beyond the
+// 65535th, which never happens with real workloads).
+func (n *names) id(s string) uint16 {
+	if s == "" {
+		return 0
+	}
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	if i, ok := n.idx[s]; ok {
+		return i
+	}
+	if len(n.list) >= math.MaxUint16 {
+		return 0
+	}
+	if n.idx == nil {
+		n.idx = map[string]uint16{}
+	}
+	n.list = append(n.list, s)
+	i := uint16(len(n.list))
+	n.idx[s] = i
+	return i
+}
+
+// name returns the name of id (> 0).
+func (n *names) name(id uint16) string {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	return n.list[id-1]
+}
+
+// counts are the counters of one interval or of the measured period.
 type counts struct {
 	events                                     int64
 	queries                                    workload.Queries
 	errors, retries, reconnects, late, dropped int64
 }
 
-func (c *counts) add(o *counts) {
-	c.events += o.events
-	c.queries.Add(o.queries)
-	c.errors += o.errors
-	c.retries += o.retries
-	c.reconnects += o.reconnects
-	c.late += o.late
-	c.dropped += o.dropped
-}
-
-// typeStats are one transaction type's statistics over a whole phase.
+// typeStats are one transaction type's figures over the measured period or
+// one interval (with a coarse histogram).
 type typeStats struct {
-	count, errors, retries, late int64
-	lat                          *hist.Histogram
-}
-
-// typeInterval is one transaction type's statistics over one interval; its
-// histogram is coarse (per worker, per type).
-type typeInterval struct {
 	count, late, errors, retries int64
 	lat                          *hist.Histogram
 }
 
-func (t *typeInterval) add(o *typeInterval) {
-	t.count += o.count
-	t.late += o.late
-	t.errors += o.errors
-	t.retries += o.retries
-	t.lat.Merge(o.lat)
+// bucket is one report interval being filled.
+type bucket struct {
+	c     counts
+	lat   *hist.Histogram // coarse
+	types []*typeStats    // by type id - 1; coarse histograms
 }
 
-func (t *typeInterval) reset() {
-	t.count, t.late, t.errors, t.retries = 0, 0, 0, 0
-	t.lat.Reset()
-}
-
-// slot is where one worker (or the pacer) records, and where the
-// coordinator collects from.
+// collector turns records into the interval series and the totals of the
+// measured period. It belongs to the coordinator alone.
 //
-// Concurrency: the owner records under mu, once per event; the coordinator
-// takes mu once per interval to swap the interval's counters and histogram
-// out (take), and merges them outside the lock, so a worker never waits for
-// a merge. Per-type statistics stay in the slot for the whole phase: the
-// coordinator reads them only after every worker has stopped. spare belongs
-// to the coordinator alone.
-type slot struct {
-	mu sync.Mutex
-	// measured is false during warm-up. A record made for an event that
-	// started in another phase than the slot's is discarded, so an event
-	// is counted in the phase it started in, exactly once.
-	measured bool
-	c        counts
-	codes    map[string]int64
-	lat      *hist.Histogram
-	types    map[string]*typeStats
-	// itypes are the per-type figures of the current interval.
-	itypes map[string]*typeInterval
+// Each record counts in the interval its end falls in; one that comes after
+// its interval was closed counts in the oldest interval still open, so
+// nothing is lost and the sum of the intervals is the total. Intervals are
+// closed one by one, however late, never merged.
+type collector struct {
+	ri     int64 // report interval in ns; 0: no intervals
+	names  *names
+	limits map[string]time.Duration
 
-	spare *hist.Histogram // coordinator-owned, not guarded by mu
+	measured bool  // the phase: warm-up or measured
+	maxEnd   int64 // latest end of a record counted in the measured period
+	origin   int64 // start of the phase, ns since t0
+	report   int64 // offsets of reported intervals are from this, ns since t0
+	// limit is the end of the phase once known (warm-up end, time up,
+	// stop), else MaxInt64. Measured records that end later are unfinished.
+	limit int64
 
-	_ [64]byte // keep the next slot's hot fields off this one's cache lines
+	first int64     // index of the oldest open interval of the phase
+	open  []*bucket // open[i] is interval first+i
+	free  []*bucket
+
+	// Totals of the measured period.
+	tot        counts
+	unfinished int64
+	codes      []int64 // by code id - 1
+	lat        *hist.Histogram
+	types      []*typeStats // by type id - 1; full histograms
+	typeLimit  []time.Duration
 }
 
-func newSlot(measured bool) *slot {
-	return &slot{
-		measured: measured,
-		codes:    map[string]int64{},
-		lat:      hist.New(),
-		spare:    hist.New(),
-		types:    map[string]*typeStats{},
-		itypes:   map[string]*typeInterval{},
+func newCollector(ri time.Duration, n *names, limits map[string]time.Duration) *collector {
+	return &collector{ri: int64(ri), names: n, limits: limits, lat: hist.New(),
+		limit: math.MaxInt64}
+}
+
+// phase starts the warm-up or the measured period at origin, ns since t0;
+// intervals are reported as offsets from report and end at limit
+// (MaxInt64: not known yet). Open intervals must have been closed.
+func (c *collector) phase(measured bool, origin, report, limit int64) {
+	c.measured, c.origin, c.report, c.limit = measured, origin, report, limit
+	c.first = 0
+	c.open = c.open[:0]
+}
+
+// setLimit sets the end of the phase once it is known.
+func (c *collector) setLimit(limit int64) { c.limit = limit }
+
+// setStop marks the stop of the measured period: later records count as
+// unfinished. It returns the stop it kept: never before a record already
+// counted or an interval already closed (a stop decided by a worker can be
+// published a little after it was timed), nor after the known end.
+func (c *collector) setStop(stop int64) int64 {
+	if c.ri > 0 {
+		stop = max(stop, c.origin+c.first*c.ri)
 	}
+	stop = min(max(stop, c.maxEnd+1), c.limit)
+	c.limit = stop
+	return stop
 }
 
-// typ returns the statistics of transaction type name; s.mu must be held.
-func (s *slot) typ(name string) *typeStats {
-	t := s.types[name]
+// bucket returns open interval k (>= c.first).
+func (c *collector) bucket(k int64) *bucket {
+	i := int(k - c.first)
+	for len(c.open) <= i {
+		var b *bucket
+		if n := len(c.free); n > 0 {
+			b, c.free = c.free[n-1], c.free[:n-1]
+		} else {
+			b = &bucket{lat: hist.NewCoarse()}
+		}
+		c.open = append(c.open, b)
+	}
+	return c.open[i]
+}
+
+// typ returns the statistics of type id in ts, growing it.
+func typ(ts *[]*typeStats, id uint16, coarse bool) *typeStats {
+	i := int(id) - 1
+	for len(*ts) <= i {
+		*ts = append(*ts, nil)
+	}
+	t := (*ts)[i]
 	if t == nil {
-		t = &typeStats{lat: hist.New()}
-		s.types[name] = t
+		if coarse {
+			t = &typeStats{lat: hist.NewCoarse()}
+		} else {
+			t = &typeStats{lat: hist.New()}
+		}
+		(*ts)[i] = t
 	}
 	return t
 }
 
-// ityp returns the current interval's statistics of type name; s.mu must be held.
-func (s *slot) ityp(name string) *typeInterval {
-	t := s.itypes[name]
-	if t == nil {
-		t = &typeInterval{lat: hist.NewCoarse()}
-		s.itypes[name] = t
+// limitOf is the response-time limit of type id.
+func (c *collector) limitOf(id uint16) time.Duration {
+	i := int(id) - 1
+	for len(c.typeLimit) <= i {
+		c.typeLimit = append(c.typeLimit, -1)
 	}
-	return t
+	if c.typeLimit[i] < 0 {
+		c.typeLimit[i] = c.limits[c.names.name(id)]
+	}
+	return c.typeLimit[i]
 }
 
-// done records an event that started in phase measured. code is "" for a
-// success (counted with its latency) and the error code for a failure
-// (counted as an error). q counts the statements of every attempt. limit is
-// the type's response-time limit (0: none); a slower success is late.
-func (s *slot) done(measured bool, lat time.Duration, q workload.Queries, typ string, late bool, code string, limit time.Duration) {
-	s.mu.Lock()
-	if measured != s.measured {
-		s.mu.Unlock()
+// add counts one record.
+func (c *collector) add(r *record) {
+	measured := r.flags&fMeasured != 0
+	if measured != c.measured {
+		return // an event of the warm-up that ended in the measured period
+	}
+	if !measured && r.end >= c.limit {
 		return
 	}
-	s.c.queries.Add(q)
-	if late {
-		s.c.late++
+	if measured && (r.kind == kAborted || r.end >= c.limit) {
+		// In flight at the stop: its latency so far, not an event.
+		if r.kind == kSuccess || r.kind == kError || r.kind == kAborted {
+			c.unfinished++
+			c.lat.Record(time.Duration(r.lat))
+		}
+		return
 	}
-	if code == "" {
-		s.c.events++
-		s.lat.Record(lat)
-	} else {
-		s.c.errors++
-		s.codes[code]++
+	late := r.flags&fLate != 0
+	var tl time.Duration
+	if r.typ > 0 && r.kind == kSuccess {
+		tl = c.limitOf(r.typ)
 	}
-	if typ != "" {
-		t, it := s.typ(typ), s.ityp(typ)
-		if code == "" {
-			t.count++
-			t.lat.Record(lat)
-			it.count++
-			it.lat.Record(lat)
-			if limit > 0 && lat > limit {
-				t.late++
-				it.late++
+	if measured {
+		c.maxEnd = max(c.maxEnd, r.end)
+		apply(&c.tot, &c.types, c.lat, r, late, tl, false)
+		if r.code > 0 {
+			i := int(r.code) - 1
+			for len(c.codes) <= i {
+				c.codes = append(c.codes, 0)
 			}
-		} else {
+			c.codes[i]++
+		}
+	}
+	if c.ri > 0 {
+		k := max((r.end-c.origin)/c.ri, c.first)
+		b := c.bucket(k)
+		apply(&b.c, &b.types, b.lat, r, late, tl, true)
+	}
+}
+
+// apply adds r to counters, a latency histogram and per-type figures.
+func apply(ct *counts, ts *[]*typeStats, lat *hist.Histogram, r *record, late bool, limit time.Duration, coarse bool) {
+	ct.queries.Add(r.q)
+	if late {
+		ct.late++
+	}
+	var t *typeStats
+	if r.typ > 0 && r.kind != kReconnect && r.kind != kDrop {
+		t = typ(ts, r.typ, coarse)
+	}
+	switch r.kind {
+	case kSuccess:
+		d := time.Duration(r.lat)
+		ct.events++
+		lat.Record(d)
+		if t != nil {
+			t.count++
+			t.lat.Record(d)
+			if limit > 0 && d > limit {
+				t.late++
+			}
+		}
+	case kError:
+		ct.errors++
+		if t != nil {
 			t.errors++
-			it.errors++
+		}
+	case kRetry:
+		ct.retries++
+		if t != nil {
+			t.retries++
+		}
+	case kReconnect:
+		ct.reconnects++
+	case kDrop:
+		ct.dropped += r.lat
+	}
+}
+
+// bounds returns the start and end of interval k, ns since t0.
+func (c *collector) bounds(k int64) (start, end int64) {
+	start = c.origin + k*c.ri
+	return start, min(start+c.ri, c.limit)
+}
+
+// nextEnd is the end of the oldest open interval (MaxInt64 without
+// intervals).
+func (c *collector) nextEnd() int64 {
+	if c.ri <= 0 {
+		return math.MaxInt64
+	}
+	_, end := c.bounds(c.first)
+	return end
+}
+
+// closeUpTo closes, in order, every interval that ended at or before upTo
+// and before the end of the phase (the last one is closed by closeAll).
+func (c *collector) closeUpTo(upTo int64, emit func(Interval)) {
+	if c.ri <= 0 {
+		return
+	}
+	for {
+		_, end := c.bounds(c.first)
+		if end > upTo || end >= c.limit {
+			return
+		}
+		emit(c.closeFirst())
+	}
+}
+
+// closeAll closes every interval up to the end of the phase (c.limit, which
+// must be known); a zero-length last interval is not reported.
+func (c *collector) closeAll(emit func(Interval)) {
+	if c.ri <= 0 {
+		return
+	}
+	for {
+		start, _ := c.bounds(c.first)
+		if start >= c.limit {
+			break
+		}
+		emit(c.closeFirst())
+	}
+	for _, b := range c.open { // records past the end cannot be here; be safe
+		c.recycle(b)
+	}
+	c.open = c.open[:0]
+}
+
+// closeFirst reports the oldest open interval and moves on to the next.
+func (c *collector) closeFirst() Interval {
+	start, end := c.bounds(c.first)
+	iv := Interval{Start: time.Duration(start - c.report), End: time.Duration(end - c.report), Warmup: !c.measured}
+	if len(c.open) > 0 {
+		b := c.open[0]
+		c.open = c.open[1:]
+		iv.Events, iv.Queries = b.c.events, b.c.queries
+		iv.Errors, iv.Retries, iv.Reconnects, iv.Late, iv.Dropped = b.c.errors, b.c.retries, b.c.reconnects, b.c.late, b.c.dropped
+		iv.P50, iv.P95, iv.P99, iv.Max = b.lat.Quantile(50), b.lat.Quantile(95), b.lat.Quantile(99), b.lat.Max()
+		for i, t := range b.types {
+			if t == nil || t.count+t.errors+t.retries == 0 {
+				continue
+			}
+			if iv.PerType == nil {
+				iv.PerType = map[string]workload.TypeInterval{}
+			}
+			iv.PerType[c.names.name(uint16(i+1))] = workload.TypeInterval{Count: t.count, Late: t.late,
+				Errors: t.errors, Retries: t.retries, P90: t.lat.Quantile(90), Max: t.lat.Max()}
+		}
+		c.recycle(b)
+	}
+	c.first++
+	return iv
+}
+
+func (c *collector) recycle(b *bucket) {
+	b.c = counts{}
+	b.lat.Reset()
+	for _, t := range b.types {
+		if t != nil {
+			t.count, t.late, t.errors, t.retries = 0, 0, 0, 0
+			t.lat.Reset()
 		}
 	}
-	s.mu.Unlock()
+	c.free = append(c.free, b)
 }
 
-// retry records that an event started in phase measured is rerun after an
-// error with code.
-func (s *slot) retry(measured bool, code, typ string) {
-	s.mu.Lock()
-	if measured == s.measured {
-		s.c.retries++
-		s.codes[code]++
-		if typ != "" {
-			s.typ(typ).retries++
-			s.ityp(typ).retries++
+// fill copies the totals into res; with clone, the histograms are copies.
+func (c *collector) fill(res *Result, clone bool) {
+	res.Events, res.Queries = c.tot.events, c.tot.queries
+	res.Errors, res.Retries, res.Reconnects = c.tot.errors, c.tot.retries, c.tot.reconnects
+	res.Late, res.Dropped, res.Unfinished = c.tot.late, c.tot.dropped, c.unfinished
+	res.ErrorsByCode = make(map[string]int64, len(c.codes))
+	for i, n := range c.codes {
+		if n > 0 {
+			res.ErrorsByCode[c.names.name(uint16(i+1))] = n
 		}
 	}
-	s.mu.Unlock()
-}
-
-// reconnect records a lost connection, in the current phase.
-func (s *slot) reconnect() {
-	s.mu.Lock()
-	s.c.reconnects++
-	s.mu.Unlock()
-}
-
-// drop records n events that found the rate-mode queue full.
-func (s *slot) drop(n int64) {
-	s.mu.Lock()
-	s.c.dropped += n
-	s.mu.Unlock()
-}
-
-// take moves the interval's counts into c and codes and merges its latency
-// into lat, leaving the slot with an empty interval. With measure, it ends
-// the warm-up: per-type statistics are emptied and records of events
-// started before are discarded from now on. Coordinator only.
-func (s *slot) take(c *counts, codes map[string]int64, lat *hist.Histogram, types map[string]*typeInterval, measure bool) {
-	s.mu.Lock()
-	for name, t := range s.itypes {
-		if t.count == 0 && t.errors == 0 && t.retries == 0 {
+	res.Latency = c.lat
+	if clone {
+		res.Latency = c.lat.Clone()
+	}
+	res.PerType = make(map[string]*TypeResult, len(c.types))
+	for i, t := range c.types {
+		if t == nil {
 			continue
 		}
-		acc := types[name]
-		if acc == nil {
-			acc = &typeInterval{lat: hist.NewCoarse()}
-			types[name] = acc
+		tr := &TypeResult{Count: t.count, Errors: t.errors, Retries: t.retries, Late: t.late, Latency: t.lat}
+		if clone {
+			tr.Latency = t.lat.Clone()
 		}
-		acc.add(t)
-		t.reset()
+		res.PerType[c.names.name(uint16(i+1))] = tr
 	}
-	taken := s.lat
-	s.lat = s.spare
-	c.add(&s.c)
-	s.c = counts{}
-	for k, v := range s.codes {
-		codes[k] += v
-	}
-	clear(s.codes)
-	if measure {
-		s.measured = true
-		clear(s.types) // warm-up's types need not exist in the measured period
-
-	}
-	s.mu.Unlock()
-	if taken.Count() > 0 {
-		lat.Merge(taken)
-		taken.Reset()
-	}
-	s.spare = taken
 }

@@ -12,10 +12,10 @@ import (
 	"github.com/dbarena/dbarena/internal/workload"
 )
 
-// Reconnect backoff: the first wait and the longest.
+// Reconnect back-off: the first wait and the longest.
 const (
 	backoffMin = 50 * time.Millisecond
-	backoffMax = time.Second
+	backoffMax = 2 * time.Second
 )
 
 // open gives wk a new connection and Worker. Its seed is Seed+id for the
@@ -75,8 +75,21 @@ const (
 	failed            // counted as an error; the worker goes on
 	connLost          // counted as an error; the worker reconnects
 	fatal             // counted as an error; the run stops
-	aborted           // cancelled by the stop: not counted
+	aborted           // cut short by the stop: counted as unfinished
 )
+
+// intern interns s (an event type or an error code) through the worker's cache.
+func (wk *worker) intern(s string) uint16 {
+	if s == "" {
+		return 0
+	}
+	if i, ok := wk.ids[s]; ok {
+		return i
+	}
+	i := wk.r.names.id(s)
+	wk.ids[s] = i
+	return i
+}
 
 // loop runs events until the run stops. It owns wk.
 func (wk *worker) loop() {
@@ -104,25 +117,37 @@ func (wk *worker) loop() {
 		}
 
 		start := time.Now()
-		late := false
+		var flags uint8
+		if measured {
+			flags |= fMeasured
+		}
 		if r.queue != nil {
-			late = start.Sub(intended) > lateAfter
+			if start.Sub(intended) > lateAfter {
+				flags |= fLate
+			}
 			start = intended
 		}
-		q, pause, out, code, err := wk.event(ev, measured)
-		end := time.Now().Add(-pause)
+		wk.buf.begin(int64(start.Sub(r.t0)), measured)
+		q, pause, out, code, err := wk.event(ev, flags)
+		now := time.Now()
+		rec := record{end: int64(now.Sub(r.t0)), lat: int64(now.Add(-pause).Sub(start)), q: q,
+			typ: wk.intern(ev.Type), flags: flags}
 
 		switch out {
 		case succeeded:
-			wk.slot.done(measured, end.Sub(start), q, ev.Type, late, "", r.limits[ev.Type])
+			rec.kind = kSuccess
+			wk.buf.put(rec, true)
 			if ticket && r.finished.Add(1) == r.cfg.Events {
-				r.stop() // the last event: wake up workers waiting for the queue
+				r.stop(r.since() + 1) // the last event (every success ended before): wake up workers waiting for the queue
 			}
 			continue
 		case aborted:
+			rec.kind = kAborted
+			wk.buf.put(rec, true)
 			return
 		}
-		wk.slot.done(measured, 0, q, ev.Type, late, code, 0)
+		rec.kind, rec.code = kError, wk.intern(code)
+		wk.buf.put(rec, true)
 		if ticket { // the event did not happen: let another one run
 			r.tickets.Add(-1)
 		}
@@ -131,19 +156,18 @@ func (wk *worker) loop() {
 			r.fail(fmt.Errorf("worker %d: error %s: %w", wk.id, code, err))
 			return
 		case connLost:
-			wk.slot.reconnect()
-			if !wk.reconnect() {
+			if !wk.reconnect(now) {
 				return
 			}
 		}
 	}
 }
 
-// event runs one event (started in phase measured), rerunning it after
+// event runs one event (its record flags: the phase it started in), rerunning it after
 // retryable errors, and returns the statements of every attempt, the time
 // the workload paused on purpose (left out of the latency), how it ended
 // and, on failure, the error and its code.
-func (wk *worker) event(ev *workload.Event, measured bool) (q workload.Queries, pause time.Duration, out outcome, code string, err error) {
+func (wk *worker) event(ev *workload.Event, flags uint8) (q workload.Queries, pause time.Duration, out outcome, code string, err error) {
 	r := wk.r
 	for attempt := 0; ; attempt++ {
 		*ev = workload.Event{}
@@ -167,7 +191,8 @@ func (wk *worker) event(ev *workload.Event, measured bool) (q workload.Queries, 
 		case dialect.Retry:
 			wk.rollback()
 			if attempt < r.cfg.MaxRetries {
-				wk.slot.retry(measured, code, ev.Type)
+				wk.buf.put(record{end: int64(time.Since(r.t0)), kind: kRetry, typ: wk.intern(ev.Type),
+					code: wk.intern(code), flags: flags &^ fLate}, false)
 				continue
 			}
 			err = fmt.Errorf("gave up after %d retries: %w", attempt, err)
@@ -191,29 +216,57 @@ func (wk *worker) rollback() {
 	}
 }
 
-// reconnect replaces a lost connection and Worker, retrying with backoff
-// until it succeeds or the run stops. It reports whether the worker may go
-// on.
-func (wk *worker) reconnect() bool {
+// reconnect replaces a connection lost at lost, and its Worker, retrying
+// with exponential back-off until it succeeds, the run stops, or
+// cfg.ReconnectTimeout has passed since the loss (then the run fails with
+// ErrUnreachable). It reports whether the worker may go on. A failed first
+// attempt begins an outage; a success ends it and counts as a reconnect.
+func (wk *worker) reconnect(lost time.Time) bool {
 	r := wk.r
 	r.active.Add(-1)
 	wk.close(true)
+	deadline := lost.Add(r.cfg.ReconnectTimeout)
 	wait := backoffMin
-	for !r.stopped.Load() {
-		err := wk.open(r.wctx)
+	var cause error // why the last attempt failed
+	for attempt := 0; !r.stopped.Load(); attempt++ {
+		ctx, cancel := context.WithDeadline(r.wctx, deadline)
+		err := wk.open(ctx)
+		timedOut := ctx.Err() != nil
+		cancel()
 		if err == nil {
+			now := time.Now()
 			r.active.Add(1)
+			r.outageEnd(int64(now.Sub(r.t0)))
+			var flags uint8
+			if r.measured.Load() {
+				flags = fMeasured
+			}
+			wk.buf.put(record{end: int64(now.Sub(r.t0)), kind: kReconnect, flags: flags}, false)
 			return true
 		}
 		if r.wctx.Err() != nil {
 			return false
 		}
 		var ce *ConnectError
-		if !errors.As(err, &ce) { // connected, but the Worker cannot be set up
+		if !errors.As(err, &ce) && !timedOut { // connected, but the Worker cannot be set up
 			r.fail(err)
 			return false
 		}
-		t := time.NewTimer(wait)
+		if attempt == 0 {
+			r.outageBegin(int64(lost.Sub(r.t0)))
+		}
+		if !timedOut || cause == nil { // the driver's reason, rather than our deadline
+			cause = err
+			if ce != nil {
+				cause = ce.Err
+			}
+		}
+		left := time.Until(deadline)
+		if left <= 0 {
+			r.fail(fmt.Errorf("worker %d: %w: no new connection within %v: %w", wk.id, ErrUnreachable, r.cfg.ReconnectTimeout, cause))
+			return false
+		}
+		t := time.NewTimer(min(wait, left))
 		select {
 		case <-t.C:
 		case <-r.stopCh:
@@ -246,7 +299,11 @@ func (r *run) pace(done chan<- struct{}) {
 			}
 		}
 		if dropped > 0 {
-			r.pacer.drop(dropped)
+			var flags uint8
+			if r.measured.Load() {
+				flags = fMeasured
+			}
+			r.pacer.put(record{end: int64(time.Since(r.t0)), lat: dropped, kind: kDrop, flags: flags}, false)
 		}
 		wait := at(n) - time.Since(r.t0)
 		if wait <= 0 {
