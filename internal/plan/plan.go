@@ -182,7 +182,7 @@ var (
 // memory: the file's size and the runs it expands to.
 const (
 	MaxSize = 1 << 20
-	MaxRuns = 100_000
+	MaxRuns = 10_000
 )
 
 // Parse reads a plan. It returns every problem found, each naming file and
@@ -375,8 +375,8 @@ func (p *Plan) check() []error {
 	return errs
 }
 
-// runs is the length of the schedule, or "over MaxRuns" (computed without
-// building it, and without overflow).
+// runs is the length of the schedule, computed without building it (and
+// without overflow).
 func (p *Plan) runs() runCount {
 	n := runCount(max(p.Rounds, 1))
 	n = n.times(len(p.Workloads))
@@ -391,21 +391,23 @@ func (p *Plan) runs() runCount {
 	return n
 }
 
-// runCount is a count that saturates just above MaxRuns.
-type runCount int
+// runCount is a count that saturates at runCap.
+type runCount int64
+
+const runCap = 1_000_000_000_000
 
 func (n runCount) times(k int) runCount {
-	if k > 0 && int(n) > (MaxRuns+1)/k {
-		return MaxRuns + 1
+	if k > 0 && int64(n) > runCap/int64(k) {
+		return runCap
 	}
-	return min(n*runCount(k), MaxRuns+1)
+	return n * runCount(k)
 }
 
 func (n runCount) String() string {
-	if n > MaxRuns {
-		return fmt.Sprintf("more than %d", MaxRuns)
+	if n >= runCap {
+		return fmt.Sprintf("more than %d", int64(runCap))
 	}
-	return strconv.Itoa(int(n))
+	return strconv.FormatInt(int64(n), 10)
 }
 
 func (p *Plan) hasCatalog() bool {
