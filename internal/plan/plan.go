@@ -181,7 +181,7 @@ var (
 // Limits on a plan, so that odd input is refused rather than run out of
 // memory: the file's size and the runs it expands to.
 const (
-	MaxSize = 1 << 20
+	MaxSize = 64 << 10
 	MaxRuns = 10_000
 )
 

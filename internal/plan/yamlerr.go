@@ -7,6 +7,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 
 	"gopkg.in/yaml.v3"
@@ -53,8 +54,10 @@ var yamlLineRE = regexp.MustCompile(`^yaml: line (\d+): (.*)$`)
 // first line, and the "line N" of an unclosed bracket's error is its 1-based
 // line in data), and the problem lies where the shortest prefix of that text
 // gives the very same error: first the line, then the column within it. An
-// unclosed bracket is named where it opens; anything else where yaml.v3 saw
-// it go wrong.
+// unclosed bracket is named where it opens, a value missing at the end of
+// the file at its last character, anything else where yaml.v3 saw it go
+// wrong. Each try parses a prefix: a few dozen parses of a file of at most
+// MaxSize bytes.
 func syntaxError(file string, data []byte, err error) *Error {
 	msg := strings.TrimPrefix(err.Error(), "yaml: ")
 	if m := yamlLineRE.FindStringSubmatch(err.Error()); m != nil {
@@ -81,8 +84,26 @@ func syntaxError(file string, data []byte, err error) *Error {
 		out.Col = opener(data, buf, lines, l, open)
 		return out
 	}
-	// The shortest run of whole lines giving the same error.
-	l := smallest(1, len(lines), func(l int) bool { return same(lineEnd(data, lines, l)) })
+	// A problem found at the end of the text (a value missing there) would
+	// be reproduced by any prefix that stops at a like place: named at the
+	// text's last character instead. Text after a problem that is not at
+	// the end leaves the error as it was.
+	if yamlLineRE.MatchString(want) && yamlErrorText(append(buf[:len(buf):len(buf)], "\n@\n"...)) != want {
+		if l, at := lastChar(data, lines); l > 0 {
+			out.Line, out.Col = l, utf8.RuneCount(data[lines[l-1]:at+1])
+			out.Msg += " at the end of the file"
+		}
+		return out
+	}
+	// The shortest run of whole lines giving the same error: not before the
+	// line yaml.v3 names (give or take its 0- or 1-basing), and usually
+	// close after it, so searched from there.
+	from := 1
+	if m := yamlLineRE.FindStringSubmatch(want); m != nil {
+		n, _ := strconv.Atoi(m[1])
+		from = min(max(n-1, 1), len(lines))
+	}
+	l := first(from, len(lines), func(l int) bool { return same(lineEnd(data, lines, l)) })
 	out.Line = l
 	// Then the shortest run of whole characters of that line.
 	start := lines[l-1]
@@ -91,6 +112,9 @@ func syntaxError(file string, data []byte, err error) *Error {
 		_, size := utf8.DecodeRune(data[i:])
 		i += size
 		ends = append(ends, i)
+	}
+	if len(ends) == 0 { // cannot happen: lines are never empty
+		return out
 	}
 	c := smallest(0, len(ends)-1, func(c int) bool { return same(ends[c]) })
 	at := ends[c] - 1                             // the character's last byte
@@ -188,6 +212,24 @@ func friendlier(msg string, tab bool) string {
 	return msg
 }
 
+// lastChar returns the line and offset of the last character of data that
+// is not blank or in a comment; 0, 0 when there is none.
+func lastChar(data []byte, lines []int) (line, at int) {
+	for l := len(lines); l >= 1; l-- {
+		text := data[lines[l-1]:lineEnd(data, lines, l)]
+		for i, c := range text {
+			if c == '#' && (i == 0 || text[i-1] == ' ' || text[i-1] == '\t') {
+				text = text[:i]
+				break
+			}
+		}
+		if i := bytes.LastIndexFunc(text, func(r rune) bool { return !unicode.IsSpace(r) }); i >= 0 {
+			return l, lines[l-1] + i
+		}
+	}
+	return 0, 0
+}
+
 // lineStarts returns the offset of each line's first byte.
 func lineStarts(data []byte) []int {
 	starts := []int{0}
@@ -205,6 +247,21 @@ func lineEnd(data []byte, starts []int, l int) int {
 		return starts[l]
 	}
 	return len(data)
+}
+
+// first returns the least n in [lo, hi] for which ok holds, given that
+// ok(hi) holds and that ok holds from some n on: it tries lo, lo+1, lo+3,
+// lo+7, ... and bisects the last gap, so a near n costs few calls.
+func first(lo, hi int, ok func(int) bool) int {
+	prev := lo - 1 // ok(prev) is false, or prev is below lo
+	for step := 1; prev+step < hi; step *= 2 {
+		n := prev + step
+		if ok(n) {
+			return smallest(prev+1, n, ok)
+		}
+		prev = n
+	}
+	return smallest(prev+1, hi, ok)
 }
 
 // smallest returns the least n in [lo, hi] for which ok holds, given that
