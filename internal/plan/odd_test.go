@@ -32,7 +32,7 @@ func TestOddInput(t *testing.T) {
 			"p.yaml:5: the plan expands to 12000 runs (workloads x servers x axis values x rounds); at most 10000"},
 		{"huge matrix without axes", "name: x\nservers: [{flavor: mariadb, engines: [" + strings.Repeat("e, ", 20) + "e]}]\nworkloads: [" + strings.Repeat("w, ", 999) + "w]\nrounds: 1000\n",
 			"p.yaml:4: the plan expands to 21000000 runs"},
-		{"too big", "name: x\ndescription: " + strings.Repeat("x", MaxSize) + "\n", fmt.Sprintf("p.yaml: %d bytes: a plan is at most %d", MaxSize+22, MaxSize)},
+		{"too big", "name: x\ndescription: " + strings.Repeat("x", MaxSize) + "\n", fmt.Sprintf("p.yaml: %d bytes: a plan is at most 64 KiB", MaxSize+22)},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -196,7 +196,7 @@ func Parse(file string, data []byte) (*Plan, []error) {
 	}
 	data = bytes.TrimPrefix(data, []byte("\xef\xbb\xbf")) // a UTF-8 byte order mark
 	if len(data) > MaxSize {
-		return whole("%d bytes: a plan is at most %d", len(data), MaxSize)
+		return whole("%d bytes: a plan is at most %d KiB", len(data), MaxSize>>10)
 	}
 	if err := checkText(file, data); err != nil {
 		return nil, []error{err}
