@@ -44,6 +44,32 @@ func TestOddInput(t *testing.T) {
 	}
 }
 
+// TestTooBigToExpand checks that a plan whose schedule would be too long or
+// too heavy to build is refused, and not returned for further checks.
+func TestTooBigToExpand(t *testing.T) {
+	var params, threads []string
+	for i := range 1000 {
+		params = append(params, fmt.Sprintf("p%d: 1", i))
+		threads = append(threads, fmt.Sprint(i+1))
+	}
+	tests := []struct{ name, plan, want string }{
+		{"runs", "name: x\nservers: [{flavor: mariadb}]\nworkloads: [w]\nrounds: 11\naxes:\n  threads: [" + strings.Join(threads, ", ") + "]\n",
+			"p.yaml:5: the plan expands to 11000 runs"},
+		{"work", "name: x\nservers: [{flavor: mariadb}]\nworkloads:\n  - name: w\n    params: {" + strings.Join(params, ", ") + "}\naxes:\n  threads: [" + strings.Join(threads, ", ") + "]\n",
+			"p.yaml:6: the plan's 3000 runs hold too many parameters, settings and axes to expand"},
+		{"many workloads and servers", "name: x\nservers: &s [" + strings.Repeat("{flavor: mariadb}, ", 300) + "{flavor: mysql}]\nworkloads: &w [" + strings.Repeat("w, ", 300) + "w]\nrounds: 1\n",
+			"p.yaml:4: the plan expands to 90601 runs"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			p, errs := Parse("p.yaml", []byte(tt.plan))
+			if p != nil || len(errs) == 0 || !strings.HasPrefix(errs[len(errs)-1].Error(), tt.want) {
+				t.Errorf("plan %v, errors %q, want last %q", p != nil, errs, tt.want)
+			}
+		})
+	}
+}
+
 // TestAliasBombIsCheap checks that a billion-laughs plan (10^10 values once
 // expanded) is refused after reading only what the file holds.
 func TestAliasBombIsCheap(t *testing.T) {

@@ -179,10 +179,13 @@ var (
 )
 
 // Limits on a plan, so that odd input is refused rather than run out of
-// memory: the file's size and the runs it expands to.
+// memory or time: the file's size, the runs it expands to and the work of
+// expanding them.
 const (
 	MaxSize = 64 << 10
 	MaxRuns = 10_000
+	// MaxWork bounds runs x (parameters + settings + axes) x axes.
+	MaxWork = 2_000_000
 )
 
 // Parse reads a plan. It returns every problem found, each naming file and
@@ -303,6 +306,9 @@ func Parse(file string, data []byte) (*Plan, []error) {
 		bad(warmupMax, "warmup_max applies only to warmup: auto")
 	}
 	errs = append(errs, p.check()...)
+	if err := p.checkSize(); err != nil {
+		return nil, append(errs, err) // too big to expand or to check further
+	}
 	return p, errs
 }
 
@@ -352,10 +358,11 @@ func (p *Plan) check() []error {
 	if p.AutoWarmup && p.ReportInterval <= 0 {
 		bad(p.Lines["report_interval"], "warmup: auto needs a report_interval > 0")
 	}
+	catalog := p.hasCatalog()
 	for _, b := range p.Baseline {
 		switch {
 		case b.Key == "server":
-			if _, ok := seen[b.Value]; !ok && !p.hasCatalog() {
+			if _, ok := seen[b.Value]; !ok && !catalog {
 				bad(b.Line, "baseline server %q is not one of the plan's servers", b.Value)
 			}
 		case b.Key == "engine", b.Key == "workload":
@@ -365,30 +372,49 @@ func (p *Plan) check() []error {
 			}
 		}
 	}
-	if n := p.runs(); n > MaxRuns {
-		line := p.Lines["axes"]
-		if line == 0 {
-			line = p.Lines["rounds"]
-		}
-		bad(line, "the plan expands to %s runs (workloads x servers x axis values x rounds); at most %d", n, MaxRuns)
-	}
 	return errs
 }
 
-// runs is the length of the schedule, computed without building it (and
-// without overflow).
-func (p *Plan) runs() runCount {
-	n := runCount(max(p.Rounds, 1))
-	n = n.times(len(p.Workloads))
+// checkSize refuses a plan whose schedule would be too long (MaxRuns) or
+// hold too much (MaxWork), so that expanding it stays cheap.
+func (p *Plan) checkSize() error {
+	line := p.Lines["axes"]
+	if line == 0 {
+		line = p.Lines["rounds"]
+	}
+	runs, work := p.size()
+	switch {
+	case runs > MaxRuns:
+		return p.Errorf(line, "the plan expands to %s runs (workloads x servers x axis values x rounds); at most %d", runs, MaxRuns)
+	case work > MaxWork:
+		return p.Errorf(line, "the plan's %s runs hold too many parameters, settings and axes to expand (runs x values x axes over %d)", runs, MaxWork)
+	}
+	return nil
+}
+
+// size returns the length of the schedule and the work of building it (each
+// run's parameters, settings and coordinates, times its axes), computed
+// without building it and without overflow.
+func (p *Plan) size() (runs, work runCount) {
+	perVariant := runCount(max(p.Rounds, 1))
+	for _, a := range p.Axes {
+		perVariant = perVariant.times(len(a.Values))
+	}
 	variants := 0
 	for _, s := range p.Servers {
 		variants += max(len(s.Engines), 1)
 	}
-	n = n.times(variants)
-	for _, a := range p.Axes {
-		n = n.times(len(a.Values))
+	runs = perVariant.times(len(p.Workloads)).times(variants)
+	for _, w := range p.Workloads {
+		for _, s := range p.Servers {
+			values := len(w.Params) + len(s.Settings) + len(p.Axes) + 3
+			work = work.plus(perVariant.times(max(len(s.Engines), 1)).times(values).times(len(p.Axes) + 1))
+			if work > MaxWork { // each step adds at least 3: few steps
+				return runs, work
+			}
+		}
 	}
-	return n
+	return runs, work
 }
 
 // runCount is a count that saturates at runCap.
@@ -402,6 +428,8 @@ func (n runCount) times(k int) runCount {
 	}
 	return n * runCount(k)
 }
+
+func (n runCount) plus(k runCount) runCount { return min(n+k, runCap) }
 
 func (n runCount) String() string {
 	if n >= runCap {
