@@ -13,7 +13,6 @@ package plan
 
 import (
 	"bytes"
-	"cmp"
 	"fmt"
 	"math"
 	"regexp"
@@ -458,7 +457,7 @@ func parseServers(key, v *yaml.Node, bad badFunc) []Server {
 			continue
 		}
 		s := Server{Line: n.Line, nameLine: n.Line}
-		sources := 0
+		sources, askName := 0, true
 		keys, vals := pairs(n, bad)
 		for i, k := range keys {
 			val := vals[i]
@@ -475,7 +474,7 @@ func parseServers(key, v *yaml.Node, bad badFunc) []Server {
 				sources++
 				v := scalar(k, val, bad)
 				if val.Kind != yaml.ScalarNode {
-					s.Name = cmp.Or(s.Name, "?") // not also "needs a name"
+					askName = false // said already: not also "needs a name"
 					continue
 				}
 				switch k.Value {
@@ -526,7 +525,7 @@ func parseServers(key, v *yaml.Node, bad badFunc) []Server {
 		if sources != 1 {
 			bad(n, "a server needs exactly one of server (catalogue name), flavor, dsn or catalog")
 		}
-		if s.Name == "" && s.Catalog == "" {
+		if s.Name == "" && s.Catalog == "" && askName {
 			switch {
 			case s.Server != "" && labelRE.MatchString(s.Server):
 				s.Name = s.Server

@@ -182,11 +182,12 @@ scan:
 			sig = before
 		}
 	}
-	for k := len(stack) - 1; k >= 0; k-- {
+	for k, tries := len(stack)-1, 0; k >= 0 && tries < 16; k-- {
 		i := stack[k]
 		if i >= end || data[i] != open {
 			continue
 		}
+		tries++
 		if strings.HasSuffix(yamlErrorText(buf[:1+i+1]), ": did not find expected node content") {
 			return utf8.RuneCount(data[start:i]) + 1
 		}
