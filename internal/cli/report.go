@@ -49,7 +49,7 @@ func (a *App) report(ctx context.Context, args []string) error {
 	for _, s := range fs.Args() {
 		id, err := strconv.ParseInt(s, 10, 64)
 		if err != nil || id < 1 {
-			return usagef("report: %q is not a run ID", s)
+			return usagef("%q is not a run ID", s)
 		}
 		filter.IDs = append(filter.IDs, id)
 	}
@@ -60,18 +60,27 @@ func (a *App) report(ctx context.Context, args []string) error {
 		}
 	}
 	filter.Workload = workload
-	if len(filter.IDs) == 0 && filter.Tags == nil && filter.Plan == "" {
-		return usagef("report: select runs with IDs, --tag KEY=VALUE or --plan NAME")
-	}
 	if out == "" {
-		return usagef("report: -o FILE is required")
+		return usagef("-o FILE is required")
+	}
+	if err := checkOutputFile(out); err != nil {
+		return err
 	}
 	if format == "" {
 		format = strings.TrimPrefix(filepath.Ext(out), ".")
+		switch {
+		case format == "" && out == "-":
+			return usagef("-o -: give --format csv or json for standard output")
+		case format == "":
+			return usagef("-o %s: cannot tell the format from the name: end it in .html, .md, .csv or .json, or give --format", out)
+		}
 	}
 	f, ok := reportFormats[strings.ToLower(format)]
 	if !ok {
 		return usagef("--format: %q is not one of html, md, csv, json", format)
+	}
+	if len(filter.IDs) == 0 && filter.Tags == nil && filter.Plan == "" {
+		return usagef("select runs with IDs, --tag KEY=VALUE or --plan NAME")
 	}
 	if out == "-" && (f == "html" || f == "md") {
 		return usagef("-o: %s needs a file, not standard output", f)
@@ -84,7 +93,7 @@ func (a *App) report(ctx context.Context, args []string) error {
 	}
 	opts.Version = Version
 	if errs := opts.Validate(); len(errs) > 0 {
-		return usagef("report: %w", errs[0])
+		return usagef("%w", errs[0])
 	}
 
 	st, err := a.openStore(ctx, path)
@@ -97,22 +106,44 @@ func (a *App) report(ctx context.Context, args []string) error {
 		return failed(err)
 	}
 	if len(runs) == 0 {
-		return usagef("report: no stored run matches the selection in %s", a.resultsPath(path))
+		return usagef("no stored run matches the selection in %s", a.resultsPath(path))
 	}
 	for _, id := range filter.IDs {
 		if !containsRun(runs, id) {
-			return usagef("report: no run %d in %s", id, a.resultsPath(path))
+			return usagef("no run %d in %s", id, a.resultsPath(path))
 		}
 	}
 	rep, err := report.Build(runs, opts)
 	if err != nil {
-		return usagef("report: %w", err)
+		return usagef("%w", err)
 	}
 	if err := a.writeReport(rep, f, out, csvRows); err != nil {
 		return err
 	}
 	if out != "-" {
 		fmt.Fprintf(a.Stdout, "Wrote %s report of %d run(s) to %s\n", f, len(rep.Runs), out)
+	}
+	return nil
+}
+
+// checkOutputFile checks that -o names a file in an existing directory
+// (CLI.md: -o FILE), so that a mistyped path fails before any work.
+func checkOutputFile(out string) error {
+	if out == "-" {
+		return nil
+	}
+	if st, err := os.Stat(out); err == nil && st.IsDir() || strings.HasSuffix(out, string(filepath.Separator)) {
+		return usagef("-o %s: is a directory, want a file name such as %s", out, filepath.Join(out, "report.html"))
+	}
+	dir := filepath.Dir(out)
+	st, err := os.Stat(dir)
+	switch {
+	case errors.Is(err, os.ErrNotExist):
+		return usagef("-o %s: directory %s does not exist", out, dir)
+	case err != nil:
+		return usagef("-o %s: %s", out, oneLine(err.Error()))
+	case !st.IsDir():
+		return usagef("-o %s: %s is not a directory", out, dir)
 	}
 	return nil
 }
@@ -144,7 +175,7 @@ func (a *App) writeReport(rep *report.Report, format, out, csvRows string) error
 	tmp := out + ".tmp"
 	file, err := os.Create(tmp)
 	if err != nil {
-		return usagef("-o: %w", err)
+		return usagef("-o %s: %s", out, oneLine(err.Error()))
 	}
 	w := bufio.NewWriter(file)
 	switch format {
@@ -188,7 +219,7 @@ func (a *App) compare(ctx context.Context, args []string) error {
 	for i := range ids {
 		id, err := strconv.ParseInt(fs.Arg(i), 10, 64)
 		if err != nil || id < 1 {
-			return usagef("compare: %q is not a run ID", fs.Arg(i))
+			return usagef("%q is not a run ID", fs.Arg(i))
 		}
 		ids[i] = id
 	}
@@ -201,7 +232,7 @@ func (a *App) compare(ctx context.Context, args []string) error {
 	for i, id := range ids {
 		run, err := st.Run(ctx, id)
 		if errors.Is(err, store.ErrNotFound) {
-			return usagef("compare: no run %d in %s", id, a.resultsPath(path))
+			return usagef("no run %d in %s", id, a.resultsPath(path))
 		}
 		if err != nil {
 			return failed(err)

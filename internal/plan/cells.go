@@ -225,7 +225,7 @@ func (p *Plan) Scale(f float64) {
 				continue
 			}
 			n, err := strconv.ParseFloat(ps[i].Value, 64)
-			if err != nil {
+			if err != nil || !(n >= 0 && n < 1<<53) { // also NaN: left for the workload to refuse
 				continue
 			}
 			floor := 1.0

@@ -12,9 +12,10 @@
 package plan
 
 import (
+	"bytes"
 	"fmt"
+	"math"
 	"regexp"
-	"sort"
 	"strconv"
 	"strings"
 	"time"
@@ -81,14 +82,19 @@ type Server struct {
 	// Engines are storage-engine variants (MySQL family); each is its own
 	// sandbox with coordinate "engine".
 	Engines []Param
-	Line    int
+	// Line is the line of the server's server, flavor, dsn or catalog key
+	// (of its mapping when it has none).
+	Line int
+	// nameLine is the line of its name (of its mapping when unnamed).
+	nameLine int
 }
 
 // Workload is one workload with its fixed parameters.
 type Workload struct {
 	Name   string
 	Params []Param
-	Line   int
+	// Line is the line of the workload's name.
+	Line int
 }
 
 // Param is a key and value with the line it came from.
@@ -140,16 +146,22 @@ func isSizeParam(key string) bool {
 
 func normParam(k string) string { return strings.ReplaceAll(strings.ToLower(k), "_", "-") }
 
-// Error is a problem at a line of a plan file.
+// Error is a problem at a line (and column, when known) of a plan file.
 type Error struct {
 	File string
+	// Line is 1-based; 0 when the problem is the file as a whole.
 	Line int
-	Msg  string
+	// Col is the 1-based column in characters; 0 when not known.
+	Col int
+	Msg string
 }
 
-// Error implements error as FILE:LINE: MSG.
+// Error implements error as FILE:LINE:COL: MSG, FILE:LINE: MSG or FILE: MSG.
 func (e *Error) Error() string {
-	if e.Line > 0 {
+	switch {
+	case e.Line > 0 && e.Col > 0:
+		return fmt.Sprintf("%s:%d:%d: %s", e.File, e.Line, e.Col, e.Msg)
+	case e.Line > 0:
 		return fmt.Sprintf("%s:%d: %s", e.File, e.Line, e.Msg)
 	}
 	return e.File + ": " + e.Msg
@@ -165,18 +177,44 @@ var (
 	labelRE = regexp.MustCompile(`^[a-zA-Z0-9_.-]{1,24}$`)
 )
 
+// Limits on a plan, so that odd input is refused rather than run out of
+// memory or time: the file's size, the runs it expands to and the work of
+// expanding them.
+const (
+	MaxSize = 64 << 10
+	MaxRuns = 10_000
+	// MaxWork bounds runs x (parameters + settings + axes) x axes.
+	MaxWork = 2_000_000
+)
+
 // Parse reads a plan. It returns every problem found, each naming file and
 // line; a nil slice means the plan is well formed (its workload parameters
-// still need the caller's check).
+// still need the caller's check). It never panics, whatever data holds.
 func Parse(file string, data []byte) (*Plan, []error) {
 	p := &Plan{File: file, Rounds: 3, Duration: 60 * time.Second, ReportInterval: time.Second,
 		NoisyCV: 0.10, Lines: map[string]int{}}
-	var doc yaml.Node
-	if err := yaml.Unmarshal(data, &doc); err != nil {
-		return nil, []error{yamlError(file, err)}
+	whole := func(format string, args ...any) (*Plan, []error) {
+		return nil, []error{&Error{File: file, Msg: fmt.Sprintf(format, args...)}}
 	}
-	if len(doc.Content) == 0 {
-		return nil, []error{&Error{File: file, Msg: "empty plan"}}
+	data = bytes.TrimPrefix(data, []byte("\xef\xbb\xbf")) // a UTF-8 byte order mark
+	if len(data) > MaxSize {
+		return whole("%d bytes: a plan is at most %d KiB", len(data), MaxSize>>10)
+	}
+	if err := checkText(file, data); err != nil {
+		return nil, []error{err}
+	}
+	doc, next, err := decode(data)
+	if err != nil {
+		return nil, []error{syntaxError(file, data, err)}
+	}
+	if doc == nil || len(doc.Content) == 0 {
+		return whole("empty plan")
+	}
+	if next != nil {
+		return nil, []error{p.Errorf(max(next.Line, 1), "a plan is one YAML document: a second one starts here")}
+	}
+	if at, err := resolveAliases(doc); err != nil {
+		return nil, []error{p.Errorf(at.Line, "%v", err)}
 	}
 	root := doc.Content[0]
 	var errs []error
@@ -190,40 +228,37 @@ func Parse(file string, data []byte) (*Plan, []error) {
 	warmup := ""
 	var warmupNode *yaml.Node
 	var warmupMax *yaml.Node
-	for i := 0; i+1 < len(root.Content); i += 2 {
-		k, v := root.Content[i], root.Content[i+1]
-		if _, dup := p.Lines[k.Value]; dup {
-			bad(k, "%q given twice", k.Value)
-			continue
-		}
+	keys, vals := pairs(root, bad)
+	for i, k := range keys {
+		v := vals[i]
 		p.Lines[k.Value] = k.Line
 		switch k.Value {
 		case "name":
-			p.Name = scalar(v, bad)
+			p.Name = scalar(k, v, bad)
 			if p.Name != "" && !nameRE.MatchString(p.Name) {
 				bad(v, "name %q: want 1-64 of [a-zA-Z0-9_.-]", p.Name)
 			}
 		case "description":
-			p.Description = scalar(v, bad)
+			p.Description = scalar(k, v, bad)
 		case "servers":
-			p.Servers = parseServers(v, bad)
+			p.Servers = parseServers(k, v, bad)
 		case "workloads":
-			p.Workloads = parseWorkloads(v, bad)
+			p.Workloads = parseWorkloads(k, v, bad)
 		case "axes":
-			p.Axes = parseAxes(v, bad)
+			p.Axes = parseAxes(k, v, bad)
 		case "rounds":
-			p.Rounds = intValue(v, 1, 1000, bad)
+			p.Rounds = intValue(k, v, 1, 1000, bad)
 		case "warmup":
-			warmup, warmupNode = scalar(v, bad), v
+			warmup, warmupNode = scalar(k, v, bad), v
 		case "warmup_max":
 			warmupMax = v
 		case "duration":
-			p.Duration = durationValue(v, false, bad)
+			p.Duration = durationValue(k, v, false, bad)
 		case "report_interval":
-			p.ReportInterval = durationValue(v, false, bad)
+			p.ReportInterval = durationValue(k, v, false, bad)
 		case "between_rounds":
-			for _, n := range sequence(v, bad) {
-				a := Action{Name: scalar(n, bad), Line: n.Line}
+			for _, n := range sequence(k, v, bad) {
+				a := Action{Name: scalar(nil, n, bad), Line: n.Line}
 				switch a.Name {
 				case "restart", "drop-caches":
 					p.BetweenRounds = append(p.BetweenRounds, a)
@@ -234,7 +269,7 @@ func Parse(file string, data []byte) (*Plan, []error) {
 				}
 			}
 		case "data":
-			switch s := scalar(v, bad); s {
+			switch s := scalar(k, v, bad); s {
 			case "keep":
 			case "reload":
 				p.Reload = true
@@ -242,11 +277,12 @@ func Parse(file string, data []byte) (*Plan, []error) {
 				bad(v, "data %q: want keep or reload", s)
 			}
 		case "baseline":
-			p.Baseline = mapping(v, bad)
+			p.Baseline = mapping(k, v, bad)
 		case "noisy_cv":
-			f, err := strconv.ParseFloat(scalar(v, bad), 64)
-			if err != nil || f <= 0 || f >= 10 {
-				bad(v, "noisy_cv %q: want a number such as 0.05 (5%%)", v.Value)
+			s := scalar(k, v, bad)
+			f, err := strconv.ParseFloat(s, 64)
+			if err != nil || !(f > 0 && f < 10) {
+				bad(v, "noisy_cv %q: want a number above 0 and below 10, such as 0.05 (5%%)", s)
 			}
 			p.NoisyCV = f
 		default:
@@ -258,10 +294,10 @@ func Parse(file string, data []byte) (*Plan, []error) {
 		p.AutoWarmup = true
 		p.Warmup = 60 * time.Second
 		if warmupMax != nil {
-			p.Warmup = durationValue(warmupMax, false, bad)
+			p.Warmup = durationValue(keyOf(root, warmupMax), warmupMax, false, bad)
 		}
 	case warmupNode != nil:
-		p.Warmup = durationValue(warmupNode, true, bad)
+		p.Warmup = durationValue(keyOf(root, warmupNode), warmupNode, true, bad)
 		if warmupMax != nil {
 			bad(warmupMax, "warmup_max applies only to warmup: auto")
 		}
@@ -269,6 +305,9 @@ func Parse(file string, data []byte) (*Plan, []error) {
 		bad(warmupMax, "warmup_max applies only to warmup: auto")
 	}
 	errs = append(errs, p.check()...)
+	if err := p.checkSize(); err != nil {
+		return nil, append(errs, err) // too big to expand or to check further
+	}
 	return p, errs
 }
 
@@ -276,7 +315,7 @@ func Parse(file string, data []byte) (*Plan, []error) {
 func (p *Plan) check() []error {
 	var errs []error
 	bad := func(line int, format string, args ...any) { errs = append(errs, p.Errorf(line, format, args...)) }
-	if p.Name == "" {
+	if p.Name == "" && p.Lines["name"] == 0 {
 		bad(1, "missing name")
 	}
 	if len(p.Servers) == 0 && p.Lines["servers"] == 0 {
@@ -291,9 +330,9 @@ func (p *Plan) check() []error {
 			continue
 		}
 		if l, dup := seen[s.Name]; dup && s.Name != "" {
-			bad(s.Line, "server name %q already used at line %d", s.Name, l)
+			bad(s.nameLine, "server name %q already used at line %d", s.Name, l)
 		}
-		seen[s.Name] = s.Line
+		seen[s.Name] = s.nameLine
 	}
 	axes := map[string]int{}
 	for _, a := range p.Axes {
@@ -318,10 +357,11 @@ func (p *Plan) check() []error {
 	if p.AutoWarmup && p.ReportInterval <= 0 {
 		bad(p.Lines["report_interval"], "warmup: auto needs a report_interval > 0")
 	}
+	catalog := p.hasCatalog()
 	for _, b := range p.Baseline {
 		switch {
 		case b.Key == "server":
-			if _, ok := seen[b.Value]; !ok && !p.hasCatalog() {
+			if _, ok := seen[b.Value]; !ok && !catalog {
 				bad(b.Line, "baseline server %q is not one of the plan's servers", b.Value)
 			}
 		case b.Key == "engine", b.Key == "workload":
@@ -334,6 +374,69 @@ func (p *Plan) check() []error {
 	return errs
 }
 
+// checkSize refuses a plan whose schedule would be too long (MaxRuns) or
+// hold too much (MaxWork), so that expanding it stays cheap.
+func (p *Plan) checkSize() error {
+	line := p.Lines["axes"]
+	if line == 0 {
+		line = p.Lines["rounds"]
+	}
+	runs, work := p.size()
+	switch {
+	case runs > MaxRuns:
+		return p.Errorf(line, "the plan expands to %s runs (workloads x servers x axis values x rounds); at most %d", runs, MaxRuns)
+	case work > MaxWork:
+		return p.Errorf(line, "the plan's %s runs hold too many parameters, settings and axes to expand (runs x values x axes over %d)", runs, MaxWork)
+	}
+	return nil
+}
+
+// size returns the length of the schedule and the work of building it (each
+// run's parameters, settings and coordinates, times its axes), computed
+// without building it and without overflow.
+func (p *Plan) size() (runs, work runCount) {
+	perVariant := runCount(max(p.Rounds, 1))
+	for _, a := range p.Axes {
+		perVariant = perVariant.times(len(a.Values))
+	}
+	variants := 0
+	for _, s := range p.Servers {
+		variants += max(len(s.Engines), 1)
+	}
+	runs = perVariant.times(len(p.Workloads)).times(variants)
+	for _, w := range p.Workloads {
+		for _, s := range p.Servers {
+			values := len(w.Params) + len(s.Settings) + len(p.Axes) + 3
+			work = work.plus(perVariant.times(max(len(s.Engines), 1)).times(values).times(len(p.Axes) + 1))
+			if work > MaxWork { // each step adds at least 3: few steps
+				return runs, work
+			}
+		}
+	}
+	return runs, work
+}
+
+// runCount is a count that saturates at runCap.
+type runCount int64
+
+const runCap = 1_000_000_000_000
+
+func (n runCount) times(k int) runCount {
+	if k > 0 && int64(n) > runCap/int64(k) {
+		return runCap
+	}
+	return n * runCount(k)
+}
+
+func (n runCount) plus(k runCount) runCount { return min(n+k, runCap) }
+
+func (n runCount) String() string {
+	if n >= runCap {
+		return fmt.Sprintf("more than %d", int64(runCap))
+	}
+	return strconv.FormatInt(int64(n), 10)
+}
+
 func (p *Plan) hasCatalog() bool {
 	for _, s := range p.Servers {
 		if s.Catalog != "" {
@@ -343,48 +446,64 @@ func (p *Plan) hasCatalog() bool {
 	return false
 }
 
-func parseServers(v *yaml.Node, bad func(*yaml.Node, string, ...any)) []Server {
+// badFunc reports a problem at a node's line.
+type badFunc = func(n *yaml.Node, format string, args ...any)
+
+func parseServers(key, v *yaml.Node, bad badFunc) []Server {
 	var out []Server
-	for _, n := range sequence(v, bad) {
+	for _, n := range sequence(key, v, bad) {
 		if n.Kind != yaml.MappingNode {
-			bad(n, "a server is a mapping (name, server|flavor|dsn|catalog, profile, settings, engines)")
+			bad(n, "a server is a mapping (name, server|flavor|dsn|catalog, profile, settings, engines), not %s", kindName(n))
 			continue
 		}
-		s := Server{Line: n.Line}
-		sources := 0
-		for i := 0; i+1 < len(n.Content); i += 2 {
-			k, val := n.Content[i], n.Content[i+1]
+		s := Server{Line: n.Line, nameLine: n.Line}
+		sources, askName := 0, true
+		keys, vals := pairs(n, bad)
+		for i, k := range keys {
+			val := vals[i]
 			switch k.Value {
 			case "name":
-				s.Name = scalar(val, bad)
+				s.Name, s.nameLine = scalar(k, val, bad), k.Line
 				if !labelRE.MatchString(s.Name) {
 					bad(val, "server name %q: want 1-24 of [a-zA-Z0-9_.-]", s.Name)
 				}
-			case "server":
-				s.Server, sources = scalar(val, bad), sources+1
-			case "flavor":
-				s.Flavor, sources = scalar(val, bad), sources+1
-				if !validFlavor(s.Flavor) {
-					bad(val, "flavor %q: want mariadb, mysql, percona or postgres", s.Flavor)
+			case "server", "flavor", "dsn", "catalog":
+				if sources == 0 {
+					s.Line = k.Line
 				}
-			case "dsn":
-				s.DSN, sources = scalar(val, bad), sources+1
-			case "catalog":
-				s.Catalog, sources = scalar(val, bad), sources+1
-				if !validFlavor(s.Catalog) {
-					bad(val, "catalog %q: want mariadb, mysql, percona or postgres", s.Catalog)
+				sources++
+				v := scalar(k, val, bad)
+				if val.Kind != yaml.ScalarNode {
+					askName = false // said already: not also "needs a name"
+					continue
+				}
+				switch k.Value {
+				case "server":
+					s.Server = v
+				case "flavor":
+					s.Flavor = v
+					if !validFlavor(v) {
+						bad(val, "flavor %q: want mariadb, mysql, percona or postgres", v)
+					}
+				case "dsn":
+					s.DSN = v
+				case "catalog":
+					s.Catalog = v
+					if !validFlavor(v) {
+						bad(val, "catalog %q: want mariadb, mysql, percona or postgres", v)
+					}
 				}
 			case "profile":
-				s.Profile = scalar(val, bad)
+				s.Profile = scalar(k, val, bad)
 				switch s.Profile {
 				case "default", "durable", "fast":
 				default:
 					bad(val, "profile %q: want default, durable or fast", s.Profile)
 				}
 			case "buffer_pool":
-				s.BufferPool = scalar(val, bad)
+				s.BufferPool = scalar(k, val, bad)
 			case "allocator":
-				s.Allocator = scalar(val, bad)
+				s.Allocator = scalar(k, val, bad)
 				switch s.Allocator {
 				case "", "system", "jemalloc", "tcmalloc":
 				default:
@@ -394,10 +513,10 @@ func parseServers(v *yaml.Node, bad func(*yaml.Node, string, ...any)) []Server {
 					s.Allocator = ""
 				}
 			case "settings":
-				s.Settings = mapping(val, bad)
+				s.Settings = mapping(k, val, bad)
 			case "engines":
-				for _, e := range sequence(val, bad) {
-					s.Engines = append(s.Engines, Param{Value: scalar(e, bad), Line: e.Line})
+				for _, e := range sequence(k, val, bad) {
+					s.Engines = append(s.Engines, Param{Value: scalar(nil, e, bad), Line: e.Line})
 				}
 			default:
 				bad(k, "unknown server key %q (want name, server, flavor, dsn, catalog, profile, buffer_pool, allocator, settings, engines)", k.Value)
@@ -406,7 +525,7 @@ func parseServers(v *yaml.Node, bad func(*yaml.Node, string, ...any)) []Server {
 		if sources != 1 {
 			bad(n, "a server needs exactly one of server (catalogue name), flavor, dsn or catalog")
 		}
-		if s.Name == "" && s.Catalog == "" {
+		if s.Name == "" && s.Catalog == "" && askName {
 			switch {
 			case s.Server != "" && labelRE.MatchString(s.Server):
 				s.Name = s.Server
@@ -432,21 +551,21 @@ func validFlavor(f string) bool {
 	return false
 }
 
-func parseWorkloads(v *yaml.Node, bad func(*yaml.Node, string, ...any)) []Workload {
+func parseWorkloads(key, v *yaml.Node, bad badFunc) []Workload {
 	var out []Workload
-	for _, n := range sequence(v, bad) {
+	for _, n := range sequence(key, v, bad) {
 		switch n.Kind {
 		case yaml.ScalarNode:
 			out = append(out, Workload{Name: n.Value, Line: n.Line})
 		case yaml.MappingNode:
 			w := Workload{Line: n.Line}
-			for i := 0; i+1 < len(n.Content); i += 2 {
-				k, val := n.Content[i], n.Content[i+1]
+			keys, vals := pairs(n, bad)
+			for i, k := range keys {
 				switch k.Value {
 				case "name":
-					w.Name = scalar(val, bad)
+					w.Name, w.Line = scalar(k, vals[i], bad), k.Line
 				case "params":
-					w.Params = mapping(val, bad)
+					w.Params = mapping(k, vals[i], bad)
 				default:
 					bad(k, "unknown workload key %q (want name, params)", k.Value)
 				}
@@ -456,23 +575,23 @@ func parseWorkloads(v *yaml.Node, bad func(*yaml.Node, string, ...any)) []Worklo
 			}
 			out = append(out, w)
 		default:
-			bad(n, "a workload is a name or a mapping (name, params)")
+			bad(n, "a workload is a name or a mapping (name, params), not %s", kindName(n))
 		}
 	}
 	return out
 }
 
-func parseAxes(v *yaml.Node, bad func(*yaml.Node, string, ...any)) []Axis {
+func parseAxes(key, v *yaml.Node, bad badFunc) []Axis {
 	if v.Kind != yaml.MappingNode {
-		bad(v, "axes is a mapping: AXIS: [values]")
+		bad(key, "axes: want AXIS: [values] pairs, not %s", kindName(v))
 		return nil
 	}
 	var out []Axis
-	for i := 0; i+1 < len(v.Content); i += 2 {
-		k, val := v.Content[i], v.Content[i+1]
+	keys, vals := pairs(v, bad)
+	for i, k := range keys {
 		a := Axis{Name: k.Value, Line: k.Line}
-		for _, n := range sequence(val, bad) {
-			a.Values = append(a.Values, Param{Value: scalar(n, bad), Line: n.Line})
+		for _, n := range sequence(k, vals[i], bad) {
+			a.Values = append(a.Values, Param{Value: scalar(nil, n, bad), Line: n.Line})
 		}
 		if len(a.Values) == 0 {
 			bad(k, "axis %q has no values", a.Name)
@@ -485,15 +604,64 @@ func parseAxes(v *yaml.Node, bad func(*yaml.Node, string, ...any)) []Axis {
 	return out
 }
 
-func scalar(n *yaml.Node, bad func(*yaml.Node, string, ...any)) string {
+// pairs returns a mapping's keys and values in file order, reporting a key
+// that is not a single value or that is given twice (the first is kept).
+func pairs(n *yaml.Node, bad badFunc) (keys, vals []*yaml.Node) {
+	first := map[string]int{}
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		k, v := n.Content[i], n.Content[i+1]
+		if k.Kind != yaml.ScalarNode {
+			bad(k, "a key is a single value, not %s", kindName(k))
+			continue
+		}
+		if l, dup := first[k.Value]; dup {
+			bad(k, "%q given twice (first at line %d)", k.Value, l)
+			continue
+		}
+		first[k.Value] = k.Line
+		keys, vals = append(keys, k), append(vals, v)
+	}
+	return keys, vals
+}
+
+// keyOf returns the key of v in the mapping m, or v itself.
+func keyOf(m, v *yaml.Node) *yaml.Node {
+	for i := 1; i < len(m.Content); i += 2 {
+		if m.Content[i] == v {
+			return m.Content[i-1]
+		}
+	}
+	return v
+}
+
+// kindName names a node's kind for messages.
+func kindName(n *yaml.Node) string {
+	switch n.Kind {
+	case yaml.MappingNode:
+		return "a mapping"
+	case yaml.SequenceNode:
+		return "a list"
+	case yaml.AliasNode:
+		return "an alias"
+	}
+	return "a single value"
+}
+
+// scalar returns the value of key (nil for a list item), reporting at the
+// key's line a list or mapping given instead.
+func scalar(key, n *yaml.Node, bad badFunc) string {
 	if n.Kind != yaml.ScalarNode {
-		bad(n, "want a single value here")
+		if key != nil {
+			bad(key, "%s: want a single value, not %s", key.Value, kindName(n))
+		} else {
+			bad(n, "want a single value here, not %s", kindName(n))
+		}
 		return ""
 	}
 	return n.Value
 }
 
-func sequence(n *yaml.Node, bad func(*yaml.Node, string, ...any)) []*yaml.Node {
+func sequence(key, n *yaml.Node, bad badFunc) []*yaml.Node {
 	switch n.Kind {
 	case yaml.SequenceNode:
 		return n.Content
@@ -503,38 +671,42 @@ func sequence(n *yaml.Node, bad func(*yaml.Node, string, ...any)) []*yaml.Node {
 		}
 		return []*yaml.Node{n} // a single value is a list of one
 	}
-	bad(n, "want a list here")
+	bad(key, "%s: want a list, not %s", key.Value, kindName(n))
 	return nil
 }
 
 // mapping reads KEY: VALUE pairs in file order.
-func mapping(n *yaml.Node, bad func(*yaml.Node, string, ...any)) []Param {
+func mapping(key, n *yaml.Node, bad badFunc) []Param {
 	if n.Kind != yaml.MappingNode {
-		bad(n, "want KEY: VALUE pairs here")
+		if n.Kind == yaml.ScalarNode && n.Tag == "!!null" {
+			return nil
+		}
+		bad(key, "%s: want KEY: VALUE pairs, not %s", key.Value, kindName(n))
 		return nil
 	}
 	var out []Param
-	for i := 0; i+1 < len(n.Content); i += 2 {
-		k, v := n.Content[i], n.Content[i+1]
-		out = append(out, Param{Key: k.Value, Value: scalar(v, bad), Line: k.Line})
+	keys, vals := pairs(n, bad)
+	for i, k := range keys {
+		out = append(out, Param{Key: k.Value, Value: scalar(k, vals[i], bad), Line: k.Line})
 	}
 	return out
 }
 
-func intValue(n *yaml.Node, lo, hi int, bad func(*yaml.Node, string, ...any)) int {
-	i, err := strconv.Atoi(scalar(n, bad))
-	if err != nil || i < lo || i > hi {
-		bad(n, "%q: want a whole number from %d to %d", n.Value, lo, hi)
+func intValue(key, n *yaml.Node, lo, hi int, bad badFunc) int {
+	s := scalar(key, n, bad)
+	i, err := strconv.Atoi(s)
+	if n.Kind == yaml.ScalarNode && (err != nil || i < lo || i > hi) {
+		bad(n, "%s %q: want a whole number from %d to %d", key.Value, s, lo, hi)
 	}
 	return i
 }
 
 // durationValue parses seconds ("30") or a Go duration ("30s", "5m").
-func durationValue(n *yaml.Node, zeroOK bool, bad func(*yaml.Node, string, ...any)) time.Duration {
-	s := scalar(n, bad)
+func durationValue(key, n *yaml.Node, zeroOK bool, bad badFunc) time.Duration {
+	s := scalar(key, n, bad)
 	d, err := ParseDuration(s)
-	if err != nil || (d == 0 && !zeroOK) {
-		bad(n, "%q: want a positive duration such as 30s, 5m or plain seconds", s)
+	if n.Kind == yaml.ScalarNode && (err != nil || (d == 0 && !zeroOK)) {
+		bad(n, "%s %q: want a positive duration such as 30s, 5m or plain seconds", key.Value, s)
 	}
 	return d
 }
@@ -542,8 +714,8 @@ func durationValue(n *yaml.Node, zeroOK bool, bad func(*yaml.Node, string, ...an
 // ParseDuration parses plain seconds ("30", "0.5") or a Go duration ("30s").
 func ParseDuration(s string) (time.Duration, error) {
 	if f, err := strconv.ParseFloat(s, 64); err == nil {
-		if f < 0 {
-			return 0, fmt.Errorf("negative duration %q", s)
+		if !(f >= 0 && f*float64(time.Second) < math.MaxInt64) { // also NaN
+			return 0, fmt.Errorf("duration %q out of range", s)
 		}
 		return time.Duration(f * float64(time.Second)), nil
 	}
@@ -552,25 +724,4 @@ func ParseDuration(s string) (time.Duration, error) {
 		return 0, fmt.Errorf("negative duration %q", s)
 	}
 	return d, err
-}
-
-var yamlLineRE = regexp.MustCompile(`^yaml: line (\d+): (.*)$`)
-
-// yamlError turns a YAML syntax error into an *Error with its line.
-func yamlError(file string, err error) error {
-	msg := err.Error()
-	if m := yamlLineRE.FindStringSubmatch(msg); m != nil {
-		line, _ := strconv.Atoi(m[1])
-		return &Error{File: file, Line: line, Msg: m[2]}
-	}
-	return &Error{File: file, Msg: strings.TrimPrefix(msg, "yaml: ")}
-}
-
-// sortErrors orders errors by line.
-func sortErrors(errs []error) {
-	sort.SliceStable(errs, func(i, j int) bool {
-		a, _ := errs[i].(*Error)
-		b, _ := errs[j].(*Error)
-		return a != nil && b != nil && a.Line < b.Line
-	})
 }

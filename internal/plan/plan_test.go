@@ -2,6 +2,7 @@ package plan
 
 import (
 	"math"
+	"sort"
 	"strings"
 	"testing"
 	"time"
@@ -67,7 +68,7 @@ func TestParseErrors(t *testing.T) {
 		plan string
 		want []string // each error, in order, as FILE:LINE: ...
 	}{
-		{"syntax", "name: x\nservers: [\n", []string{"p.yaml:2: "}},
+		{"syntax", "name: x\nservers: [\n", []string{"p.yaml:2:10: "}},
 		{"unknown key", "name: x\nservers:\n  - flavor: mariadb\nworkloads: [oltp_read_only]\nthread: [1]\n",
 			[]string{`p.yaml:5: unknown key "thread"`}},
 		{"bad values", `name: x
@@ -87,8 +88,8 @@ duration: soon
 			`p.yaml:5: a server needs exactly one of`,
 			`p.yaml:5: server name "a" already used at line 3`,
 			`p.yaml:10: threads "zero"`,
-			`p.yaml:11: "0": want a whole number`,
-			`p.yaml:12: "soon": want a positive duration`,
+			`p.yaml:11: rounds "0": want a whole number`,
+			`p.yaml:12: duration "soon": want a positive duration`,
 		}},
 		{"missing", "description: nothing\n", []string{"p.yaml:1: missing name", "p.yaml:1: missing servers", "p.yaml:1: missing workloads"}},
 		{"baseline not a server", "name: x\nservers: [{flavor: mariadb}]\nworkloads: [w]\nbaseline:\n  server: zz\n",
@@ -112,6 +113,15 @@ duration: soon
 			}
 		})
 	}
+}
+
+// sortErrors orders errors by line.
+func sortErrors(errs []error) {
+	sort.SliceStable(errs, func(i, j int) bool {
+		a, _ := errs[i].(*Error)
+		b, _ := errs[j].(*Error)
+		return a != nil && b != nil && a.Line < b.Line
+	})
 }
 
 func TestScheduleInterleavesServers(t *testing.T) {
