@@ -106,6 +106,20 @@ func openTest(tb testing.TB, path string) *Store {
 	return s
 }
 
+func openDefaultTest(tb testing.TB, path string) *Store {
+	tb.Helper()
+	s, err := OpenDefault(context.Background(), path)
+	if err != nil {
+		tb.Fatalf("OpenDefault(%s): %v", path, err)
+	}
+	tb.Cleanup(func() {
+		if err := s.Close(); err != nil {
+			tb.Errorf("Close: %v", err)
+		}
+	})
+	return s
+}
+
 func save(tb testing.TB, s *Store, r *summary.Run) int64 {
 	tb.Helper()
 	id, err := s.SaveRun(context.Background(), r)
@@ -386,7 +400,7 @@ func TestOpenMigrations(t *testing.T) {
 	})
 	t.Run("odd characters in path", func(t *testing.T) {
 		path := filepath.Join(t.TempDir(), "we?ird #dir%20", "res ults.db")
-		s := openTest(t, path)
+		s := openDefaultTest(t, path)
 		save(t, s, testRun(0, 1))
 		if _, err := os.Stat(path); err != nil {
 			t.Errorf("store file not at %s: %v", path, err)
@@ -397,7 +411,7 @@ func TestOpenMigrations(t *testing.T) {
 func TestFileModes(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "home", "dbarena")
 	path := filepath.Join(dir, "results.db")
-	s := openTest(t, path)
+	s := openDefaultTest(t, path)
 	save(t, s, testRun(0, 1))
 	for _, tt := range []struct {
 		name string
