@@ -166,7 +166,13 @@ func TestSaveRunRoundTrip(t *testing.T) {
 		{"interrupted without optional parts", interrupted},
 		{"minimal failed run", minimal},
 	}
-	s := openTest(t, filepath.Join(t.TempDir(), "results.db"))
+	forEachBackend(t, func(t *testing.T, s *Store, _ string) { testSaveRunRoundTrip(t, s, tests) })
+}
+
+func testSaveRunRoundTrip(t *testing.T, s *Store, tests []struct {
+	name string
+	run  *summary.Run
+}) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			id := save(t, s, tt.run)
@@ -203,14 +209,14 @@ func TestSaveRunRoundTrip(t *testing.T) {
 			table string
 			want  int
 		}{{"intervals", 7}, {"run_types", 3}, {"run_tags", 2}} {
-			err := s.db.QueryRow("SELECT count(*) FROM "+q.table+" WHERE run_id = ?", id).Scan(&n)
+			err := s.db.QueryRow(s.be.rebind("SELECT count(*) FROM "+q.table+" WHERE run_id = ?"), id).Scan(&n)
 			if err != nil || n != q.want {
 				t.Errorf("%s rows = %d (%v), want %d", q.table, n, err, q.want)
 			}
 		}
 		var p95, tpmc float64
 		var status, started string
-		if err := s.db.QueryRow("SELECT p95_ms, tpmc, status, started_at FROM runs WHERE id = ?", id).Scan(&p95, &tpmc, &status, &started); err != nil {
+		if err := s.db.QueryRow(s.be.rebind("SELECT p95_ms, tpmc, status, started_at FROM runs WHERE id = ?"), id).Scan(&p95, &tpmc, &status, &started); err != nil {
 			t.Fatal(err)
 		}
 		if p95 != r.LatencyMS.P95 || tpmc != *r.TpmC || status != r.Status || started != "2025-03-01T11:02:00.123456789Z" {
@@ -269,7 +275,10 @@ func TestRunNotFound(t *testing.T) {
 }
 
 func TestList(t *testing.T) {
-	s := openTest(t, filepath.Join(t.TempDir(), "results.db"))
+	forEachBackend(t, func(t *testing.T, s *Store, _ string) { testList(t, s) })
+}
+
+func testList(t *testing.T, s *Store) {
 	// Runs 1..6; odd i have series=s1. Runs 5 and 6 are oltp; run 6 has no tags.
 	var ids []int64
 	for i := range 6 {
