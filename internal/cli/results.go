@@ -219,7 +219,7 @@ func (a *App) resultsExport(ctx context.Context, args []string) error {
 	}
 	defer st.Close()
 	if out == "-" {
-		return a.exportErr(st, st.Export(ctx, ids, a.Stdout))
+		return exportErr(st.Export(ctx, ids, a.Stdout))
 	}
 	// Write a temporary file beside the output and rename it into place,
 	// so that a failure never leaves a partial export under its name.
@@ -230,7 +230,7 @@ func (a *App) resultsExport(ctx context.Context, args []string) error {
 	defer os.Remove(f.Name()) // fails harmlessly once renamed
 	if err := st.Export(ctx, ids, f); err != nil {
 		f.Close()
-		return a.exportErr(st, err)
+		return exportErr(err)
 	}
 	if err := f.Sync(); err != nil {
 		f.Close()
@@ -247,12 +247,12 @@ func (a *App) resultsExport(ctx context.Context, args []string) error {
 }
 
 // exportErr maps an Export error: a missing run is bad input.
-func (a *App) exportErr(st *store.Store, err error) error {
+func exportErr(err error) error {
 	switch {
 	case err == nil:
 		return nil
 	case errors.Is(err, store.ErrNotFound):
-		return usagef("results export: %v in %s", err, st.Location())
+		return usagef("results export: %v", err)
 	}
 	return failed(fmt.Errorf("results export: %w", err))
 }

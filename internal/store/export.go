@@ -50,12 +50,12 @@ func (s *Store) Export(ctx context.Context, ids []int64, w io.Writer) error {
 	for _, id := range ids {
 		r, err := s.Run(ctx, id)
 		if err != nil {
-			return fmt.Errorf("export: %w", err)
+			return fmt.Errorf("export from %s: %w", s.loc, err)
 		}
 		runs = append(runs, r)
 	}
 	if err := encodeExport(w, runs); err != nil {
-		return fmt.Errorf("export: %w", err)
+		return fmt.Errorf("export from %s: %w", s.loc, err)
 	}
 	return nil
 }

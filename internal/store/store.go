@@ -46,7 +46,7 @@ var ErrNotFound = errors.New("run not found")
 
 // ErrNoDir is returned (wrapped) by Open when the directory of a store file
 // does not exist: a mistyped path is an error, not a new empty store.
-var ErrNoDir = errors.New("directory does not exist")
+var ErrNoDir = errors.New("no such directory")
 
 // ErrBadLocation is returned (wrapped) by Open for a DSN it cannot use (an
 // unknown scheme, no database name).
@@ -108,14 +108,13 @@ func Open(ctx context.Context, loc string) (*Store, error) {
 		return nil, fmt.Errorf("open results store %s: %w", loc, err)
 	}
 	dir := filepath.Dir(abs)
-	if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
-		why := "does not exist"
-		if err == nil {
-			why = "is not a directory"
-		} else if !errors.Is(err, fs.ErrNotExist) {
-			why = err.Error()
-		}
-		return nil, fmt.Errorf("open results store %s: directory %s %s: %w", loc, dir, why, ErrNoDir)
+	switch fi, err := os.Stat(dir); {
+	case errors.Is(err, fs.ErrNotExist):
+		return nil, fmt.Errorf("open results store %s: %w: %s", loc, ErrNoDir, dir)
+	case err != nil:
+		return nil, fmt.Errorf("open results store %s: %w", loc, err)
+	case !fi.IsDir():
+		return nil, fmt.Errorf("open results store %s: %w: %s is not a directory", loc, ErrNoDir, dir)
 	}
 	return openFile(ctx, loc, abs)
 }
