@@ -322,3 +322,55 @@ func TestWriteFailure(t *testing.T) {
 	checkStore(t, path, 2)
 	_ = mustRun(t, s, earlier)
 }
+
+// TestConcurrentWriters: on every backend, goroutines appending to one run
+// and saving others at once lose nothing and number intervals without gaps.
+func TestConcurrentWriters(t *testing.T) {
+	forEachBackend(t, func(t *testing.T, s *Store, loc string) {
+		ctx := context.Background()
+		id, err := s.BeginRun(ctx, testRun(0, 0))
+		if err != nil {
+			t.Fatal(err)
+		}
+		other, err := Open(ctx, loc) // a second client of the same store
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer other.Close()
+		const perWriter = 10
+		errs := make(chan error, 4*perWriter)
+		done := make(chan struct{})
+		for w, st := range []*Store{s, other, s, other} {
+			go func() {
+				defer func() { done <- struct{}{} }()
+				for i := range perWriter {
+					var err error
+					if w < 2 {
+						ivs, sm := checkpointIntervals(0, 2)
+						err = st.AppendIntervals(ctx, id, ivs, sm)
+					} else {
+						_, err = st.SaveRun(ctx, testRun(w*perWriter+i, 3))
+					}
+					if err != nil {
+						errs <- err
+					}
+				}
+			}()
+		}
+		for range 4 {
+			<-done
+		}
+		close(errs)
+		for err := range errs {
+			t.Error(err)
+		}
+		r := mustRun(t, s, id)
+		if len(r.Intervals) != 2*2*perWriter || r.Monitor == nil || len(r.Monitor.Samples) != 2*2*perWriter {
+			t.Errorf("run has %d intervals, want %d", len(r.Intervals), 4*perWriter)
+		}
+		rows, err := s.List(ctx, Filter{})
+		if err != nil || len(rows) != 1+2*perWriter {
+			t.Errorf("List: %d runs (%v), want %d", len(rows), err, 1+2*perWriter)
+		}
+	})
+}
