@@ -2,6 +2,8 @@ package store
 
 import (
 	"context"
+	"database/sql"
+	"encoding/json"
 	"errors"
 	"os"
 	"path/filepath"
@@ -9,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/dbarena/dbarena/internal/sandbox/sandboxtest"
+	"github.com/dbarena/dbarena/internal/summary"
 	"github.com/dbarena/dbarena/internal/target"
 )
 
@@ -170,5 +173,45 @@ func TestMigrationsAllBackends(t *testing.T) {
 				t.Errorf("Open of a newer schema = %v, want a 'newer' error", err)
 			}
 		})
+	}
+}
+
+// TestMigrateV1File: a store written by the previous dbarena (schema 1)
+// is upgraded in place; its runs read back unchanged and are found by plan.
+func TestMigrateV1File(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "results.db")
+	db, err := sql.Open("sqlite", sqliteDSN(path))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.Exec(schemaV1 + "PRAGMA user_version = 1;"); err != nil {
+		t.Fatal(err)
+	}
+	old := testRun(0, 3)
+	old.Plan = &summary.PlanRef{Name: "sweep", Cell: "c", Round: 1}
+	old.ID = 1
+	doc, err := json.Marshal(old)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The row as schema 1 stored it (headline columns trimmed to the
+	// required ones) and its intervals.
+	if _, err := db.Exec(`INSERT INTO runs (id, schema, started_at, ended_at, status, workload, summary)
+		VALUES (1, ?, ?, ?, ?, ?, ?)`, old.Schema, formatTime(old.StartedAt), formatTime(old.EndedAt), old.Status, old.Workload, string(doc)); err != nil {
+		t.Fatal(err)
+	}
+	for k, iv := range old.Intervals {
+		if _, err := db.Exec(`INSERT INTO intervals (run_id, seq, t_s) VALUES (1, ?, ?)`, k, iv.TS); err != nil {
+			t.Fatal(err)
+		}
+	}
+	db.Close()
+
+	s := openTest(t, path)
+	sameRun(t, "schema-1 run", mustRun(t, s, 1), old)
+	rows, err := s.List(ctx, Filter{Plan: "sweep"})
+	if err != nil || len(rows) != 1 || rows[0].ID != 1 {
+		t.Errorf("List(plan) after the upgrade = %v, %v", rows, err)
 	}
 }
