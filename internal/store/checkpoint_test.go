@@ -374,3 +374,38 @@ func TestConcurrentWriters(t *testing.T) {
 		}
 	})
 }
+
+// BenchmarkAppendIntervals is the cost of storing one report interval (and
+// its monitor sample) as it ends, one transaction each, on SQLite.
+func BenchmarkAppendIntervals(b *testing.B) {
+	s := openTest(b, filepath.Join(b.TempDir(), "results.db"))
+	ctx := context.Background()
+	id, err := s.BeginRun(ctx, testRun(0, 0))
+	if err != nil {
+		b.Fatal(err)
+	}
+	ivs, sm := checkpointIntervals(0, 1)
+	b.ReportAllocs()
+	for b.Loop() {
+		if err := s.AppendIntervals(ctx, id, ivs, sm); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkCheckpoint is the cost of one checkpoint of a TPC-C-like run.
+func BenchmarkCheckpoint(b *testing.B) {
+	s := openTest(b, filepath.Join(b.TempDir(), "results.db"))
+	ctx := context.Background()
+	r := testRun(0, 0)
+	id, err := s.BeginRun(ctx, r)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		if err := s.Checkpoint(ctx, id, r); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
