@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/dbarena/dbarena/internal/dialect"
 	"github.com/dbarena/dbarena/internal/store"
 	"github.com/dbarena/dbarena/internal/summary"
 )
@@ -156,6 +157,59 @@ func TestResultsExportImportErrors(t *testing.T) {
 	for _, e := range entries {
 		if strings.Contains(e.Name(), ".tmp-") {
 			t.Errorf("a failed export left %s", e.Name())
+		}
+	}
+}
+
+// TestResultsDSNStore: runs move from a file into a MariaDB results store
+// and back out; no output shows the DSN's password.
+func TestResultsDSNStore(t *testing.T) {
+	needServers(t)
+	tgt := suite.mariadb.Target()
+	d, err := dialect.For(tgt.Family())
+	if err != nil {
+		t.Fatal(err)
+	}
+	db, err := d.Open(tgt, dialect.OpenOptions{MaxConns: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	if _, err := db.Exec("CREATE DATABASE cli_results_dsn"); err != nil {
+		t.Fatal(err)
+	}
+	defer db.Exec("DROP DATABASE cli_results_dsn") //nolint:errcheck // best effort
+	tgt.Database = "cli_results_dsn"
+	dsn := tgt.DSN()
+
+	src, ids := resultsFixture(t)
+	out := filepath.Join(t.TempDir(), "runs.jsonl")
+	dbarena(t, "results", "export", itoa(ids[0]), itoa(ids[1]), "-o", out, "--results", src).mustSucceed(t)
+	var outputs []string
+	r := dbarena(t, "results", "import", out, "--results", dsn).mustSucceed(t)
+	outputs = append(outputs, r.stdout, r.stderr)
+	if !strings.Contains(r.stdout, "Imported 2 runs") || !strings.Contains(r.stdout, "***") {
+		t.Errorf("import said %q", r.stdout)
+	}
+	r = dbarena(t, "results", "list", "--results", dsn).mustSucceed(t)
+	outputs = append(outputs, r.stdout, r.stderr)
+	if strings.Count(r.stdout, "oltp_read_write") != 2 {
+		t.Errorf("list:\n%s", r.stdout)
+	}
+	r = dbarena(t, "results", "show", "999", "--results", dsn)
+	outputs = append(outputs, r.stdout, r.stderr)
+	if r.code != 2 {
+		t.Errorf("show of a missing run: exit %d", r.code)
+	}
+	bad := strings.Replace(dsn, tgt.Password, tgt.Password+"x", 1)
+	r = dbarena(t, "results", "list", "--results", bad)
+	outputs = append(outputs, r.stdout, r.stderr)
+	if r.code != 3 {
+		t.Errorf("wrong password: exit %d, want 3 (%s)", r.code, r.stderr)
+	}
+	for _, o := range outputs {
+		if strings.Contains(o, tgt.Password) {
+			t.Errorf("output shows the password: %q", o)
 		}
 	}
 }
