@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -183,4 +185,32 @@ func FuzzDecodeExport(f *testing.F) {
 			t.Fatalf("round trip changed the runs\n%s\n%s", a.Bytes(), b.Bytes())
 		}
 	})
+}
+
+// TestFuzzSeeds: the committed seeds named valid-* are accepted, the
+// others refused, so the corpus covers both paths.
+func TestFuzzSeeds(t *testing.T) {
+	dir := filepath.Join("testdata", "fuzz", "FuzzDecodeExport")
+	entries, err := os.ReadDir(dir)
+	if err != nil || len(entries) == 0 {
+		t.Fatalf("no seed corpus in %s: %v", dir, err)
+	}
+	for _, e := range entries {
+		b, err := os.ReadFile(filepath.Join(dir, e.Name()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		lines := strings.SplitN(string(b), "\n", 3)
+		if len(lines) < 2 || lines[0] != "go test fuzz v1" {
+			t.Fatalf("%s is not a fuzz seed", e.Name())
+		}
+		in, err := strconv.Unquote(strings.TrimSuffix(strings.TrimPrefix(lines[1], "[]byte("), ")"))
+		if err != nil {
+			t.Fatalf("%s: %v", e.Name(), err)
+		}
+		_, err = decodeExport(strings.NewReader(in))
+		if valid := strings.HasPrefix(e.Name(), "valid-"); valid != (err == nil) {
+			t.Errorf("seed %s: decode error %v", e.Name(), err)
+		}
+	}
 }
