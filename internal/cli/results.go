@@ -4,40 +4,64 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/dbarena/dbarena/internal/workload"
+	"os"
+	"path/filepath"
 	"sort"
 	"strconv"
 	"strings"
 	"text/tabwriter"
 
 	"github.com/dbarena/dbarena/internal/store"
+	"github.com/dbarena/dbarena/internal/workload"
 )
 
 const resultsUsage = `dbarena results COMMAND
 
-  list [--json] [--tag KEY=VALUE ...] [--workload NAME] [--limit N] [--results PATH]
-  show ID [--json] [--results PATH]
+  list [--json] [--tag KEY=VALUE ...] [--workload NAME] [--limit N] [--results PATH|DSN]
+  show ID [--json] [--results PATH|DSN]
+  export ID... -o FILE [--results PATH|DSN]   runs to a file (JSON lines, dbarena.export/v1); -o - for stdout
+  import FILE [--results PATH|DSN]            runs from an export file, all or none, with new ids
 `
 
 func (a *App) results(ctx context.Context, args []string) error {
 	if len(args) == 0 {
-		return usagef("name a results command: list, show")
+		return usagef("name a results command: list, show, export, import")
 	}
 	switch args[0] {
 	case "list":
 		return a.resultsList(ctx, args[1:])
 	case "show":
 		return a.resultsShow(ctx, args[1:])
+	case "export":
+		return a.resultsExport(ctx, args[1:])
+	case "import":
+		return a.resultsImport(ctx, args[1:])
 	}
-	return usagef("unknown results command %q (want list, show)", args[0])
+	return usagef("unknown results command %q (want list, show, export, import)", args[0])
 }
 
-func (a *App) openStore(ctx context.Context, path string) (*store.Store, error) {
-	st, err := store.Open(ctx, a.resultsPath(path))
-	if err != nil {
-		return nil, usagef("--results: %w", err)
+// openStore opens the results store named by a --results value: a file
+// path (its directory must exist) or a mysql:// or postgres:// DSN; empty
+// means the default file under $DBARENA_HOME, created with its directories
+// if needed. A bad location exits 2, an unreachable database 3; the error
+// never shows a DSN's password.
+func (a *App) openStore(ctx context.Context, loc string) (*store.Store, error) {
+	var (
+		st  *store.Store
+		err error
+	)
+	if loc == "" {
+		st, err = store.OpenDefault(ctx, store.DefaultPath(a.Getenv))
+	} else {
+		st, err = store.Open(ctx, loc)
 	}
-	return st, nil
+	switch {
+	case err == nil:
+		return st, nil
+	case errors.Is(err, store.ErrUnreachable):
+		return nil, unreachable(fmt.Errorf("--results: %w", err))
+	}
+	return nil, usagef("--results: %w", err)
 }
 
 func (a *App) resultsList(ctx context.Context, args []string) error {
@@ -49,7 +73,7 @@ func (a *App) resultsList(ctx context.Context, args []string) error {
 	)
 	fs := newFlagSet("results list")
 	fs.BoolVar(&asJSON, "json", false, "print JSON")
-	fs.StringVar(&path, "results", "", "results store (default $DBARENA_HOME/results.db)")
+	fs.StringVar(&path, "results", "", "results store: a file or a mysql:// or postgres:// DSN (default $DBARENA_HOME/results.db)")
 	fs.Var(keyValues{&tags}, "tag", "only runs with this KEY=VALUE tag (repeatable)")
 	fs.StringVar(&filter.Workload, "workload", "", "only runs of this workload")
 	fs.IntVar(&filter.Limit, "limit", 50, "at most this many runs, newest first (0 = all)")
@@ -110,7 +134,7 @@ func (a *App) resultsShow(ctx context.Context, args []string) error {
 	)
 	fs := newFlagSet("results show")
 	fs.BoolVar(&asJSON, "json", false, "print the run summary (dbarena.run/v1) as JSON")
-	fs.StringVar(&path, "results", "", "results store (default $DBARENA_HOME/results.db)")
+	fs.StringVar(&path, "results", "", "results store: a file or a mysql:// or postgres:// DSN (default $DBARENA_HOME/results.db)")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -128,7 +152,7 @@ func (a *App) resultsShow(ctx context.Context, args []string) error {
 	defer st.Close()
 	run, err := st.Run(ctx, id)
 	if errors.Is(err, store.ErrNotFound) {
-		return usagef("results show: no run %d in %s", id, a.resultsPath(path))
+		return usagef("results show: no run %d in %s", id, st.Location())
 	}
 	if err != nil {
 		return failed(err)
@@ -152,5 +176,119 @@ func (a *App) resultsShow(ctx context.Context, args []string) error {
 			fmt.Fprint(a.Stdout, rep.FormatSummary(run))
 		}
 	}
+	return nil
+}
+
+// parseRunIDs parses run ids given as arguments, each a number or a
+// comma-separated list of numbers.
+func parseRunIDs(cmd string, args []string) ([]int64, error) {
+	var ids []int64
+	for _, a := range args {
+		for _, f := range strings.Split(a, ",") {
+			id, err := strconv.ParseInt(strings.TrimSpace(f), 10, 64)
+			if err != nil || id < 1 {
+				return nil, usagef("%s: %q is not a run ID", cmd, f)
+			}
+			ids = append(ids, id)
+		}
+	}
+	if len(ids) == 0 {
+		return nil, usagef("%s needs at least one run ID", cmd)
+	}
+	return ids, nil
+}
+
+func (a *App) resultsExport(ctx context.Context, args []string) error {
+	var path, out string
+	fs := newFlagSet("results export")
+	fs.StringVarP(&out, "output", "o", "", "write the runs to this file (- for stdout)")
+	fs.StringVar(&path, "results", "", "results store: a file or a mysql:// or postgres:// DSN (default $DBARENA_HOME/results.db)")
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	ids, err := parseRunIDs("results export", fs.Args())
+	if err != nil {
+		return err
+	}
+	if out == "" {
+		return usagef("results export: name the output file with -o FILE (or -o - for stdout)")
+	}
+	st, err := a.openStore(ctx, path)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	if out == "-" {
+		return exportErr(st.Export(ctx, ids, a.Stdout))
+	}
+	// Write a temporary file beside the output and rename it into place,
+	// so that a failure never leaves a partial export under its name.
+	f, err := os.CreateTemp(filepath.Dir(out), "."+filepath.Base(out)+".tmp-*")
+	if err != nil {
+		return usagef("-o %s: %w", out, err)
+	}
+	defer os.Remove(f.Name()) // fails harmlessly once renamed
+	if err := st.Export(ctx, ids, f); err != nil {
+		f.Close()
+		return exportErr(err)
+	}
+	if err := f.Sync(); err != nil {
+		f.Close()
+		return failed(fmt.Errorf("-o %s: %w", out, err))
+	}
+	if err := f.Close(); err != nil {
+		return failed(fmt.Errorf("-o %s: %w", out, err))
+	}
+	if err := os.Rename(f.Name(), out); err != nil {
+		return failed(fmt.Errorf("-o %s: %w", out, err))
+	}
+	fmt.Fprintf(a.Stderr, "Exported %d runs from %s to %s\n", len(ids), st.Location(), out)
+	return nil
+}
+
+// exportErr maps an Export error: a missing run is bad input.
+func exportErr(err error) error {
+	switch {
+	case err == nil:
+		return nil
+	case errors.Is(err, store.ErrNotFound):
+		return usagef("results export: %v", err)
+	}
+	return failed(fmt.Errorf("results export: %w", err))
+}
+
+func (a *App) resultsImport(ctx context.Context, args []string) error {
+	var path string
+	fs := newFlagSet("results import")
+	fs.StringVar(&path, "results", "", "results store: a file or a mysql:// or postgres:// DSN (default $DBARENA_HOME/results.db)")
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	if fs.NArg() != 1 {
+		return usagef("results import needs exactly one FILE (written by `dbarena results export`)")
+	}
+	file := fs.Arg(0)
+	f, err := os.Open(file)
+	if err != nil {
+		return usagef("results import: %w", err)
+	}
+	defer f.Close()
+	st, err := a.openStore(ctx, path)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	ids, err := st.Import(ctx, f)
+	if errors.Is(err, store.ErrBadInput) {
+		return usagef("results import: %s: %v", file, err)
+	}
+	if err != nil {
+		return failed(fmt.Errorf("results import: %s: %w", file, err))
+	}
+	s := make([]string, len(ids))
+	for i, id := range ids {
+		s[i] = strconv.FormatInt(id, 10)
+	}
+	fmt.Fprintf(a.Stdout, "Imported %d runs from %s into %s as runs %s\n", len(ids), file, st.Location(), strings.Join(s, ", "))
 	return nil
 }

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"fmt"
+	"math/rand/v2"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -13,6 +14,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/dbarena/dbarena/internal/summary"
 )
 
 // Environment of a helper child process (see TestHelperProcess).
@@ -28,6 +31,9 @@ const (
 //	save  save N runs, then exit 0
 //	loop  save runs (N intervals each) forever, printing "saved ID" after each commit
 //	hold  print "holding" from inside a SaveRun transaction, then block forever
+//	checkpoint  begin a run, print "begun ID", then forever append one
+//	      interval and sample (N values each), printing "appended K" after
+//	      each commit, and checkpoint every third interval
 func TestHelperProcess(t *testing.T) {
 	mode := os.Getenv(envHelperMode)
 	if mode == "" {
@@ -63,6 +69,8 @@ func helper(mode, path string, n int) error {
 			}
 			fmt.Printf("saved %d\n", id)
 		}
+	case "checkpoint":
+		return checkpointLoop(ctx, s, n)
 	case "hold":
 		s.beforeCommit = func() {
 			fmt.Println("holding")
@@ -72,6 +80,35 @@ func helper(mode, path string, n int) error {
 		return err
 	}
 	return fmt.Errorf("unknown mode %q", mode)
+}
+
+// checkpointLoop is the "checkpoint" helper mode.
+func checkpointLoop(ctx context.Context, s *Store, n int) error {
+	r := testRun(os.Getpid()%1000, 0)
+	r.Totals.Events = 0
+	id, err := s.BeginRun(ctx, r)
+	if err != nil {
+		return err
+	}
+	fmt.Printf("begun %d\n", id)
+	values := map[string]float64{}
+	for j := range n {
+		values[fmt.Sprintf("counter.c%d", j)] = float64(j)
+	}
+	for k := 1; ; k++ {
+		iv := summary.Interval{TS: float64(k), Threads: 16, TPS: float64(k), P95MS: 2}
+		if err := s.AppendIntervals(ctx, id, []summary.Interval{iv}, []summary.Sample{{TS: float64(k), Values: values}}); err != nil {
+			return err
+		}
+		fmt.Printf("appended %d\n", k)
+		if k%3 == 0 {
+			r.Totals.Events = int64(k)
+			if err := s.Checkpoint(ctx, id, r); err != nil {
+				return err
+			}
+			fmt.Printf("checkpointed %d\n", k)
+		}
+	}
 }
 
 // child is a running helper process and the lines it prints.
@@ -132,13 +169,20 @@ func (c *child) waitLine(tb testing.TB, prefix string) string {
 // reported as committed.
 func (c *child) kill(tb testing.TB) []int64 {
 	tb.Helper()
+	return c.killCounting(tb, "saved ")
+}
+
+// killCounting sends SIGKILL and reaps the child; it returns the numbers
+// that followed prefix in the lines it printed.
+func (c *child) killCounting(tb testing.TB, prefix string) []int64 {
+	tb.Helper()
 	if err := c.cmd.Process.Signal(syscall.SIGKILL); err != nil {
 		tb.Fatalf("kill helper: %v", err)
 	}
 	c.cmd.Wait() // "signal: killed" is expected
 	var ids []int64
 	for l := range c.lines {
-		if id, ok := strings.CutPrefix(l, "saved "); ok {
+		if id, ok := strings.CutPrefix(l, prefix); ok {
 			n, err := strconv.ParseInt(id, 10, 64)
 			if err != nil {
 				tb.Fatalf("helper printed %q", l)
@@ -239,6 +283,95 @@ func TestKill9(t *testing.T) {
 			t.Errorf("new run id %d, want > %d", id, earlier[1])
 		}
 	})
+}
+
+// TestKill9Checkpointed kills a process writing a run as it goes
+// (AppendIntervals, Checkpoint) at random moments, several times on the
+// same file: every time the file passes the integrity check, earlier runs
+// are intact, and the killed run reads back "aborted" with every interval
+// committed before the kill, in order, and its last checkpoint.
+func TestKill9Checkpointed(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts and kills child processes")
+	}
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "results.db")
+	s := openTest(t, path)
+	earlier := []int64{save(t, s, testRun(0, 10)), save(t, s, testRun(1, 10))}
+
+	type killed struct {
+		id        int64
+		intervals int
+	}
+	var runs []killed
+	rng := rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), 1))
+	for round := range 8 {
+		// Samples of 1..200 values make transactions of different sizes.
+		c := startHelper(t, "checkpoint", path, 1+rng.IntN(200))
+		line := c.waitLine(t, "begun ")
+		id, err := strconv.ParseInt(strings.TrimPrefix(line, "begun "), 10, 64)
+		if err != nil {
+			t.Fatalf("helper printed %q", line)
+		}
+		first, err := strconv.ParseInt(strings.TrimPrefix(c.waitLine(t, "appended "), "appended "), 10, 64)
+		if err != nil {
+			t.Fatal(err)
+		}
+		delay := time.Duration(rng.Int64N(int64(30 * time.Millisecond)))
+		time.Sleep(delay)
+		last := first
+		if appended := c.killCounting(t, "appended "); len(appended) > 0 {
+			last = appended[len(appended)-1]
+		}
+		t.Logf("round %d: killed after %v, %d intervals reported committed", round, delay, last)
+
+		checkStore(t, path, len(earlier)+len(runs)+1)
+		got := mustRun(t, s, id)
+		if got.Status != summary.StatusAborted {
+			t.Errorf("round %d: killed run %d has status %q, want aborted", round, id, got.Status)
+		}
+		// The interval being written at the kill may or may not have
+		// committed; every reported one has.
+		n := len(got.Intervals)
+		if int64(n) < last || int64(n) > last+1 {
+			t.Errorf("round %d: run %d has %d intervals, %d were committed", round, id, n, last)
+		}
+		for k, iv := range got.Intervals {
+			if iv.TS != float64(k+1) || got.Monitor == nil || len(got.Monitor.Samples) != n || got.Monitor.Samples[k].TS != iv.TS {
+				t.Fatalf("round %d: interval %d is %+v, samples %v; want t_s %d with its sample", round, k, iv, got.Monitor, k+1)
+			}
+		}
+		if ev := got.Totals.Events; ev%3 != 0 || ev > int64(n) || int64(n)-ev > 3 {
+			t.Errorf("round %d: checkpointed events %d with %d intervals", round, ev, n)
+		}
+		runs = append(runs, killed{id, n})
+		for _, k := range runs {
+			if r := mustRun(t, s, k.id); r.Status != summary.StatusAborted || len(r.Intervals) != k.intervals {
+				t.Errorf("round %d: earlier killed run %d: %s with %d intervals, want aborted with %d", round, k.id, r.Status, len(r.Intervals), k.intervals)
+			}
+		}
+		for i, id := range earlier {
+			want := testRun(i, 10)
+			want.ID = id
+			sameRun(t, "earlier run", mustRun(t, s, id), want)
+		}
+		if t.Failed() {
+			t.FailNow()
+		}
+	}
+	rows, err := s.List(ctx, Filter{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	aborted := 0
+	for _, r := range rows {
+		if r.Status == summary.StatusAborted {
+			aborted++
+		}
+	}
+	if aborted != len(runs) {
+		t.Errorf("List shows %d aborted runs, want %d", aborted, len(runs))
+	}
 }
 
 func containsID(ids []int64, id int64) bool {

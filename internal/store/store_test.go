@@ -106,6 +106,20 @@ func openTest(tb testing.TB, path string) *Store {
 	return s
 }
 
+func openDefaultTest(tb testing.TB, path string) *Store {
+	tb.Helper()
+	s, err := OpenDefault(context.Background(), path)
+	if err != nil {
+		tb.Fatalf("OpenDefault(%s): %v", path, err)
+	}
+	tb.Cleanup(func() {
+		if err := s.Close(); err != nil {
+			tb.Errorf("Close: %v", err)
+		}
+	})
+	return s
+}
+
 func save(tb testing.TB, s *Store, r *summary.Run) int64 {
 	tb.Helper()
 	id, err := s.SaveRun(context.Background(), r)
@@ -152,7 +166,13 @@ func TestSaveRunRoundTrip(t *testing.T) {
 		{"interrupted without optional parts", interrupted},
 		{"minimal failed run", minimal},
 	}
-	s := openTest(t, filepath.Join(t.TempDir(), "results.db"))
+	forEachBackend(t, func(t *testing.T, s *Store, _ string) { testSaveRunRoundTrip(t, s, tests) })
+}
+
+func testSaveRunRoundTrip(t *testing.T, s *Store, tests []struct {
+	name string
+	run  *summary.Run
+}) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			id := save(t, s, tt.run)
@@ -189,14 +209,14 @@ func TestSaveRunRoundTrip(t *testing.T) {
 			table string
 			want  int
 		}{{"intervals", 7}, {"run_types", 3}, {"run_tags", 2}} {
-			err := s.db.QueryRow("SELECT count(*) FROM "+q.table+" WHERE run_id = ?", id).Scan(&n)
+			err := s.db.QueryRow(s.be.rebind("SELECT count(*) FROM "+q.table+" WHERE run_id = ?"), id).Scan(&n)
 			if err != nil || n != q.want {
 				t.Errorf("%s rows = %d (%v), want %d", q.table, n, err, q.want)
 			}
 		}
 		var p95, tpmc float64
 		var status, started string
-		if err := s.db.QueryRow("SELECT p95_ms, tpmc, status, started_at FROM runs WHERE id = ?", id).Scan(&p95, &tpmc, &status, &started); err != nil {
+		if err := s.db.QueryRow(s.be.rebind("SELECT p95_ms, tpmc, status, started_at FROM runs WHERE id = ?"), id).Scan(&p95, &tpmc, &status, &started); err != nil {
 			t.Fatal(err)
 		}
 		if p95 != r.LatencyMS.P95 || tpmc != *r.TpmC || status != r.Status || started != "2025-03-01T11:02:00.123456789Z" {
@@ -255,7 +275,10 @@ func TestRunNotFound(t *testing.T) {
 }
 
 func TestList(t *testing.T) {
-	s := openTest(t, filepath.Join(t.TempDir(), "results.db"))
+	forEachBackend(t, func(t *testing.T, s *Store, _ string) { testList(t, s) })
+}
+
+func testList(t *testing.T, s *Store) {
 	// Runs 1..6; odd i have series=s1. Runs 5 and 6 are oltp; run 6 has no tags.
 	var ids []int64
 	for i := range 6 {
@@ -386,7 +409,7 @@ func TestOpenMigrations(t *testing.T) {
 	})
 	t.Run("odd characters in path", func(t *testing.T) {
 		path := filepath.Join(t.TempDir(), "we?ird #dir%20", "res ults.db")
-		s := openTest(t, path)
+		s := openDefaultTest(t, path)
 		save(t, s, testRun(0, 1))
 		if _, err := os.Stat(path); err != nil {
 			t.Errorf("store file not at %s: %v", path, err)
@@ -397,7 +420,7 @@ func TestOpenMigrations(t *testing.T) {
 func TestFileModes(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "home", "dbarena")
 	path := filepath.Join(dir, "results.db")
-	s := openTest(t, path)
+	s := openDefaultTest(t, path)
 	save(t, s, testRun(0, 1))
 	for _, tt := range []struct {
 		name string
