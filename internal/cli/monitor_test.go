@@ -5,10 +5,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/dbarena/dbarena/internal/dialect"
 	"github.com/dbarena/dbarena/internal/store"
 	"github.com/dbarena/dbarena/internal/summary"
-	"github.com/dbarena/dbarena/internal/target"
 )
 
 // TestRunCarriesMonitor runs a short workload on both flavors and checks
@@ -148,31 +146,4 @@ func keysOf(m *summary.Monitor) []string {
 		keys = append(keys, k)
 	}
 	return keys
-}
-
-// TestRemoteTargetMonitorsCountersOnly: a DSN on another machine gets no
-// host or server-process figures, and the note says why.
-func TestRemoteTargetMonitorsCountersOnly(t *testing.T) {
-	d, _ := dialect.For(target.MySQL)
-	s := &session{target: target.Target{Flavor: target.FlavorMariaDB, Host: "db.remote.invalid", Port: 3306,
-		User: "u", Password: "topsecret", Database: "sbtest"}, dialect: d}
-	a := &App{Getenv: func(string) string { return t.TempDir() }}
-	rm := a.startMonitor(context.Background(), s, monitorOn)
-	defer rm.close()
-	v := rm.Sample(context.Background(), 1)
-	for k := range v {
-		if strings.HasPrefix(k, "host.") || strings.HasPrefix(k, "server.") || strings.HasPrefix(k, "disk.") {
-			t.Errorf("remote target sampled %s", k)
-		}
-	}
-	if _, ok := v["client.rss_mb"]; !ok {
-		t.Errorf("dbarena's own figures are missing: %v", v)
-	}
-	sum := rm.Summary(10, nil)
-	if !strings.Contains(sum.Note, "remote target") || strings.Contains(sum.Note, "topsecret") {
-		t.Fatalf("note: %q", sum.Note)
-	}
-	if hostFigure(v) != "" {
-		t.Fatalf("a remote run shows host figures")
-	}
 }

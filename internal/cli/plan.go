@@ -11,6 +11,7 @@ import (
 
 	"github.com/dbarena/dbarena/internal/catalog"
 	"github.com/dbarena/dbarena/internal/dialect"
+	"github.com/dbarena/dbarena/internal/execute"
 	"github.com/dbarena/dbarena/internal/hostinfo"
 	"github.com/dbarena/dbarena/internal/lab"
 	"github.com/dbarena/dbarena/internal/plan"
@@ -136,7 +137,7 @@ func (a *App) planRun(ctx context.Context, args []string) error {
 	for _, w := range warnings {
 		fmt.Fprintln(a.Stderr, "warning:", w)
 	}
-	st, err := store.Open(ctx, a.resultsPath(o.results))
+	st, err := a.openStore(ctx, o.results)
 	if err != nil {
 		return usagef("--results: %w", err)
 	}
@@ -184,17 +185,17 @@ func (pp planPipeline) Prepare(ctx context.Context, j lab.Job) error {
 		return err
 	}
 	const loaders = 2
-	s, err := connect(ctx, j.Target, dialect.OpenOptions{MaxConns: loaders + 1})
+	s, err := execute.Connect(ctx, j.Target, dialect.OpenOptions{MaxConns: loaders + 1})
 	if err != nil {
 		return err
 	}
 	defer s.Close()
 	if cl, ok := w.(workload.Cleaner); ok {
-		err = cl.Cleanup(ctx, s.env())
+		err = cl.Cleanup(ctx, s.Env())
 	}
 	if p, ok := w.(workload.Preparer); ok && err == nil {
 		setThreads(w, loaders)
-		err = p.Prepare(ctx, s.env(), loaders, discardProgress{})
+		err = p.Prepare(ctx, s.Env(), loaders, discardProgress{})
 	}
 	if err != nil {
 		return errors.New(j.Target.Mask(err.Error()))
@@ -208,8 +209,7 @@ func (pp planPipeline) Run(ctx context.Context, j lab.Job) (*summary.Run, error)
 	if err != nil {
 		return nil, err
 	}
-	r, ok := w.(workload.Runner)
-	if !ok {
+	if _, ok := w.(workload.Runner); !ok {
 		return nil, fmt.Errorf("workload %s has no run step", w.Name())
 	}
 	setThreads(w, j.Threads())
@@ -217,12 +217,12 @@ func (pp planPipeline) Run(ctx context.Context, j lab.Job) (*summary.Run, error)
 	if errs := ro.cfg.Validate(); len(errs) > 0 {
 		return nil, errors.Join(errs...)
 	}
-	s, err := connect(ctx, j.Target, dialect.OpenOptions{MaxConns: j.Threads()})
+	s, err := execute.Connect(ctx, j.Target, dialect.OpenOptions{MaxConns: j.Threads()})
 	if err != nil {
 		return nil, err
 	}
 	defer s.Close()
-	return pp.a.runOnce(ctx, pp.st, s, w, r, &ro, j.Step.Round, pp.host)
+	return pp.a.runOnce(ctx, pp.st, s, w, &ro, j.Step.Round, pp.host)
 }
 
 // discardProgress ignores load progress (plan run prints a line per cell).

@@ -32,7 +32,7 @@ func (a *App) planShow(ctx context.Context, args []string) error {
 	if fs.NArg() != 1 {
 		return usagef("plan show needs exactly one plan NAME")
 	}
-	st, err := store.Open(ctx, a.resultsPath(o.results))
+	st, err := a.openStore(ctx, o.results)
 	if err != nil {
 		return usagef("--results: %w", err)
 	}
@@ -43,7 +43,7 @@ func (a *App) planShow(ctx context.Context, args []string) error {
 			return failed(err)
 		}
 		if session == "" {
-			return usagef("no runs of plan %q in %s", name, a.resultsPath(o.results))
+			return usagef("no runs of plan %q in %s", name, st.Location())
 		}
 	}
 	var base []plan.Param

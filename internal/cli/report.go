@@ -106,11 +106,11 @@ func (a *App) report(ctx context.Context, args []string) error {
 		return failed(err)
 	}
 	if len(runs) == 0 {
-		return usagef("no stored run matches the selection in %s", a.resultsPath(path))
+		return usagef("no stored run matches the selection in %s", st.Location())
 	}
 	for _, id := range filter.IDs {
 		if !containsRun(runs, id) {
-			return usagef("no run %d in %s", id, a.resultsPath(path))
+			return usagef("no run %d in %s", id, st.Location())
 		}
 	}
 	rep, err := report.Build(runs, opts)
@@ -232,7 +232,7 @@ func (a *App) compare(ctx context.Context, args []string) error {
 	for i, id := range ids {
 		run, err := st.Run(ctx, id)
 		if errors.Is(err, store.ErrNotFound) {
-			return usagef("no run %d in %s", id, a.resultsPath(path))
+			return usagef("no run %d in %s", id, st.Location())
 		}
 		if err != nil {
 			return failed(err)

@@ -7,14 +7,16 @@ import (
 	"fmt"
 	"os"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/spf13/pflag"
 
 	"github.com/dbarena/dbarena/internal/dialect"
+	"github.com/dbarena/dbarena/internal/execute"
 	"github.com/dbarena/dbarena/internal/hostinfo"
-	"github.com/dbarena/dbarena/internal/monitor"
 	"github.com/dbarena/dbarena/internal/runner"
+	"github.com/dbarena/dbarena/internal/secret"
 	"github.com/dbarena/dbarena/internal/store"
 	"github.com/dbarena/dbarena/internal/summary"
 	"github.com/dbarena/dbarena/internal/workload"
@@ -52,7 +54,8 @@ func (o *runOptions) flags(fs *pflag.FlagSet) {
 	fs.IntVar(&o.rounds, "rounds", 1, "run this many times, each stored as its own run tagged round=N")
 	fs.Var(keyValues{&o.tags}, "tag", "KEY=VALUE label stored with the run (repeatable)")
 	fs.StringVar(&o.jsonPath, "json", "", "write the run summary (dbarena.run/v1) to this file")
-	fs.StringVar(&o.results, "results", "", "results store (SQLite file); default $DBARENA_HOME/results.db")
+	fs.StringVar(&o.results, "results", "", "results store: a SQLite file (its directory must exist), or mysql://... or postgres://... for a shared store; default $DBARENA_HOME/results.db")
+	durationFlag(fs, &o.cfg.ReconnectTimeout, "reconnect-timeout", o.cfg.ReconnectTimeout, "how long a worker tries to reconnect to a lost target before the run fails")
 	monitorFlag(fs, &o.monitor)
 }
 
@@ -66,15 +69,10 @@ func (o *runOptions) validate(fs *pflag.FlagSet) []error {
 	if o.rounds < 1 {
 		errs = append(errs, errors.New("--rounds must be at least 1"))
 	}
-	errs = append(errs, validateMonitor(o.monitor)...)
-	return errs
-}
-
-func (a *App) resultsPath(flag string) string {
-	if flag != "" {
-		return flag
+	if !execute.ValidMonitor(o.monitor) {
+		errs = append(errs, validateMonitor(o.monitor)...)
 	}
-	return store.DefaultPath(a.Getenv)
+	return errs
 }
 
 func (a *App) run(ctx context.Context, args []string) error {
@@ -82,8 +80,7 @@ func (a *App) run(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	r, ok := w.(workload.Runner)
-	if !ok {
+	if _, ok := w.(workload.Runner); !ok {
 		return missing(w, "run")
 	}
 	var o runOptions
@@ -105,9 +102,9 @@ func (a *App) run(ctx context.Context, args []string) error {
 			return usagef("--json: %w", err)
 		}
 	}
-	st, err := store.Open(ctx, a.resultsPath(o.results))
+	st, err := a.openStore(ctx, o.results)
 	if err != nil {
-		return usagef("--results: %w", err)
+		return err
 	}
 	defer st.Close()
 
@@ -125,157 +122,134 @@ func (a *App) run(ctx context.Context, args []string) error {
 		}
 		// A fresh pool per round: closing it ends the server sessions, so
 		// the server's own counters are complete when they are read.
-		s, err := connect(ctx, t, dialect.OpenOptions{MaxConns: o.cfg.Threads})
+		s, err := execute.Connect(ctx, t, dialect.OpenOptions{MaxConns: o.cfg.Threads})
 		if err != nil {
-			return err
+			return exitFor(err)
 		}
-		run, err := a.runOnce(ctx, st, s, w, r, &o, round, host)
+		run, err := a.runOnce(ctx, st, s, w, &o, round, host)
 		s.Close()
 		if err != nil {
 			return err
 		}
-		if run.Status == summary.StatusFailed && runErr == nil {
-			runErr = failed(errors.New(run.Error))
-		}
-		if run.Status == summary.StatusInterrupted {
+		switch run.Status {
+		case summary.StatusInterrupted:
 			return failed(fmt.Errorf("interrupted; partial result stored as run %d", run.ID))
+		case summary.StatusFailed, summary.StatusDegraded:
+			if runErr == nil {
+				msg := run.Error
+				if run.Status == summary.StatusDegraded {
+					msg = "degraded: " + strings.Join(run.Notes, "; ")
+				}
+				runErr = failed(fmt.Errorf("run %d %s", run.ID, oneLine(msg)))
+			}
 		}
 	}
 	return runErr
 }
 
-// runOnce runs the workload once, prints and stores the result.
-func (a *App) runOnce(ctx context.Context, st *store.Store, s *session, w workload.Workload, r workload.Runner,
+// runOnce runs the workload once through the run pipeline, prints the
+// result and writes --json. A run that could not be stored is still
+// written to --json (or a file in the working directory) and the error
+// says where.
+func (a *App) runOnce(ctx context.Context, st *store.Store, s *execute.Session, w workload.Workload,
 	o *runOptions, round int, host summary.Host) (*summary.Run, error) {
-	if !o.quiet {
-		fmt.Fprintf(a.Stdout, "Running %s on %s %s (%s): %d threads", w.Name(), s.target.Flavor, s.target.Version,
-			s.target.MaskedDSN(), o.cfg.Threads)
-		if o.cfg.Rate > 0 {
-			fmt.Fprintf(a.Stdout, ", fixed rate %g events/s", o.cfg.Rate)
-		}
-		fmt.Fprintln(a.Stdout)
-	}
-
-	cfg := o.cfg
-	// Closing the pool's sockets stops statements in flight, so they can
-	// run under a context the drivers need not watch.
-	cfg.Abort = s.sockets.CloseAll
-	// The monitor's samples line up with the measured intervals: its
-	// baseline is reset as measuring begins, and each interval samples.
-	mctx := context.WithoutCancel(ctx) // sampling has its own time limit
-	mon := a.startMonitor(mctx, s, o.monitor)
-	defer mon.close()
-	if !o.quiet {
-		for _, l := range mon.announce() {
-			fmt.Fprintln(a.Stdout, "Monitor: "+l)
-		}
-	}
-	// The server's counters are read as the measured period begins, after
-	// the workers have connected and prepared their statements.
-	counters, counterErr := newCounterProbe(s)
-	var before dialect.Counters
-	if counterErr == nil {
-		defer counters.Close()
-		counterErr = errors.New("measured period never began")
-		cfg.OnMeasure = func() { before, counterErr = counters.read(ctx); mon.begin(mctx) }
-	} else {
-		cfg.OnMeasure = func() { mon.begin(mctx) }
-	}
-	// A workload with its own report (TPC-C) prints its own lines.
-	rep, _ := w.(workload.Reporter)
-	if rep != nil && o.cfg.ReportInterval > 0 && !o.quiet {
-		fmt.Fprintln(a.Stdout, rep.IntervalHeader())
-	}
-	started := time.Now()
-	res, err := runner.Run(ctx, cfg, s.env(), r, func(iv runner.Interval) {
-		figure := hostFigure(mon.interval(mctx, iv))
-		if o.quiet {
-			return
-		}
-		if rep != nil {
-			fmt.Fprintln(a.Stdout, rep.FormatInterval(workload.IntervalReport{Start: iv.Start, End: iv.End,
-				Warmup: iv.Warmup, Threads: iv.Threads, PerType: iv.PerType})+figure)
-			return
-		}
-		fmt.Fprintln(a.Stdout, formatInterval(iv, o.cfg.Warmup)+figure)
-	})
-	if err != nil {
-		return nil, unreachable(fmt.Errorf("run %s: %s", w.Name(), s.target.Mask(err.Error())))
-	}
-	monitored := mon.summary(mctx, res.Elapsed, res.Events)
-
-	run := &summary.Run{
-		Schema:    summary.Schema,
-		Status:    summary.StatusComplete,
-		StartedAt: started.UTC(),
-		EndedAt:   time.Now().UTC(),
-		Workload:  w.Name(),
-		Target: summary.Target{
-			Flavor: string(s.target.Flavor), Version: s.target.Version,
-			DSN: s.target.MaskedDSN(), Sandbox: s.target.Sandbox,
-		},
-		Params:  w.Params(),
-		Threads: o.cfg.Threads,
-		Rate:    o.cfg.Rate,
-		Tags:    map[string]string{},
-		Host:    host,
-		Dbarena: summary.Dbarena{Version: Version, Command: maskArgs(a.Args, s.target)},
-	}
-	res.Fill(run)
-	run.Plan = o.plan
-	if rep != nil {
-		rep.Summarize(run)
-	}
+	tags := map[string]string{}
 	for _, kv := range o.tags {
-		run.Tags[kv[0]] = kv[1]
+		tags[kv[0]] = kv[1]
 	}
 	if o.rounds > 1 {
-		run.Tags["round"] = strconv.Itoa(round)
+		tags["round"] = strconv.Itoa(round)
 	}
-	switch {
-	case res.Interrupted:
-		run.Status = summary.StatusInterrupted
-	case res.Err != nil:
-		run.Status = summary.StatusFailed
-		run.Error = s.target.Mask(res.Err.Error())
+	spec := execute.Spec{
+		Workload: w, Config: o.cfg, Monitor: o.monitor, Home: a.home(),
+		Tags: tags, Plan: o.plan, Host: host,
+		Dbarena: summary.Dbarena{Version: Version, Command: maskArgs(a.Args, s.Target)},
 	}
-	// Read the server's side after the workers' connections are gone.
-	bg := context.WithoutCancel(ctx)
-	s.Close()
-	if counterErr == nil {
-		if delta, err := counters.delta(bg, before); err == nil {
-			run.ServerCounters = delta
-		}
-		if settings, err := s.dialect.Settings(bg, counters.db); err == nil {
-			run.Settings = settings
-		}
-		if all, err := monitor.Snapshot(bg, s.target, counters.db); err == nil {
-			run.SettingsAll = all
-		}
+	p := &runPrinter{a: a, quiet: o.quiet}
+	p.rep, _ = w.(workload.Reporter)
+	out, err := execute.Run(ctx, st, s, spec, p)
+	if err != nil {
+		return nil, exitFor(err)
 	}
-	if mon != nil {
-		run.Monitor, run.Host.Storage = monitored, mon.storage
-	}
-
+	run := out.Run
 	if !o.quiet {
 		a.printSummary(run)
-		if rep != nil {
-			fmt.Fprint(a.Stdout, rep.FormatSummary(run))
+		if p.rep != nil {
+			fmt.Fprint(a.Stdout, p.rep.FormatSummary(run))
 		}
 	}
-	id, err := st.SaveRun(bg, run)
-	if err != nil {
-		return nil, failed(fmt.Errorf("store run: %w", err))
+	jsonPath := o.jsonPath
+	if out.StoreErr != nil && jsonPath == "" {
+		jsonPath = fmt.Sprintf("dbarena-run-%s.json", run.StartedAt.Format("20060102T150405Z"))
 	}
-	if !o.quiet {
-		fmt.Fprintf(a.Stdout, "\nStored as run %d (%s) in %s\n", id, run.Status, a.resultsPath(o.results))
-	}
-	if o.jsonPath != "" {
-		if err := writeJSON(o.jsonPath, run); err != nil {
+	if jsonPath != "" {
+		if err := writeJSON(jsonPath, run); err != nil {
+			if out.StoreErr != nil {
+				return nil, failed(fmt.Errorf("%s; the run is lost: --json %s: %w", secret.Mask(out.StoreErr.Error()), jsonPath, err))
+			}
 			return nil, failed(fmt.Errorf("--json: %w", err))
 		}
 	}
+	if out.StoreErr != nil {
+		return nil, failed(fmt.Errorf("%s; the run summary is in %s", secret.Mask(out.StoreErr.Error()), jsonPath))
+	}
+	if !o.quiet {
+		fmt.Fprintf(a.Stdout, "\nStored as run %d (%s) in %s\n", run.ID, run.Status, st.Location())
+	}
 	return run, nil
+}
+
+// runPrinter prints a run as it goes: the opening line, notes and the
+// interval lines (sysbench's, or the workload's own).
+type runPrinter struct {
+	a     *App
+	quiet bool
+	rep   workload.Reporter
+	spec  *execute.Spec
+}
+
+func (p *runPrinter) Begin(s *execute.Session, spec *execute.Spec, notes []string) {
+	p.spec = spec
+	if p.quiet {
+		return
+	}
+	w := p.a.Stdout
+	fmt.Fprintf(w, "Running %s on %s %s (%s): %d threads", spec.Workload.Name(), s.Target.Flavor, s.Target.Version,
+		s.Target.MaskedDSN(), spec.Config.Threads)
+	if spec.Config.Rate > 0 {
+		fmt.Fprintf(w, ", fixed rate %g events/s", spec.Config.Rate)
+	}
+	fmt.Fprintln(w)
+	for _, l := range notes {
+		fmt.Fprintln(w, l)
+	}
+	if p.rep != nil && spec.Config.ReportInterval > 0 {
+		fmt.Fprintln(w, p.rep.IntervalHeader())
+	}
+}
+
+func (p *runPrinter) Interval(iv runner.Interval, figures map[string]float64) {
+	if p.quiet {
+		return
+	}
+	figure := hostFigure(figures)
+	if p.rep != nil {
+		fmt.Fprintln(p.a.Stdout, p.rep.FormatInterval(workload.IntervalReport{Start: iv.Start, End: iv.End,
+			Warmup: iv.Warmup, Threads: iv.Threads, PerType: iv.PerType})+figure)
+		return
+	}
+	fmt.Fprintln(p.a.Stdout, formatInterval(iv, p.spec.Config.Warmup)+figure)
+}
+
+// exitFor maps an error of the run pipeline to its exit code.
+func exitFor(err error) error {
+	switch execute.KindOf(err) {
+	case execute.BadInput:
+		return usagef("%w", err)
+	case execute.Unreachable:
+		return unreachable(err)
+	}
+	return failed(err)
 }
 
 // writeJSON writes the summary without the encoded histogram.

@@ -5,10 +5,12 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/spf13/pflag"
 
 	"github.com/dbarena/dbarena/internal/dialect"
+	"github.com/dbarena/dbarena/internal/execute"
 	"github.com/dbarena/dbarena/internal/workload"
 )
 
@@ -81,7 +83,7 @@ func (c *workloadCommand) flags(fs *pflag.FlagSet, threads bool) {
 }
 
 // open parses flags, validates and connects.
-func (a *App) openWorkload(ctx context.Context, cmd string, args []string, threads bool) (workload.Workload, *session, *workloadCommand, error) {
+func (a *App) openWorkload(ctx context.Context, cmd string, args []string, threads bool) (workload.Workload, *execute.Session, *workloadCommand, error) {
 	w, rest, err := a.pickWorkload(cmd, args)
 	if err != nil {
 		return nil, nil, nil, err
@@ -113,9 +115,9 @@ func (a *App) openWorkload(ctx context.Context, cmd string, args []string, threa
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	s, err := connect(ctx, t, dialect.OpenOptions{MaxConns: c.threads + 1})
+	s, err := execute.Connect(ctx, t, dialect.OpenOptions{MaxConns: c.threads + 1})
 	if err != nil {
-		return nil, nil, nil, err
+		return nil, nil, nil, exitFor(err)
 	}
 	return w, s, &c, nil
 }
@@ -133,20 +135,20 @@ func (a *App) prepare(ctx context.Context, args []string) error {
 	ctx, stop := a.Interrupts(ctx)
 	defer stop()
 	fmt.Fprintf(a.Stdout, "Preparing %s on %s %s (%s) with %d threads\n",
-		w.Name(), s.target.Flavor, s.target.Version, s.target.MaskedDSN(), c.threads)
+		w.Name(), s.Target.Flavor, s.Target.Version, s.Target.MaskedDSN(), c.threads)
 	prog := newProgress(a.Stdout)
-	mon := a.startMonitor(context.WithoutCancel(ctx), s, c.monitor)
-	defer mon.close()
-	prog.suffix = mon.progressFigure
+	mon := execute.StartMonitor(context.WithoutCancel(ctx), a.home(), s, c.monitor)
+	defer mon.Stop()
+	prog.suffix = func(elapsed time.Duration) string { return hostFigure(mon.ProgressSample(elapsed)) }
 	prog.start()
-	err = p.Prepare(ctx, s.env(), c.threads, prog)
+	err = p.Prepare(ctx, s.Env(), c.threads, prog)
 	prog.stop()
 	a.printLoadMonitor(mon)
 	if err != nil {
 		if ctx.Err() != nil {
-			return failed(fmt.Errorf("prepare %s interrupted: %s", w.Name(), s.target.Mask(err.Error())))
+			return failed(fmt.Errorf("prepare %s interrupted: %s", w.Name(), s.Target.Mask(err.Error())))
 		}
-		return failed(fmt.Errorf("prepare %s: %s", w.Name(), s.target.Mask(err.Error())))
+		return failed(fmt.Errorf("prepare %s: %s", w.Name(), s.Target.Mask(err.Error())))
 	}
 	return nil
 }
@@ -161,10 +163,10 @@ func (a *App) cleanup(ctx context.Context, args []string) error {
 	if !ok {
 		return missing(w, "cleanup")
 	}
-	if err := cl.Cleanup(ctx, s.env()); err != nil {
-		return failed(fmt.Errorf("cleanup %s: %s", w.Name(), s.target.Mask(err.Error())))
+	if err := cl.Cleanup(ctx, s.Env()); err != nil {
+		return failed(fmt.Errorf("cleanup %s: %s", w.Name(), s.Target.Mask(err.Error())))
 	}
-	fmt.Fprintf(a.Stdout, "Cleaned up %s on %s\n", w.Name(), s.target.MaskedDSN())
+	fmt.Fprintf(a.Stdout, "Cleaned up %s on %s\n", w.Name(), s.Target.MaskedDSN())
 	return nil
 }
 
@@ -178,9 +180,9 @@ func (a *App) check(ctx context.Context, args []string) error {
 	if !ok {
 		return missing(w, "check")
 	}
-	ok, err = ch.Check(ctx, s.env(), a.Stdout)
+	ok, err = ch.Check(ctx, s.Env(), a.Stdout)
 	if err != nil {
-		return failed(fmt.Errorf("check %s: %s", w.Name(), s.target.Mask(err.Error())))
+		return failed(fmt.Errorf("check %s: %s", w.Name(), s.Target.Mask(err.Error())))
 	}
 	if !ok {
 		return failed(fmt.Errorf("check %s: consistency checks failed", w.Name()))

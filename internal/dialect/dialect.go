@@ -7,6 +7,7 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"time"
 
 	"github.com/dbarena/dbarena/internal/target"
 )
@@ -67,6 +68,24 @@ type Counters struct {
 	Selects, Inserts, Updates, Deletes int64
 	// RowsInserted counts rows inserted (Innodb_rows_inserted, tup_inserted).
 	RowsInserted int64
+	// Started is when the server started (now - Uptime on MySQL, to the
+	// second; pg_postmaster_start_time() on PostgreSQL): counters read
+	// across a restart cannot be compared.
+	Started time.Time
+}
+
+// restartSlack is how far two readings of a server's start time may differ
+// (MySQL's Uptime has one-second resolution) before they mean a restart.
+const restartSlack = 3 * time.Second
+
+// RestartedSince reports whether the server restarted between the reading
+// before and c.
+func (c Counters) RestartedSince(before Counters) bool {
+	if c.Started.IsZero() || before.Started.IsZero() {
+		return false
+	}
+	d := c.Started.Sub(before.Started)
+	return d > restartSlack || d < -restartSlack
 }
 
 // Dialect is one protocol family's SQL and driver behaviour. Implementations

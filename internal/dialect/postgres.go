@@ -144,8 +144,8 @@ func (PostgresDialect) ServerVersion(ctx context.Context, db *sql.DB) (target.Fl
 // connections are closed.
 func (PostgresDialect) ReadCounters(ctx context.Context, db *sql.DB) (Counters, error) {
 	var c Counters
-	err := db.QueryRowContext(ctx, `SELECT xact_commit, xact_rollback, tup_inserted
-		FROM pg_stat_database WHERE datname = current_database()`).Scan(&c.Commits, &c.Rollbacks, &c.RowsInserted)
+	err := db.QueryRowContext(ctx, `SELECT xact_commit, xact_rollback, tup_inserted, pg_postmaster_start_time()
+		FROM pg_stat_database WHERE datname = current_database()`).Scan(&c.Commits, &c.Rollbacks, &c.RowsInserted, &c.Started)
 	return c, err
 }
 

@@ -2,6 +2,7 @@ package runner
 
 import (
 	"maps"
+	"time"
 
 	"github.com/dbarena/dbarena/internal/summary"
 	"github.com/dbarena/dbarena/internal/workload"
@@ -54,21 +55,14 @@ func (r *Result) Fill(run *summary.Run) {
 	}
 	run.Intervals = make([]summary.Interval, 0, len(r.Intervals))
 	for _, iv := range r.Intervals {
-		s := (iv.End - iv.Start).Seconds()
-		run.Intervals = append(run.Intervals, summary.Interval{
-			TS:         iv.End.Seconds(),
-			Threads:    iv.Threads,
-			TPS:        per(iv.Events, s),
-			QPS:        per(iv.Queries.Total(), s),
-			ReadQPS:    per(iv.Queries.Read, s),
-			WriteQPS:   per(iv.Queries.Write, s),
-			OtherQPS:   per(iv.Queries.Other, s),
-			P95MS:      float64(iv.P95.Microseconds()) / 1000,
-			Errors:     iv.Errors,
-			Reconnects: iv.Reconnects,
-			Late:       iv.Late,
-			PerType:    intervalTypes(iv.PerType),
-		})
+		run.Intervals = append(run.Intervals, iv.Summary())
+	}
+	if r.TickWork.Ticks > 0 {
+		if run.Figures == nil {
+			run.Figures = map[string]float64{}
+		}
+		run.Figures["runner.tick_avg_ms"] = millis(r.TickWork.Mean())
+		run.Figures["runner.tick_max_ms"] = millis(r.TickWork.Max)
 	}
 	run.PerType = nil
 	if len(r.PerType) > 0 {
@@ -98,3 +92,32 @@ func intervalTypes(m map[string]workload.TypeInterval) map[string]summary.Interv
 	}
 	return out
 }
+
+// Summary is the interval as stored: rates over its real length.
+func (iv Interval) Summary() summary.Interval {
+	s := (iv.End - iv.Start).Seconds()
+	per := func(n int64) float64 {
+		if s <= 0 {
+			return 0
+		}
+		return float64(n) / s
+	}
+	return summary.Interval{
+		TS:         iv.End.Seconds(),
+		Threads:    iv.Threads,
+		Events:     iv.Events,
+		TPS:        per(iv.Events),
+		QPS:        per(iv.Queries.Total()),
+		ReadQPS:    per(iv.Queries.Read),
+		WriteQPS:   per(iv.Queries.Write),
+		OtherQPS:   per(iv.Queries.Other),
+		P95MS:      millis(iv.P95),
+		Errors:     iv.Errors,
+		Reconnects: iv.Reconnects,
+		Late:       iv.Late,
+		PerType:    intervalTypes(iv.PerType),
+	}
+}
+
+// millis is d in milliseconds, to the microsecond.
+func millis(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }

@@ -124,6 +124,9 @@ type Result struct {
 	Outages []Outage
 	// Uptime is Elapsed minus the outages.
 	Uptime time.Duration
+	// TickWork is the coordinator's own work per tick (draining the
+	// workers' records into intervals and histograms), warm-up included.
+	TickWork TickWork
 	// Interrupted is set when Run's context was cancelled: a clean stop,
 	// and the partial result is valid.
 	Interrupted bool
@@ -588,12 +591,14 @@ func (r *run) coordinate(ctx context.Context, cb *callbacks, onInterval func(Int
 	}
 	var warmSeries []Interval // warm-up intervals, for cfg.WarmupUntil
 	interrupted := false
+	var work TickWork
 
 	timer := time.NewTimer(time.Hour)
 	defer timer.Stop()
 loop:
 	for {
 		now := r.since()
+		tickStart := time.Now()
 		r.drain(col, false)
 		upTo := now - min(closeSlack, time.Duration(col.ri)/4).Nanoseconds()
 		if r.stopped.Load() {
@@ -613,6 +618,7 @@ loop:
 				}
 			}
 		})
+		work.add(time.Since(tickStart))
 		switch {
 		case r.stopped.Load():
 			break loop
@@ -694,6 +700,7 @@ loop:
 		res.Outages = r.outagesIn(m0, stopAt)
 		res.Uptime = uptime(res.Elapsed, res.Outages)
 	}
+	res.TickWork = work
 	r.errMu.Lock()
 	res.Err = r.err
 	r.errMu.Unlock()
@@ -760,4 +767,25 @@ type worker struct {
 	w     workload.Worker
 	opens int               // connections opened so far, for seeds
 	ids   map[string]uint16 // cache of r.names
+}
+
+// TickWork sums the coordinator's work per tick: how long each drain and
+// interval close took, not counting the callbacks (they run apart).
+type TickWork struct {
+	Ticks      int64
+	Total, Max time.Duration
+}
+
+func (t *TickWork) add(d time.Duration) {
+	t.Ticks++
+	t.Total += d
+	t.Max = max(t.Max, d)
+}
+
+// Mean is the average work per tick.
+func (t TickWork) Mean() time.Duration {
+	if t.Ticks == 0 {
+		return 0
+	}
+	return t.Total / time.Duration(t.Ticks)
 }

@@ -149,8 +149,11 @@ type Latency struct {
 // Interval is one report interval; TS is its end, in seconds since the
 // measured period began.
 type Interval struct {
-	TS         float64 `json:"t_s"`
-	Threads    int     `json:"threads"`
+	TS      float64 `json:"t_s"`
+	Threads int     `json:"threads"`
+	// Events counts the events that completed inside the interval; the
+	// intervals add up to Totals.Events.
+	Events     int64   `json:"events"`
 	TPS        float64 `json:"tps"`
 	QPS        float64 `json:"qps"`
 	ReadQPS    float64 `json:"read_qps"`

@@ -1,0 +1,51 @@
+package execute
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/dbarena/dbarena/internal/dialect"
+	"github.com/dbarena/dbarena/internal/preflight"
+	"github.com/dbarena/dbarena/internal/workload"
+)
+
+// limitsTimeout bounds the server-limit check.
+const limitsTimeout = 30 * time.Second
+
+// checkLimits makes sure the server can take the run: a sandbox dbarena
+// started has its limits raised (with notes saying so); on another server
+// a limit the run would hit is a BadInput error naming the setting and the
+// value needed.
+func checkLimits(ctx context.Context, s *Session, w workload.Workload, threads int) ([]string, error) {
+	need := workload.Demand{Connections: threads}
+	if d, ok := w.(workload.Demander); ok {
+		need = d.Demand(threads)
+	}
+	lctx, cancel := context.WithTimeout(ctx, limitsTimeout)
+	defer cancel()
+	var notes []string
+	var err error
+	if s.Target.Sandbox != "" {
+		notes, err = preflight.Raise(lctx, s.DB, s.Target.Flavor, need, extraConns)
+	} else {
+		err = preflight.Check(lctx, s.DB, s.Target.Flavor, need, extraConns)
+	}
+	var le *preflight.LimitError
+	switch {
+	case err == nil:
+		return notes, nil
+	case errors.As(err, &le):
+		return nil, wrap(BadInput, fmt.Errorf("server limit on %s: %s", s.Target.MaskedDSN(),
+			strings.ReplaceAll(err.Error(), "\n", "; ")))
+	case ctx.Err() != nil:
+		return nil, wrap(Failed, errors.New("interrupted while checking the server's limits"))
+	}
+	kind := Failed
+	if s.Dialect.Classify(err).Kind == dialect.ConnLost {
+		kind = Unreachable
+	}
+	return nil, wrap(kind, fmt.Errorf("check the server's limits on %s: %s", s.Target.MaskedDSN(), s.Target.Mask(err.Error())))
+}

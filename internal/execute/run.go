@@ -1,0 +1,348 @@
+// Package execute is dbarena's one run pipeline: target session, readiness
+// and server-limit checks, the runner with the monitor and the server's
+// counters, the run summary, checkpoints into the results store as the run
+// goes, and the final status. `dbarena run`, plan steps and every workload
+// go through Run; presentation (progress lines, the final summary, --json)
+// is the caller's, fed through an Observer.
+package execute
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"maps"
+	"strings"
+	"time"
+
+	"github.com/dbarena/dbarena/internal/dialect"
+	"github.com/dbarena/dbarena/internal/monitor"
+	"github.com/dbarena/dbarena/internal/runner"
+	"github.com/dbarena/dbarena/internal/summary"
+	"github.com/dbarena/dbarena/internal/workload"
+)
+
+// Store is where a run is kept as it goes (package store implements it).
+type Store interface {
+	// BeginRun stores the run's identity and parameters as running.
+	BeginRun(ctx context.Context, run *summary.Run) (int64, error)
+	// AppendIntervals adds intervals and monitor samples as they end.
+	AppendIntervals(ctx context.Context, id int64, ivs []summary.Interval, samples []summary.Sample) error
+	// Checkpoint replaces the run's figures with those so far.
+	Checkpoint(ctx context.Context, id int64, run *summary.Run) error
+	// FinishRun stores the final run and status.
+	FinishRun(ctx context.Context, id int64, run *summary.Run) error
+	// SaveRun stores a whole run at once.
+	SaveRun(ctx context.Context, run *summary.Run) (int64, error)
+}
+
+// Observer is told what happens, for presentation. Its methods are called
+// from one goroutine at a time and should return promptly.
+type Observer interface {
+	// Begin is called before the run starts, with lines the user must read
+	// first ("Monitor: ..." limitations, "Note: ..." limits raised).
+	Begin(s *Session, spec *Spec, notes []string)
+	// Interval is called after each report interval, warm-up ones
+	// included, with the monitor's figures for it.
+	Interval(iv runner.Interval, figures map[string]float64)
+}
+
+// Spec is one run to do.
+type Spec struct {
+	// Workload is what to run; it must be a workload.Runner.
+	Workload workload.Workload
+	// Config is the runner's configuration (threads, time, rate...).
+	Config runner.Config
+	// Monitor is the --monitor mode.
+	Monitor string
+	// Home is DBARENA_HOME, where sandboxes are recorded.
+	Home string
+	// Tags, Plan, Host and Dbarena are stored with the run.
+	Tags    map[string]string
+	Plan    *summary.PlanRef
+	Host    summary.Host
+	Dbarena summary.Dbarena
+	// Checkpoint is how often the run's figures are written to the store
+	// while it goes; 0 means every minute. Intervals are written as they end.
+	Checkpoint time.Duration
+}
+
+// DefaultCheckpoint is how often a run's figures are checkpointed.
+const DefaultCheckpoint = time.Minute
+
+// extraConns are the connections a run opens beside its workers: the
+// counter probe, the monitor's server sampler and one to spare.
+const extraConns = 3
+
+// readyTimeout bounds the readiness check of a workload's data.
+const readyTimeout = time.Minute
+
+// Outcome is a finished run.
+type Outcome struct {
+	Run *summary.Run
+	// StoreErr is set when the run could not be stored, or only in part:
+	// the caller must keep Run elsewhere (--json) and say where.
+	StoreErr error
+}
+
+// Run runs spec on s, storing the run in st as it goes. It returns an
+// error (with its Kind) only when the run could not start; a run that
+// started always comes back as an Outcome whose Run.Status says how it
+// ended: complete, degraded (the target was unreachable for part of the
+// measured period), failed, or interrupted.
+func Run(ctx context.Context, st Store, s *Session, spec Spec, obs Observer) (*Outcome, error) {
+	w := spec.Workload
+	r, ok := w.(workload.Runner)
+	if !ok {
+		return nil, wrap(BadInput, fmt.Errorf("workload %s cannot be run", w.Name()))
+	}
+	warning, err := checkReady(ctx, s, w)
+	if err != nil {
+		return nil, err
+	}
+	notes, err := checkLimits(ctx, s, w, spec.Config.Threads)
+	if err != nil {
+		return nil, err
+	}
+	if warning != "" {
+		notes = append(notes, warning)
+	}
+
+	cfg := spec.Config
+	// Closing the pool's sockets stops statements in flight, so they can
+	// run under a context the drivers need not watch.
+	cfg.Abort = s.Sockets.CloseAll
+	mctx := context.WithoutCancel(ctx) // sampling has its own time limits
+	mon := StartMonitor(mctx, spec.Home, s, spec.Monitor)
+	defer mon.Stop()
+	// The server's counters are read as the measured period begins, after
+	// the workers have connected and prepared their statements.
+	counters, counterErr := newCounterProbe(s)
+	var before dialect.Counters
+	if counterErr == nil {
+		defer counters.Close()
+		counterErr = errors.New("measured period never began")
+		cfg.OnMeasure = func() { before, counterErr = counters.read(ctx); mon.begin(mctx) }
+	} else {
+		cfg.OnMeasure = func() { mon.begin(mctx) }
+	}
+	var said []string
+	for _, l := range mon.announce() {
+		said = append(said, "Monitor: "+l)
+	}
+	for _, n := range notes {
+		if !strings.HasPrefix(n, "WARNING:") {
+			n = "Note: " + n
+		}
+		said = append(said, n)
+	}
+	obs.Begin(s, &spec, said)
+
+	run := newRun(s, &spec)
+	run.Notes = append(run.Notes, notes...)
+	bg := context.WithoutCancel(ctx)
+	var storeErr error
+	id, err := st.BeginRun(bg, run)
+	if err != nil {
+		storeErr = fmt.Errorf("store run: %w", err)
+	}
+	stored := func(err error) { // keeps the first store error; the run goes on
+		if err != nil && storeErr == nil {
+			storeErr = fmt.Errorf("store run %d: %w", id, err)
+		}
+	}
+	cfg.Checkpoint = spec.Checkpoint
+	if cfg.Checkpoint <= 0 {
+		cfg.Checkpoint = DefaultCheckpoint
+	}
+	cfg.OnCheckpoint = func(partial *runner.Result) {
+		if storeErr != nil {
+			return
+		}
+		cp := *run
+		partial.Fill(&cp)
+		cp.EndedAt = time.Now().UTC()
+		stored(st.Checkpoint(bg, id, &cp))
+	}
+	res, err := runner.Run(ctx, cfg, s.Env(), r, func(iv runner.Interval) {
+		// Sampled under ctx: after Ctrl-C a frozen server must not hold
+		// the end of the run for the sampler's time limit.
+		figures := mon.interval(ctx, iv)
+		obs.Interval(iv, figures)
+		if iv.Warmup || storeErr != nil {
+			return
+		}
+		var samples []summary.Sample
+		if smp := mon.lastSample(); smp != nil && smp.TS == iv.End.Seconds() {
+			samples = []summary.Sample{*smp}
+		}
+		stored(st.AppendIntervals(bg, id, []summary.Interval{iv.Summary()}, samples))
+	})
+	if err != nil {
+		err = setupError(s, w, err)
+		if storeErr == nil { // nothing was measured: the running row goes
+			run.Status, run.Error, run.EndedAt = summary.StatusFailed, oneLine(err.Error()), time.Now().UTC()
+			stored(st.FinishRun(bg, id, run))
+		}
+		return nil, err
+	}
+
+	res.Fill(run)
+	run.EndedAt = time.Now().UTC()
+	if rep, ok := w.(workload.Reporter); ok {
+		rep.Summarize(run)
+	}
+	switch {
+	case res.Interrupted:
+		run.Status = summary.StatusInterrupted
+	case res.Err != nil:
+		run.Status = summary.StatusFailed
+		run.Error = s.Target.Mask(oneLine(res.Err.Error()))
+	case len(res.Outages) > 0:
+		run.Status = summary.StatusDegraded
+		run.Notes = append(run.Notes, fmt.Sprintf("the target was unreachable for %.1f s of %.1f s: TPS %.2f over the whole period, %.2f over the up-time",
+			run.DurationS-run.UptimeS, run.DurationS, run.Throughput.TPS, run.Throughput.UpTPS))
+	default:
+		run.Status = summary.StatusComplete
+	}
+
+	// Read the server's side after the workers' connections are gone. An
+	// interrupted run ends at once: the user asked to stop.
+	s.Close()
+	if counterErr == nil && !res.Interrupted {
+		delta, err := counters.delta(bg, before)
+		switch {
+		case err == nil:
+			run.ServerCounters = delta
+		case errors.Is(err, errRestarted):
+			run.Notes = append(run.Notes, err.Error())
+		}
+		sctx, cancel := context.WithTimeout(bg, counterTimeout)
+		if settings, err := s.Dialect.Settings(sctx, counters.db); err == nil {
+			run.Settings = settings
+		}
+		if all, err := monitor.Snapshot(sctx, s.Target, counters.db); err == nil {
+			run.SettingsAll = all
+		}
+		cancel()
+	}
+	if mon != nil {
+		sctx, cancel := context.WithTimeout(bg, sampleTimeout)
+		run.Monitor, run.Host.Storage = mon.summary(sctx, res.Elapsed, res.Events), mon.Storage
+		cancel()
+	}
+
+	switch {
+	case storeErr == nil:
+		stored(st.FinishRun(bg, id, run))
+		run.ID = id
+	case id == 0: // never began: one last try at a whole run
+		if nid, err := st.SaveRun(bg, run); err == nil {
+			run.ID, storeErr = nid, nil
+		}
+	}
+	return &Outcome{Run: run, StoreErr: storeErr}, nil
+}
+
+// newRun is the run's identity and parameters, before it starts.
+func newRun(s *Session, spec *Spec) *summary.Run {
+	run := &summary.Run{
+		Schema:    summary.Schema,
+		Status:    summary.StatusRunning,
+		StartedAt: time.Now().UTC(),
+		Workload:  spec.Workload.Name(),
+		Target: summary.Target{
+			Flavor: string(s.Target.Flavor), Version: s.Target.Version,
+			DSN: s.Target.MaskedDSN(), Sandbox: s.Target.Sandbox,
+		},
+		Params:  spec.Workload.Params(),
+		Threads: spec.Config.Threads,
+		Rate:    spec.Config.Rate,
+		Tags:    maps.Clone(spec.Tags),
+		Host:    spec.Host,
+		Dbarena: spec.Dbarena,
+		Plan:    spec.Plan,
+	}
+	if run.Tags == nil {
+		run.Tags = map[string]string{}
+	}
+	run.EndedAt = run.StartedAt
+	return run
+}
+
+// checkReady asks a Readier whether its data is there and complete. Data
+// that is missing or half-loaded refuses the run (NotReady, with the
+// command that fixes it); tables smaller than the flags say are a warning
+// the run carries in its notes.
+func checkReady(ctx context.Context, s *Session, w workload.Workload) (warning string, err error) {
+	rd, ok := w.(workload.Readier)
+	if !ok {
+		return "", nil
+	}
+	rctx, cancel := context.WithTimeout(ctx, readyTimeout)
+	defer cancel()
+	err = rd.Ready(rctx, s.Env())
+	var nr *workload.NotReadyError
+	switch {
+	case err == nil:
+		return "", nil
+	case errors.As(err, &nr):
+		if nr.Hint != "" {
+			nr.Hint += targetFlag(s)
+		}
+		if nr.Short {
+			return "WARNING: " + s.Target.Mask(nr.Error()) + "; the figures are for the smaller tables", nil
+		}
+		return "", wrap(NotReady, fmt.Errorf("%s: %s", w.Name(), s.Target.Mask(nr.Error())))
+	case ctx.Err() != nil:
+		return "", wrap(Failed, fmt.Errorf("%s: interrupted while checking its tables", w.Name()))
+	}
+	return "", wrap(Unreachable, fmt.Errorf("%s: check its tables on %s: %s", w.Name(), s.Target.MaskedDSN(), s.Target.Mask(err.Error())))
+}
+
+// targetFlag is the --target flag that names s in a suggested command, ""
+// for the default sandbox.
+func targetFlag(s *Session) string {
+	switch s.Target.Sandbox {
+	case "default":
+		return ""
+	case "":
+		return " --target " + s.Target.MaskedDSN()
+	}
+	return " --target sandbox:" + s.Target.Sandbox
+}
+
+// setupError classifies an error from a run that could not start.
+func setupError(s *Session, w workload.Workload, err error) error {
+	msg := fmt.Errorf("run %s: %s", w.Name(), s.Target.Mask(err.Error()))
+	c := s.Dialect.Classify(errors.Unwrap(err))
+	switch {
+	case isMissingTable(c.Code):
+		return wrap(NotReady, fmt.Errorf("%w; run `dbarena prepare %s` first", msg, w.Name()))
+	case isServerLimit(c.Code):
+		return wrap(BadInput, fmt.Errorf("%w (a server limit: see max_connections and max_prepared_stmt_count, or use fewer --threads)", msg))
+	}
+	var ce *runner.ConnectError
+	if errors.As(err, &ce) {
+		return wrap(Unreachable, msg)
+	}
+	return wrap(Failed, msg)
+}
+
+// isMissingTable: MySQL ER_NO_SUCH_TABLE, PostgreSQL undefined_table.
+func isMissingTable(code string) bool { return code == "1146" || code == "42P01" }
+
+// isServerLimit: MySQL too many connections (1040, 1203), prepared
+// statement limit (1461); PostgreSQL too_many_connections.
+func isServerLimit(code string) bool {
+	return code == "1040" || code == "1203" || code == "1461" || code == "53300"
+}
+
+// oneLine keeps the first line of s.
+func oneLine(s string) string {
+	for i := 0; i < len(s); i++ {
+		if s[i] == '\n' {
+			return s[:i]
+		}
+	}
+	return s
+}
