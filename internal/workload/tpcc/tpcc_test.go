@@ -207,12 +207,7 @@ func TestValidate(t *testing.T) {
 
 func TestDeckMix(t *testing.T) {
 	wl := New()
-	w := &worker{wl: wl, r: newRNG(3, 4)}
-	for t, n := range wl.cfg.Weights {
-		for i := 0; i < n; i++ {
-			w.deck = append(w.deck, t)
-		}
-	}
+	w := &worker{wl: wl, r: newRNG(3, 4), deck: newDeck(wl.cfg.Weights)}
 	w.pos = len(w.deck)
 	counts := [5]int{}
 	for i := 0; i < 23*100; i++ {
