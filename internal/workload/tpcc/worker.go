@@ -103,8 +103,8 @@ type worker struct {
 	// scratch
 	items  []orderItem
 	args   []any
-	prices map[int]int64
-	stock  map[int]*stockRow
+	prices []itemPrice
+	stock  stockRows
 	buf    []byte
 }
 
@@ -131,13 +131,17 @@ func (wl *Workload) NewWorker(ctx context.Context, env workload.Env, conn *sql.C
 		slDistrict: (id/info.warehouses)%nDist + 1,
 		deck:       newDeck(wl.cfg.Weights),
 		items:      make([]orderItem, 0, maxLines),
-		args:       make([]any, 0, 9*maxLines),
-		prices:     make(map[int]int64, maxLines),
-		stock:      make(map[int]*stockRow, maxLines),
+		args:       make([]any, 0, maxArgs),
+		prices:     make([]itemPrice, 0, maxLines),
+		stock:      make(stockRows, 0, maxLines),
 	}
 	w.pos = len(w.deck)
 	return w, nil
 }
+
+// maxArgs is the most arguments a statement takes: the one-statement
+// stock update (stockUpdateSQL).
+const maxArgs = 8*maxLines + 1 + maxLines
 
 // newDeck returns the cards of one deck: weights[t] cards of type t.
 func newDeck(weights [5]int) []uint8 {
