@@ -8,11 +8,6 @@ import (
 	"github.com/dbarena/dbarena/internal/workload"
 )
 
-var (
-	_ workload.Demander = (*Workload)(nil)
-	_ workload.Readier  = (*Workload)(nil)
-)
-
 // Demand implements workload.Demander: one connection per terminal, each
 // holding every statement of the five transactions prepared (the order
 // line inserts for every line count included), on the nine TPC-C tables.

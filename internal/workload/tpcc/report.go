@@ -152,7 +152,7 @@ func (wl *Workload) FormatSummary(run *summary.Run) string {
 	}
 	if _, counted := run.Figures[FigureSkippedDistricts]; counted {
 		c := checks[CheckSkippedDeliveries]
-		fmt.Fprintln(&b, " [delivery (skipped districts at most 1% of delivered)]")
+		fmt.Fprintln(&b, " [skipped deliveries (at most 1% of delivered districts, or one)]")
 		fmt.Fprintf(&b, "  %13s: %.0f skipped, %.0f delivered (%.2f%%)  %s\n", "districts",
 			run.Figures[FigureSkippedDistricts], run.Figures[FigureDeliveredDistricts], c.Value, ok(c.OK))
 	}

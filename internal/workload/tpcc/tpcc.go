@@ -113,6 +113,8 @@ var (
 	_ workload.Runner          = (*Workload)(nil)
 	_ workload.ResponseLimiter = (*Workload)(nil)
 	_ workload.Reporter        = (*Workload)(nil)
+	_ workload.Demander        = (*Workload)(nil)
+	_ workload.Readier         = (*Workload)(nil)
 )
 
 // New returns TPC-C with default configuration.
