@@ -95,8 +95,9 @@ type worker struct {
 	// conflict, so that the runner's retry reruns the same type without
 	// keying again. Any other failure advances the deck, so failures do
 	// not bias the mix.
-	cur   int
-	retry bool
+	cur     int
+	retry   bool
+	retries int // reruns of the current card
 	// live is the runner's context of the current event.
 	live context.Context
 	st   *stmts
@@ -173,9 +174,11 @@ func (w *worker) draw() int {
 // tpcc-mysql do) and a Stock-Level district (clause 2.8.1.1). It reports
 // whether the event is a retry.
 func (w *worker) next() bool {
-	if w.retry {
+	if w.retry && w.retries < maxRetries {
+		w.retries++
 		return true
 	}
+	w.retries = 0
 	w.cur = w.draw()
 	if !w.bound {
 		w.w = w.r.between(1, w.info.warehouses)
@@ -183,6 +186,11 @@ func (w *worker) next() bool {
 	}
 	return false
 }
+
+// maxRetries is how often the runner reruns an event after conflicts
+// before it gives up (runner.Config.MaxRetries, by default): the event
+// after that draws a new card.
+const maxRetries = 100
 
 // settle records how the event ended: only a conflict the runner retries
 // (deadlock, lock-wait timeout, serialization failure) keeps its card.

@@ -9,6 +9,7 @@ import (
 	"github.com/go-sql-driver/mysql"
 
 	"github.com/dbarena/dbarena/internal/dialect"
+	"github.com/dbarena/dbarena/internal/runner"
 	"github.com/dbarena/dbarena/internal/summary"
 	"github.com/dbarena/dbarena/internal/target"
 	"github.com/dbarena/dbarena/internal/workload"
@@ -65,7 +66,23 @@ func TestConflictRerunsTheSameTransaction(t *testing.T) {
 				i, w.retry, w.cur, w.w, cur, home)
 		}
 	}
+	// The runner gives up after its MaxRetries reruns: the next event
+	// draws a new card.
+	if maxRetries != runner.DefaultConfig().MaxRetries {
+		t.Fatalf("maxRetries %d, the runner's %d", maxRetries, runner.DefaultConfig().MaxRetries)
+	}
+	for i := 5; i < maxRetries; i++ {
+		w.settle(&mysql.MySQLError{Number: 1213, Message: "Deadlock found"})
+		if !w.next() {
+			t.Fatalf("retry %d not taken", i)
+		}
+	}
 	pos := w.pos
+	w.settle(&mysql.MySQLError{Number: 1213, Message: "Deadlock found"})
+	if w.next() || w.pos != pos+1 {
+		t.Fatalf("after the runner gave up: retry %v, deck at %d, want the next card (%d)", w.retry, w.pos, pos+1)
+	}
+	pos = w.pos
 	w.settle(&mysql.MySQLError{Number: 1062, Message: "Duplicate entry"})
 	if w.next() || w.pos != pos+1 {
 		t.Fatalf("after a duplicate key error: retry %v, deck at %d, want the next card (%d)", w.retry, w.pos, pos+1)
