@@ -97,6 +97,7 @@ type Workload struct {
 	// flag values before parsing into cfg.
 	parts, wrange, weights string
 
+	// mu guards runInfo, prepared and sqlTexts.
 	mu       sync.Mutex
 	runInfo  *runInfo // read once per run from the database
 	prepared int      // warehouses Ready found

@@ -170,9 +170,10 @@ func (w *worker) draw() int {
 
 // next picks the transaction of the coming event: the same as the last
 // after a conflict the runner retries, else the deck's next card and,
-// unless bound, a home warehouse drawn uniformly over 1..W (as go-tpc and
-// tpcc-mysql do) and a Stock-Level district (clause 2.8.1.1). It reports
-// whether the event is a retry.
+// unless bound, a home warehouse drawn uniformly over 1..W and a
+// Stock-Level district over 1..10, as go-tpc and tpcc-mysql draw them
+// (clause 2.8.1.1 fixes the district per terminal, which an unbound
+// terminal is not). It reports whether the event is a retry.
 func (w *worker) next() bool {
 	if w.retry && w.retries < maxRetries {
 		w.retries++
