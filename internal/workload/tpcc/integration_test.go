@@ -150,6 +150,7 @@ func TestIntegration(t *testing.T) {
 				t.Fatal(err)
 			}
 			t.Cleanup(func() { _ = wl.Cleanup(context.Background(), env) })
+			t.Run("not ready before prepare", func(t *testing.T) { testNotPrepared(t, env) })
 
 			// A clean load of one warehouse.
 			p := &progress{}
@@ -199,6 +200,7 @@ func TestIntegration(t *testing.T) {
 				}
 			})
 			mustCheck(t, env, wl, "after the load")
+			t.Run("ready", func(t *testing.T) { testReady(t, env) })
 
 			t.Run("interrupted load resumes to the same data", func(t *testing.T) {
 				if err := wl.Cleanup(ctx, env); err != nil {
@@ -214,6 +216,7 @@ func TestIntegration(t *testing.T) {
 				if done >= 4 {
 					t.Fatalf("%d units recorded after the interruption, want fewer than 4", done)
 				}
+				testIncomplete(t, env)
 				// Resume through the INSERT path: the same rows either way.
 				resume := setup(t, "--load-method", "insert")
 				if err := resume.Prepare(ctx, env, 4, &progress{}); err != nil {
@@ -241,6 +244,11 @@ func TestIntegration(t *testing.T) {
 					if typ == NewOrder {
 						checkStock(t, env, stock)
 					}
+					// Two terminals deliver in one warehouse at once:
+					// none skips a district that had orders.
+					if delivered, skipped := w.delivery.take(); typ == Delivery && (delivered != 200 || skipped != 0) {
+						t.Errorf("20 Deliveries: %d districts delivered, %d skipped; want 200 and 0", delivered, skipped)
+					}
 				})
 			}
 			mustCheck(t, env, wl, "after each transaction alone")
@@ -262,13 +270,20 @@ func TestIntegration(t *testing.T) {
 				var run summary.Run
 				res.Fill(&run)
 				w.Summarize(&run)
-				if run.TpmC == nil || *run.TpmC <= 0 || len(run.Checks) != 9 {
+				if run.TpmC == nil || *run.TpmC <= 0 || len(run.Checks) != 10 {
 					t.Errorf("summary: tpmc %v, %d checks", run.TpmC, len(run.Checks))
 				}
 				if !strings.Contains(w.FormatSummary(&run), "TpmC") {
 					t.Error("the final report has no TpmC")
 				}
+				if run.Figures[FigureDeliveredDistricts] == 0 || run.Figures[FigureSkippedDistricts] != 0 {
+					t.Errorf("figures %v: want delivered districts and none skipped", run.Figures)
+				}
 			})
+			t.Run("delivery after a concurrent taker", func(t *testing.T) { testDeliveryAfterConcurrentTaker(t, env) })
+			mustCheck(t, env, wl, "after a concurrent delivery")
+			t.Run("skipped district", func(t *testing.T) { testSkippedDistrict(t, env) })
+			t.Run("prepared statements", func(t *testing.T) { testPreparedStatements(t, env) })
 			t.Run("think times", func(t *testing.T) {
 				w := setup(t, "--think")
 				w.cfg.ThinkScale = 0.001 // New-Order: 18 ms keying, 12 ms mean think

@@ -2,6 +2,7 @@ package tpcc
 
 import (
 	"context"
+	"database/sql"
 	"fmt"
 	"sort"
 	"time"
@@ -20,10 +21,30 @@ type orderItem struct {
 // stockRow is a stock row read by New-Order, updated in memory as its
 // lines are processed (an item may appear on several lines).
 type stockRow struct {
-	qty  int
-	dist [nDist]string
+	iid, qty int
+	// dist is S_DIST_xx of the order's district.
+	dist string
 	// ytd and lines are what this order adds to S_YTD and S_ORDER_CNT.
 	ytd, lines int
+}
+
+// stockRows are the stock rows of one supplying warehouse's lines.
+type stockRows []stockRow
+
+// find returns the row of item iid, nil if none was read.
+func (s stockRows) find(iid int) *stockRow {
+	for i := range s {
+		if s[i].iid == iid {
+			return &s[i]
+		}
+	}
+	return nil
+}
+
+// itemPrice is the price of an item, in cents.
+type itemPrice struct {
+	iid   int
+	price int64
 }
 
 // newOrder is the New-Order transaction (clause 2.4). Items are read with
@@ -85,12 +106,11 @@ func (w *worker) newOrder(ctx context.Context, ev *workload.Event) error {
 
 	// Items: an unused item number rolls the transaction back, which
 	// counts as a completed New-Order (clause 2.4.2.3).
-	prices, err := w.readItems(ctx, ev)
-	if err != nil {
+	if err := w.readItems(ctx, ev); err != nil {
 		return err
 	}
 	for i := range w.items {
-		p, ok := prices[w.items[i].iid]
+		p, ok := w.price(w.items[i].iid)
 		if !ok {
 			return w.rollback(ctx, ev)
 		}
@@ -130,25 +150,37 @@ func (w *worker) newOrder(ctx context.Context, ev *workload.Event) error {
 	return w.commit(ctx, ev)
 }
 
-// readItems returns the price in cents of the order's items that exist.
-func (w *worker) readItems(ctx context.Context, ev *workload.Event) (map[int]int64, error) {
+// readItems reads the price of the order's items that exist into
+// w.prices. I_NAME and I_DATA are read, as the profile asks, and dropped.
+func (w *worker) readItems(ctx context.Context, ev *workload.Event) error {
 	w.args = appendItemIDs(w.args[:0], w.items)
 	rows, err := w.query(ctx, ev, w.st.noItems, w.args...)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	defer rows.Close()
-	clear(w.prices)
+	w.prices = w.prices[:0]
+	var name, data sql.RawBytes
 	for rows.Next() {
-		var id int
+		var p itemPrice
 		var price float64
-		var name, data string
-		if err := rows.Scan(&id, &price, &name, &data); err != nil {
-			return nil, err
+		if err := rows.Scan(&p.iid, &price, &name, &data); err != nil {
+			return err
 		}
-		w.prices[id] = cents(price)
+		p.price = cents(price)
+		w.prices = append(w.prices, p)
 	}
-	return w.prices, rows.Err()
+	return rows.Err()
+}
+
+// price returns the price of item iid, false when the item does not exist.
+func (w *worker) price(iid int) (int64, bool) {
+	for _, p := range w.prices {
+		if p.iid == iid {
+			return p.price, true
+		}
+	}
+	return 0, false
 }
 
 // updateStock locks and updates the stock rows of items, which share one
@@ -161,17 +193,21 @@ func (w *worker) updateStock(ctx context.Context, ev *workload.Event, items []or
 	if err != nil {
 		return err
 	}
-	clear(w.stock)
+	// S_DATA and the other districts' S_DIST_xx are read, as the
+	// profile asks, into buffers the driver reuses; only this district's
+	// is kept.
+	w.stock = w.stock[:0]
+	var data sql.RawBytes
+	var dist [nDist]sql.RawBytes
 	for rows.Next() {
-		var id int
 		var sr stockRow
-		var data string
-		if err := rows.Scan(&id, &sr.qty, &data, &sr.dist[0], &sr.dist[1], &sr.dist[2], &sr.dist[3], &sr.dist[4],
-			&sr.dist[5], &sr.dist[6], &sr.dist[7], &sr.dist[8], &sr.dist[9]); err != nil {
+		if err := rows.Scan(&sr.iid, &sr.qty, &data, &dist[0], &dist[1], &dist[2], &dist[3], &dist[4],
+			&dist[5], &dist[6], &dist[7], &dist[8], &dist[9]); err != nil {
 			rows.Close()
 			return err
 		}
-		w.stock[id] = &sr
+		sr.dist = string(dist[dID-1])
+		w.stock = append(w.stock, sr)
 	}
 	if err := rows.Close(); err != nil {
 		return err
@@ -185,7 +221,7 @@ func (w *worker) updateStock(ctx context.Context, ev *workload.Event, items []or
 	}
 	for i := range items {
 		it := &items[i]
-		sr := w.stock[it.iid]
+		sr := w.stock.find(it.iid)
 		if sr == nil {
 			return fmt.Errorf("new-order: no stock row for item %d in warehouse %d", it.iid, supplyW)
 		}
@@ -196,7 +232,7 @@ func (w *worker) updateStock(ctx context.Context, ev *workload.Event, items []or
 		}
 		sr.ytd += it.qty
 		sr.lines++
-		it.dist = sr.dist[dID-1]
+		it.dist = sr.dist
 	}
 	w.args = stockUpdateArgs(w.args[:0], items, w.stock, supplyW, remote)
 	_, err = w.exec(ctx, ev, w.st.noStockUpd, w.args...)
@@ -207,7 +243,7 @@ func (w *worker) updateStock(ctx context.Context, ev *workload.Event, items []or
 // share supplying warehouse supplyW: one UPDATE for all of them (an item on
 // several lines once, with what all its lines add), its lists padded with
 // the last item like the SELECT's.
-func stockUpdateArgs(args []any, items []orderItem, stock map[int]*stockRow, supplyW, remote int) []any {
+func stockUpdateArgs(args []any, items []orderItem, stock stockRows, supplyW, remote int) []any {
 	for _, col := range [...]func(*stockRow) int{
 		func(sr *stockRow) int { return sr.qty },
 		func(sr *stockRow) int { return sr.ytd },
@@ -216,7 +252,7 @@ func stockUpdateArgs(args []any, items []orderItem, stock map[int]*stockRow, sup
 	} {
 		for i := 0; i < maxLines; i++ {
 			id := items[min(i, len(items)-1)].iid
-			args = append(args, id, col(stock[id]))
+			args = append(args, id, col(stock.find(id)))
 		}
 	}
 	return appendItemIDs(append(args, supplyW), items)

@@ -103,11 +103,7 @@ func (w *worker) payment(ctx context.Context, ev *workload.Event) error {
 // customerByName returns the customer at position n/2 rounded up of those
 // with last name cLast, sorted by C_FIRST (clauses 2.5.2.2 and 2.6.2.2).
 func (w *worker) customerByName(ctx context.Context, ev *workload.Event, cW, cD int, cLast string) (int, error) {
-	st := w.st.payByName
-	if w.cur == 2 {
-		st = w.st.osByName
-	}
-	rows, err := w.query(ctx, ev, st, cW, cD, cLast)
+	rows, err := w.query(ctx, ev, w.st.byName, cW, cD, cLast)
 	if err != nil {
 		return 0, err
 	}

@@ -2,6 +2,7 @@ package tpcc
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -12,6 +13,25 @@ import (
 // tpmCPerWarehouse is the most a warehouse can do under the spec's keying
 // and think times (clause 4.2.2 and 5.4: 12.86 tpmC per warehouse).
 const tpmCPerWarehouse = 12.86
+
+// Run figures (summary.Run.Figures) and the check on skipped deliveries.
+const (
+	// FigureDeliveredDistricts counts districts committed Deliveries
+	// delivered an order in; FigureSkippedDistricts those they skipped
+	// for want of an undelivered order (clause 2.7.4.2).
+	FigureDeliveredDistricts = "delivery.delivered_districts"
+	FigureSkippedDistricts   = "delivery.skipped_districts"
+	// CheckSkippedDeliveries fails when skipped districts exceed
+	// maxSkippedPct of the delivered ones (and are more than one).
+	CheckSkippedDeliveries = "skipped_pct " + Delivery
+	maxSkippedPct          = 1.0
+)
+
+// BeginMeasure starts the counts of Delivery's districts over: call it as
+// the measured period begins, so that the warm-up is left out of them
+// (without it they cover the warm-up too). Summarize also starts them
+// over, for the next round.
+func (wl *Workload) BeginMeasure() { wl.delivery.take() }
 
 // Minimum shares of the mix (clause 5.2.3), in percent.
 var minMix = map[string]float64{Payment: 43, OrderStatus: 4, Delivery: 4, StockLevel: 4}
@@ -44,7 +64,9 @@ func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond)
 // Summarize implements workload.Reporter: TpmC (New-Order successes per
 // minute, rolled-back ones included as clause 2.4.2.3 counts them), the
 // transaction-percentage checks (clause 5.2.3) and the 90th-percentile
-// response-time checks (clause 5.2.5.3).
+// response-time checks (clause 5.2.5.3), skipped deliveries (clause
+// 2.7.4.2: reported when over 1% or over one, whichever is greater) and,
+// with --bind-warehouse and fewer terminals than warehouses, a note.
 func (wl *Workload) Summarize(run *summary.Run) {
 	var total int64
 	for _, t := range txTypes {
@@ -68,6 +90,30 @@ func (wl *Workload) Summarize(run *summary.Run) {
 		lim := ms(limits[t])
 		run.Checks = append(run.Checks, summary.Check{Name: "p90_ms " + t, OK: pt.LatencyMS.P90 <= lim, Value: pt.LatencyMS.P90, Limit: lim})
 	}
+	delivered, skipped := wl.delivery.take()
+	if run.Figures == nil {
+		run.Figures = map[string]float64{}
+	}
+	run.Figures[FigureDeliveredDistricts] = float64(delivered)
+	run.Figures[FigureSkippedDistricts] = float64(skipped)
+	run.Checks = append(run.Checks, skippedCheck(delivered, skipped))
+	for _, n := range wl.Notes(run.Threads) {
+		if !slices.Contains(run.Notes, n) {
+			run.Notes = append(run.Notes, n)
+		}
+	}
+}
+
+// skippedCheck passes when skipped districts are at most 1% of the
+// delivered ones, or at most one (clause 2.7.4.2).
+func skippedCheck(delivered, skipped int64) summary.Check {
+	pct := 0.0
+	if delivered > 0 {
+		pct = 100 * float64(skipped) / float64(delivered)
+	} else if skipped > 0 {
+		pct = 100
+	}
+	return summary.Check{Name: CheckSkippedDeliveries, OK: skipped <= 1 || pct <= maxSkippedPct, Value: pct, Limit: maxSkippedPct}
 }
 
 // FormatSummary implements workload.Reporter: tpcc-mysql's final report.
@@ -103,6 +149,12 @@ func (wl *Workload) FormatSummary(run *summary.Run) string {
 		}
 		c := checks["p90_ms "+t]
 		fmt.Fprintf(&b, "  %13s: %6.2f%%  %s  (p90 %.2f ms, limit %.0f s)\n", t, pass, ok(c.OK), c.Value, c.Limit/1000)
+	}
+	if _, counted := run.Figures[FigureSkippedDistricts]; counted {
+		c := checks[CheckSkippedDeliveries]
+		fmt.Fprintln(&b, " [skipped deliveries (at most 1% of delivered districts, or one)]")
+		fmt.Fprintf(&b, "  %13s: %.0f skipped, %.0f delivered (%.2f%%)  %s\n", "districts",
+			run.Figures[FigureSkippedDistricts], run.Figures[FigureDeliveredDistricts], c.Value, ok(c.OK))
 	}
 	if run.TpmC != nil {
 		w := 1

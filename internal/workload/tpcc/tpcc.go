@@ -19,6 +19,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/dbarena/dbarena/internal/target"
 	"github.com/dbarena/dbarena/internal/workload"
 )
 
@@ -74,6 +75,11 @@ type Config struct {
 	ThinkScale float64
 	// LoadMethod is LoadAuto or LoadInsert (--load-method).
 	LoadMethod string
+	// BindWarehouse binds terminal i to home warehouse i % W + 1 and one
+	// Stock-Level district for its whole life (clauses 2.8.1.1, 5.2.1);
+	// without it each transaction draws its home warehouse uniformly over
+	// 1..W, as go-tpc and tpcc-mysql do (--bind-warehouse).
+	BindWarehouse bool
 }
 
 // DefaultConfig returns tpcc-mysql's defaults: one warehouse, standard
@@ -91,8 +97,13 @@ type Workload struct {
 	// flag values before parsing into cfg.
 	parts, wrange, weights string
 
-	mu      sync.Mutex
-	runInfo *runInfo // read once per run from the database
+	// mu guards runInfo, prepared and sqlTexts.
+	mu       sync.Mutex
+	runInfo  *runInfo // read once per run from the database
+	prepared int      // warehouses Ready found
+	sqlTexts map[target.Family]*texts
+	// delivery counts Delivery's districts (clause 2.7.4.2).
+	delivery deliveryCount
 }
 
 var (
@@ -103,6 +114,8 @@ var (
 	_ workload.Runner          = (*Workload)(nil)
 	_ workload.ResponseLimiter = (*Workload)(nil)
 	_ workload.Reporter        = (*Workload)(nil)
+	_ workload.Demander        = (*Workload)(nil)
+	_ workload.Readier         = (*Workload)(nil)
 )
 
 // New returns TPC-C with default configuration.
@@ -144,6 +157,8 @@ func (wl *Workload) Flags(fs *pflag.FlagSet) {
 	fs.StringVar(&c.LoadMethod, "load-method", c.LoadMethod, "auto (LOAD DATA LOCAL INFILE / COPY, INSERT if refused) or insert")
 	fs.StringVar(&wl.weights, "weights", wl.weights, "deck of New-Order,Payment,Order-Status,Delivery,Stock-Level cards")
 	fs.BoolVar(&c.Think, "think", c.Think, "keying and think times of clause 5.2.5 (off by default)")
+	fs.BoolVar(&c.BindWarehouse, "bind-warehouse", c.BindWarehouse,
+		"bind terminal i to home warehouse i%W+1 for the whole run (the spec's terminals; default: drawn per transaction, as go-tpc and tpcc-mysql)")
 }
 
 // Validate implements workload.Workload: it parses the string flags and
@@ -226,8 +241,9 @@ func (wl *Workload) Params() map[string]any {
 	c := &wl.cfg
 	p := map[string]any{
 		"warehouses": c.Warehouses, "schema": c.Schema, "fk": c.FK,
-		"weights": fmt.Sprintf("%d,%d,%d,%d,%d", c.Weights[0], c.Weights[1], c.Weights[2], c.Weights[3], c.Weights[4]),
-		"think":   c.Think,
+		"weights":        fmt.Sprintf("%d,%d,%d,%d,%d", c.Weights[0], c.Weights[1], c.Weights[2], c.Weights[3], c.Weights[4]),
+		"think":          c.Think,
+		"bind_warehouse": c.BindWarehouse,
 	}
 	wl.mu.Lock()
 	if ri := wl.runInfo; ri != nil {

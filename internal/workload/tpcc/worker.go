@@ -3,13 +3,10 @@ package tpcc
 import (
 	"context"
 	"database/sql"
-	"fmt"
 	"math"
-	"strings"
 	"time"
 
 	"github.com/dbarena/dbarena/internal/dialect"
-	"github.com/dbarena/dbarena/internal/target"
 	"github.com/dbarena/dbarena/internal/workload"
 )
 
@@ -75,63 +72,87 @@ var (
 	thinkTime  = [5]time.Duration{12 * time.Second, 12 * time.Second, 10 * time.Second, 5 * time.Second, 5 * time.Second}
 )
 
-// worker is one terminal (clause 5.2.1): bound to a home warehouse and a
-// Stock-Level district, drawing its transactions from its own deck.
+// worker is one terminal (clause 5.2.1), drawing its transactions from
+// its own deck. Its home warehouse is drawn per transaction, or fixed with
+// Config.BindWarehouse.
 type worker struct {
 	wl   *Workload
 	conn *sql.Conn
 	info *runInfo
-	r    rng
-	// w is the home warehouse; slDistrict the district of Stock-Level
-	// (clause 2.8.1.1: constant per terminal).
+	// classify tells a conflict the runner retries from other errors.
+	classify func(error) dialect.Class
+	r        rng
+	// bound: the home warehouse and Stock-Level district are the
+	// terminal's for its whole life (clause 2.8.1.1: constant per
+	// terminal); else both are drawn per transaction.
+	bound bool
+	// w is the home warehouse of the current transaction; slDistrict the
+	// district of Stock-Level.
 	w, slDistrict int
-	deck          []int
+	deck          []uint8
 	pos           int
-	// cur is the transaction of the last card; failed says it failed, so
-	// that the runner's retry reruns the same type without keying again.
-	cur    int
-	failed bool
+	// cur is the transaction of the last card; retry says it lost a
+	// conflict, so that the runner's retry reruns the same type without
+	// keying again. Any other failure advances the deck, so failures do
+	// not bias the mix.
+	cur     int
+	retry   bool
+	retries int // reruns of the current card
 	// live is the runner's context of the current event.
 	live context.Context
 	st   *stmts
 	// scratch
 	items  []orderItem
 	args   []any
-	prices map[int]int64
-	stock  map[int]*stockRow
+	prices []itemPrice
+	stock  stockRows
 	buf    []byte
 }
 
 var _ workload.Worker = (*worker)(nil)
 
-// NewWorker implements workload.Runner: terminal id gets home warehouse
-// id % W + 1 (terminals are spread evenly over the warehouses).
+// NewWorker implements workload.Runner. With Config.BindWarehouse,
+// terminal id gets home warehouse id % W + 1 (terminals are spread evenly
+// over the warehouses).
 func (wl *Workload) NewWorker(ctx context.Context, env workload.Env, conn *sql.Conn, id int, seed int64) (workload.Worker, error) {
 	info, err := wl.info(ctx, env, conn, seed-int64(id))
 	if err != nil {
 		return nil, err
 	}
-	st, err := prepareStmts(ctx, conn, env.Dialect)
+	st, err := prepareStmts(ctx, conn, wl.texts(env.Dialect))
 	if err != nil {
 		return nil, err
 	}
 	w := &worker{
 		wl: wl, conn: conn, info: info, st: st,
+		classify:   env.Dialect.Classify,
 		r:          newRNG(uint64(seed), 0x7e),
+		bound:      wl.cfg.BindWarehouse,
 		w:          id%info.warehouses + 1,
 		slDistrict: (id/info.warehouses)%nDist + 1,
+		deck:       newDeck(wl.cfg.Weights),
 		items:      make([]orderItem, 0, maxLines),
-		args:       make([]any, 0, 9*maxLines),
-		prices:     make(map[int]int64, maxLines),
-		stock:      make(map[int]*stockRow, maxLines),
-	}
-	for t, n := range wl.cfg.Weights {
-		for i := 0; i < n; i++ {
-			w.deck = append(w.deck, t)
-		}
+		args:       make([]any, 0, maxArgs),
+		prices:     make([]itemPrice, 0, maxLines),
+		stock:      make(stockRows, 0, maxLines),
 	}
 	w.pos = len(w.deck)
 	return w, nil
+}
+
+// maxArgs is the most arguments a statement takes: the one-statement
+// stock update (stockUpdateSQL).
+const maxArgs = 8*maxLines + 1 + maxLines
+
+// newDeck returns the cards of one deck: weights[t] cards of type t.
+func newDeck(weights [5]int) []uint8 {
+	var deck []uint8
+	for t, n := range weights {
+		for i := 0; i < n; i++ {
+			deck = append(deck, uint8(t))
+		}
+	}
+	return deck
 }
 
 // draw returns the next card of the deck, shuffling a fresh deck when the
@@ -144,15 +165,43 @@ func (w *worker) draw() int {
 	}
 	c := w.deck[w.pos]
 	w.pos++
-	return c
+	return int(c)
+}
+
+// next picks the transaction of the coming event: the same as the last
+// after a conflict the runner retries, else the deck's next card and,
+// unless bound, a home warehouse drawn uniformly over 1..W and a
+// Stock-Level district over 1..10, as go-tpc and tpcc-mysql draw them
+// (clause 2.8.1.1 fixes the district per terminal, which an unbound
+// terminal is not). It reports whether the event is a retry.
+func (w *worker) next() bool {
+	if w.retry && w.retries < maxRetries {
+		w.retries++
+		return true
+	}
+	w.retries = 0
+	w.cur = w.draw()
+	if !w.bound {
+		w.w = w.r.between(1, w.info.warehouses)
+		w.slDistrict = w.r.between(1, nDist)
+	}
+	return false
+}
+
+// maxRetries is how often the runner reruns an event after conflicts
+// before it gives up (runner.Config.MaxRetries, by default): the event
+// after that draws a new card.
+const maxRetries = 100
+
+// settle records how the event ended: only a conflict the runner retries
+// (deadlock, lock-wait timeout, serialization failure) keeps its card.
+func (w *worker) settle(err error) {
+	w.retry = err != nil && w.classify(err).Kind == dialect.Retry
 }
 
 // Event implements workload.Worker: one transaction of the deck's next type.
 func (w *worker) Event(ctx context.Context, ev *workload.Event) error {
-	retry := w.failed
-	if !retry {
-		w.cur = w.draw()
-	}
+	retry := w.next()
 	ev.Type = txTypes[w.cur]
 	think := w.wl.cfg.Think
 	if think && !retry {
@@ -181,7 +230,7 @@ func (w *worker) Event(ctx context.Context, ev *workload.Event) error {
 	default:
 		err = w.stockLevel(ctx, ev)
 	}
-	w.failed = err != nil
+	w.settle(err)
 	if err == nil && think {
 		// Negative exponential think time, at most 10 times its mean
 		// (clause 5.2.5.4).
@@ -299,134 +348,3 @@ func cents(f float64) int64 { return int64(math.Round(f * 100)) }
 
 // decimal formats cents for a decimal parameter.
 func decimal(c int64) string { return string(appendCents(nil, c)) }
-
-// stmts are a terminal's prepared statements.
-type stmts struct {
-	all []*sql.Stmt
-
-	// New-Order
-	noCustomer, noDistrict, noDistrictUpd, noOrder, noNewOrder, noItems, noStock, noStockUpd *sql.Stmt
-	// noLines[n] inserts n order lines, prepared on first use.
-	noLines [maxLines + 1]*sql.Stmt
-	conn    *sql.Conn
-	rebind  func(string) string
-	// Payment
-	payWarehouseUpd, payWarehouse, payDistrictUpd, payDistrict, payByName, payCustomer, payCustomerData,
-	payCustomerUpd, payCustomerUpdBC, payHistory *sql.Stmt
-	// Order-Status
-	osByName, osCustomer, osOrder, osLines *sql.Stmt
-	// Delivery
-	dlNewOrder, dlDelete, dlOrders, dlOrderUpd, dlLinesUpd, dlSums, dlCustomerUpd *sql.Stmt
-	// Stock-Level
-	slDistrict, slCount *sql.Stmt
-}
-
-func prepareStmts(ctx context.Context, conn *sql.Conn, d dialect.Dialect) (*stmts, error) {
-	rebind := d.Rebind
-	pg := d.Family() == target.Postgres
-	s := &stmts{conn: conn, rebind: rebind}
-	var err error
-	prep := func(dst **sql.Stmt, q string) {
-		if err != nil {
-			return
-		}
-		var st *sql.Stmt
-		st, err = conn.PrepareContext(ctx, rebind(q))
-		if err != nil {
-			err = fmt.Errorf("prepare %q: %w", q, err)
-			return
-		}
-		*dst = st
-		s.all = append(s.all, st)
-	}
-	// New-Order (clause 2.4.2.2)
-	prep(&s.noCustomer, "SELECT c_discount, c_last, c_credit, w_tax FROM customer, warehouse WHERE w_id = ? AND c_w_id = w_id AND c_d_id = ? AND c_id = ?")
-	prep(&s.noDistrict, "SELECT d_next_o_id, d_tax FROM district WHERE d_w_id = ? AND d_id = ? FOR UPDATE")
-	prep(&s.noDistrictUpd, "UPDATE district SET d_next_o_id = ? WHERE d_w_id = ? AND d_id = ?")
-	prep(&s.noOrder, "INSERT INTO orders (o_id, o_d_id, o_w_id, o_c_id, o_entry_d, o_ol_cnt, o_all_local) VALUES (?, ?, ?, ?, ?, ?, ?)")
-	prep(&s.noNewOrder, "INSERT INTO new_orders (no_o_id, no_d_id, no_w_id) VALUES (?, ?, ?)")
-	// Items and stock are read maxLines at a time, the list padded with
-	// repeats of its last id, so that one statement serves every order.
-	prep(&s.noItems, "SELECT i_id, i_price, i_name, i_data FROM item WHERE i_id IN ("+placeholders(maxLines)+")")
-	prep(&s.noStock, "SELECT s_i_id, s_quantity, s_data, s_dist_01, s_dist_02, s_dist_03, s_dist_04, s_dist_05, s_dist_06, s_dist_07, s_dist_08, s_dist_09, s_dist_10 FROM stock WHERE s_w_id = ? AND s_i_id IN ("+placeholders(maxLines)+") FOR UPDATE")
-	prep(&s.noStockUpd, stockUpdateSQL(pg))
-	// Payment (clause 2.5.2.2)
-	prep(&s.payWarehouseUpd, "UPDATE warehouse SET w_ytd = w_ytd + ? WHERE w_id = ?")
-	prep(&s.payWarehouse, "SELECT w_street_1, w_street_2, w_city, w_state, w_zip, w_name FROM warehouse WHERE w_id = ?")
-	prep(&s.payDistrictUpd, "UPDATE district SET d_ytd = d_ytd + ? WHERE d_w_id = ? AND d_id = ?")
-	prep(&s.payDistrict, "SELECT d_street_1, d_street_2, d_city, d_state, d_zip, d_name FROM district WHERE d_w_id = ? AND d_id = ?")
-	prep(&s.payByName, "SELECT c_id FROM customer WHERE c_w_id = ? AND c_d_id = ? AND c_last = ? ORDER BY c_first")
-	prep(&s.payCustomer, "SELECT c_first, c_middle, c_last, c_street_1, c_street_2, c_city, c_state, c_zip, c_phone, c_credit, c_credit_lim, c_discount, c_balance, c_since FROM customer WHERE c_w_id = ? AND c_d_id = ? AND c_id = ? FOR UPDATE")
-	prep(&s.payCustomerData, "SELECT c_data FROM customer WHERE c_w_id = ? AND c_d_id = ? AND c_id = ?")
-	prep(&s.payCustomerUpd, "UPDATE customer SET c_balance = c_balance - ?, c_ytd_payment = c_ytd_payment + ?, c_payment_cnt = c_payment_cnt + 1 WHERE c_w_id = ? AND c_d_id = ? AND c_id = ?")
-	prep(&s.payCustomerUpdBC, "UPDATE customer SET c_balance = c_balance - ?, c_ytd_payment = c_ytd_payment + ?, c_payment_cnt = c_payment_cnt + 1, c_data = ? WHERE c_w_id = ? AND c_d_id = ? AND c_id = ?")
-	prep(&s.payHistory, "INSERT INTO history (h_c_d_id, h_c_w_id, h_c_id, h_d_id, h_w_id, h_date, h_amount, h_data) VALUES (?, ?, ?, ?, ?, ?, ?, ?)")
-	// Order-Status (clause 2.6.2.2)
-	prep(&s.osByName, "SELECT c_id FROM customer WHERE c_w_id = ? AND c_d_id = ? AND c_last = ? ORDER BY c_first")
-	prep(&s.osCustomer, "SELECT c_balance, c_first, c_middle, c_last FROM customer WHERE c_w_id = ? AND c_d_id = ? AND c_id = ?")
-	prep(&s.osOrder, "SELECT o_id, o_entry_d, o_carrier_id FROM orders WHERE o_w_id = ? AND o_d_id = ? AND o_c_id = ? ORDER BY o_id DESC LIMIT 1")
-	prep(&s.osLines, "SELECT ol_i_id, ol_supply_w_id, ol_quantity, ol_amount, ol_delivery_d FROM order_line WHERE ol_w_id = ? AND ol_d_id = ? AND ol_o_id = ?")
-	// Delivery (clause 2.7.4.2)
-	prep(&s.dlNewOrder, "SELECT no_o_id FROM new_orders WHERE no_w_id = ? AND no_d_id = ? ORDER BY no_o_id LIMIT 1 FOR UPDATE")
-	prep(&s.dlDelete, "DELETE FROM new_orders WHERE no_w_id = ? AND "+pairList("no_d_id", "no_o_id"))
-	prep(&s.dlOrderUpd, "UPDATE orders SET o_carrier_id = ? WHERE o_w_id = ? AND "+pairList("o_d_id", "o_id"))
-	prep(&s.dlLinesUpd, "UPDATE order_line SET ol_delivery_d = ? WHERE ol_w_id = ? AND "+pairList("ol_d_id", "ol_o_id"))
-	prep(&s.dlOrders, "SELECT o_d_id, o_c_id FROM orders WHERE o_w_id = ? AND "+pairList("o_d_id", "o_id"))
-	prep(&s.dlSums, "SELECT ol_d_id, SUM(ol_amount) FROM order_line WHERE ol_w_id = ? AND "+pairList("ol_d_id", "ol_o_id")+" GROUP BY ol_d_id")
-	prep(&s.dlCustomerUpd, "UPDATE customer SET c_balance = c_balance + ?, c_delivery_cnt = c_delivery_cnt + 1 WHERE c_w_id = ? AND c_d_id = ? AND c_id = ?")
-	// Stock-Level (clause 2.8.2.2)
-	prep(&s.slDistrict, "SELECT d_next_o_id FROM district WHERE d_w_id = ? AND d_id = ?")
-	prep(&s.slCount, "SELECT COUNT(DISTINCT s_i_id) FROM order_line, stock WHERE ol_w_id = ? AND ol_d_id = ? AND ol_o_id < ? AND ol_o_id >= ? AND s_w_id = ? AND s_i_id = ol_i_id AND s_quantity < ?")
-	if err != nil {
-		_ = s.close()
-		return nil, err
-	}
-	return s, nil
-}
-
-// maxLines is the most order lines of a New-Order (clause 2.4.1.3).
-const maxLines = 15
-
-func placeholders(n int) string { return strings.Repeat("?, ", n-1) + "?" }
-
-// stockUpdateSQL updates the stock rows of up to maxLines items of one
-// supplying warehouse (clause 2.4.2.2) in one statement: per item the new
-// S_QUANTITY and what S_YTD, S_ORDER_CNT and S_REMOTE_CNT gain, as CASE
-// lists of (S_I_ID, value) pairs. PostgreSQL needs the values' type.
-func stockUpdateSQL(pg bool) string {
-	then := " THEN ?"
-	if pg {
-		then = " THEN ?::integer"
-	}
-	cases := "CASE s_i_id" + strings.Repeat(" WHEN ?"+then, maxLines) + " END"
-	return "UPDATE stock SET s_quantity = " + cases + ", s_ytd = s_ytd + " + cases +
-		", s_order_cnt = s_order_cnt + " + cases + ", s_remote_cnt = s_remote_cnt + " + cases +
-		" WHERE s_w_id = ? AND s_i_id IN (" + placeholders(maxLines) + ")"
-}
-
-// lines returns the statement inserting n order lines.
-func (s *stmts) lines(ctx context.Context, n int) (*sql.Stmt, error) {
-	if st := s.noLines[n]; st != nil {
-		return st, nil
-	}
-	q := "INSERT INTO order_line (ol_o_id, ol_d_id, ol_w_id, ol_number, ol_i_id, ol_supply_w_id, ol_quantity, ol_amount, ol_dist_info) VALUES " +
-		strings.Repeat("(?, ?, ?, ?, ?, ?, ?, ?, ?), ", n-1) + "(?, ?, ?, ?, ?, ?, ?, ?, ?)"
-	st, err := s.conn.PrepareContext(ctx, s.rebind(q))
-	if err != nil {
-		return nil, err
-	}
-	s.noLines[n] = st
-	s.all = append(s.all, st)
-	return st, nil
-}
-
-func (s *stmts) close() error {
-	var first error
-	for _, st := range s.all {
-		if err := st.Close(); err != nil && first == nil {
-			first = err
-		}
-	}
-	s.all = nil
-	return first
-}
