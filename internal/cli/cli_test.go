@@ -254,8 +254,12 @@ func TestReconnectAfterRestart(t *testing.T) {
 			if _, err := suite.mgr.Restart(context.Background(), name); err != nil {
 				t.Fatalf("restart: %v", err)
 			}
-			r := (<-done).mustSucceed(t)
+			// A restart is an outage: the run goes on, degraded (exit 1).
+			r := <-done
 			run := readSummary(t, js)
+			if r.code != ExitFailed || run.Status != summary.StatusDegraded || len(run.Outages) == 0 || !run.Outages[0].Recovered {
+				t.Fatalf("exit %d status %s outages %+v: want 1, degraded, recovered\n%s", r.code, run.Status, run.Outages, r.stderr)
+			}
 			if run.Totals.Reconnects < 1 {
 				t.Fatalf("no reconnect counted:\n%s", r.stdout)
 			}
@@ -389,7 +393,7 @@ func TestTPCC(t *testing.T) {
 		}
 	}
 	run := readSummary(t, js)
-	if run.TpmC == nil || *run.TpmC <= 0 || len(run.Checks) != 9 || len(run.PerType) != 5 {
+	if run.TpmC == nil || *run.TpmC <= 0 || len(run.Checks) != 10 || len(run.PerType) != 5 {
 		t.Fatalf("summary: tpmc %v, %d checks, %d types", run.TpmC, len(run.Checks), len(run.PerType))
 	}
 	if len(run.Intervals) == 0 || len(run.Intervals[0].PerType) == 0 {

@@ -337,11 +337,16 @@ func TestFaultStoreOnFullFileSystem(t *testing.T) {
 	}
 	t.Cleanup(func() { _ = syscall.Unmount(dir, syscall.MNT_DETACH) })
 	results := filepath.Join(dir, "r.db")
-	base := []string{"run", "oltp_point_select", "--tables", "1", "--table-size", "1000", "--time", "2",
-		"--threads", "2", "--report-interval", "1", "--results", results, "--monitor", "off"}
+	args := func(secs string, extra ...string) []string {
+		return append([]string{"run", "oltp_point_select", "--tables", "1", "--table-size", "1000", "--time", secs,
+			"--threads", "2", "--report-interval", "1", "--results", results, "--monitor", "off"}, extra...)
+	}
 	dbarena(t, "prepare", "oltp_point_select", "--tables", "1", "--table-size", "1000").mustSucceed(t)
-	dbarena(t, base...).mustSucceed(t)
-	// Fill the file system.
+	dbarena(t, args("2")...).mustSucceed(t)
+	// Fill the file system while the next run goes on.
+	js := jsonPath(t)
+	ar := startRun(t, args("6", "--json", js)...)
+	time.Sleep(2 * time.Second)
 	filler, err := os.Create(filepath.Join(dir, "filler"))
 	if err != nil {
 		t.Fatal(err)
@@ -353,8 +358,7 @@ func TestFaultStoreOnFullFileSystem(t *testing.T) {
 		}
 	}
 	filler.Close()
-	js := jsonPath(t)
-	r := dbarena(t, append(base, "--json", js)...)
+	r := ar.wait(t)
 	if r.code != ExitFailed || !strings.Contains(r.stderr, js) {
 		t.Fatalf("exit %d, stderr %q: want 1 and the --json path", r.code, r.stderr)
 	}
@@ -369,8 +373,11 @@ func TestFaultStoreOnFullFileSystem(t *testing.T) {
 	}
 	defer st.Close()
 	rows, err := st.List(context.Background(), store.Filter{})
-	if err != nil || len(rows) == 0 || rows[len(rows)-1].Status != summary.StatusComplete {
-		t.Fatalf("earlier run: %+v %v", rows, err)
+	if err != nil || !containsID(rows, 1) {
+		t.Fatalf("earlier run gone: %+v %v", rows, err)
+	}
+	if run, err := st.Run(context.Background(), 1); err != nil || run.Status != summary.StatusComplete || len(run.Intervals) == 0 {
+		t.Fatalf("earlier run: %v", err)
 	}
 }
 

@@ -49,6 +49,10 @@ func (PostgresDialect) Config(t target.Target, o OpenOptions) (*pgx.ConnConfig, 
 	cfg.Fallbacks = nil
 	cfg.ConnectTimeout = 10 * time.Second
 	cfg.DefaultQueryExecMode = pgx.QueryExecModeSimpleProtocol
+	// The simple protocol never uses pgx's statement and description
+	// caches: without them a connection holds ~17 KB instead of ~72 KB.
+	cfg.StatementCacheCapacity = 0
+	cfg.DescriptionCacheCapacity = 0
 	if o.Sockets != nil {
 		cfg.DialFunc = o.Sockets.Dial
 	}

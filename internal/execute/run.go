@@ -106,6 +106,9 @@ func Run(ctx context.Context, st Store, s *Session, spec Spec, obs Observer) (*O
 	if warning != "" {
 		notes = append(notes, warning)
 	}
+	if n, ok := w.(workload.Noter); ok {
+		notes = append(notes, n.Notes(spec.Config.Threads)...)
+	}
 
 	cfg := spec.Config
 	// Closing the pool's sockets stops statements in flight, so they can
@@ -118,12 +121,21 @@ func Run(ctx context.Context, st Store, s *Session, spec Spec, obs Observer) (*O
 	// the workers have connected and prepared their statements.
 	counters, counterErr := newCounterProbe(s)
 	var before dialect.Counters
+	mb, _ := w.(workload.MeasureBeginner)
+	cfg.OnMeasure = func() {
+		if mb != nil {
+			mb.BeginMeasure()
+		}
+		if counters != nil {
+			before, counterErr = counters.read(ctx)
+		}
+		mon.begin(mctx)
+	}
 	if counterErr == nil {
 		defer counters.Close()
 		counterErr = errors.New("measured period never began")
-		cfg.OnMeasure = func() { before, counterErr = counters.read(ctx); mon.begin(mctx) }
 	} else {
-		cfg.OnMeasure = func() { mon.begin(mctx) }
+		counters = nil
 	}
 	var said []string
 	for _, l := range mon.announce() {

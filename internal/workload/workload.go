@@ -12,6 +12,8 @@
 //   - Reporter: its own interval lines, summary figures and final report.
 //   - Demander: what a run asks of the server (connections, statements).
 //   - Readier: whether the prepared data is there and complete.
+//   - Noter: warnings to print before a run.
+//   - MeasureBeginner: told when the measured period begins (after warm-up).
 //
 // Each implementation carries `var _ workload.Iface = (*T)(nil)` beside it.
 package workload
@@ -149,6 +151,19 @@ func (e *NotReadyError) Error() string {
 // not, and another error when it could not tell.
 type Readier interface {
 	Ready(ctx context.Context, env Env) error
+}
+
+// Noter is a workload with warnings to print before a run of threads
+// workers (TPC-C: warehouses that are never a home warehouse).
+type Noter interface {
+	Notes(threads int) []string
+}
+
+// MeasureBeginner is a workload that keeps figures of its own (TPC-C's
+// delivered and skipped districts): it is told when the measured period
+// begins, so that the warm-up is left out of them.
+type MeasureBeginner interface {
+	BeginMeasure()
 }
 
 // Queries counts statements by sysbench's classes.

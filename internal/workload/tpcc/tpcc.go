@@ -116,6 +116,8 @@ var (
 	_ workload.Reporter        = (*Workload)(nil)
 	_ workload.Demander        = (*Workload)(nil)
 	_ workload.Readier         = (*Workload)(nil)
+	_ workload.Noter           = (*Workload)(nil)
+	_ workload.MeasureBeginner = (*Workload)(nil)
 )
 
 // New returns TPC-C with default configuration.
