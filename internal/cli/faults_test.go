@@ -57,6 +57,14 @@ func faultSandbox(t *testing.T, flavor target.Flavor) (string, *sandbox.Sandbox)
 	return tg, sb
 }
 
+// freshTables drops and loads a workload's tables on the shared default
+// sandbox, whatever size an earlier test left them at.
+func freshTables(t *testing.T, w string, args ...string) {
+	t.Helper()
+	dbarena(t, append([]string{"cleanup", w}, args...)...).mustSucceed(t)
+	dbarena(t, append([]string{"prepare", w, "--monitor", "none"}, args...)...).mustSucceed(t)
+}
+
 // serverPID is the sandbox's current server process.
 func serverPID(t *testing.T, name string) int {
 	t.Helper()
@@ -290,7 +298,7 @@ func TestFaultDbarenaKilled(t *testing.T) {
 		args := []string{"run", "oltp_point_select", "--tables", "1", "--table-size", "1000", "--time", "60",
 			"--threads", "2", "--report-interval", "1", "--results", results, "--monitor", "off"}
 		if i == 0 {
-			dbarena(t, "prepare", "oltp_point_select", "--tables", "1", "--table-size", "1000").mustSucceed(t)
+			freshTables(t, "oltp_point_select", "--tables", "1", "--table-size", "1000")
 		}
 		cmd := exec.Command(exe)
 		cmd.Env = append(os.Environ(), "DBARENA_HOME="+suite.home, childEnv+"="+strings.Join(args, "\x1f"))
@@ -341,7 +349,7 @@ func TestFaultStoreOnFullFileSystem(t *testing.T) {
 		return append([]string{"run", "oltp_point_select", "--tables", "1", "--table-size", "1000", "--time", secs,
 			"--threads", "2", "--report-interval", "1", "--results", results, "--monitor", "off"}, extra...)
 	}
-	dbarena(t, "prepare", "oltp_point_select", "--tables", "1", "--table-size", "1000").mustSucceed(t)
+	freshTables(t, "oltp_point_select", "--tables", "1", "--table-size", "1000")
 	dbarena(t, args("2")...).mustSucceed(t)
 	// Fill the file system while the next run goes on.
 	js := jsonPath(t)
@@ -411,7 +419,7 @@ func addToxic(t *testing.T, p *toxiproxy.Proxy, json string) {
 // dbarena and the server.
 func TestFaultNetwork(t *testing.T) {
 	needServers(t)
-	dbarena(t, "prepare", "oltp_read_write", "--tables", "1", "--table-size", "2000", "--monitor", "none").mustSucceed(t)
+	freshTables(t, "oltp_read_write", "--tables", "1", "--table-size", "2000")
 
 	t.Run("latency", func(t *testing.T) {
 		p, tg := proxy(t)
