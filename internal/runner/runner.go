@@ -28,6 +28,7 @@ import (
 
 	"github.com/dbarena/dbarena/internal/hist"
 	"github.com/dbarena/dbarena/internal/workload"
+	"golang.org/x/sys/unix"
 )
 
 // Interval is one report interval. Start and End are offsets from the start
@@ -522,6 +523,11 @@ func (r *run) drain(col *collector, final bool) {
 // coordinate starts the workers and the pacer, drives the phases and
 // intervals, stops the run and gathers the result.
 func (r *run) coordinate(ctx context.Context, cb *callbacks, onInterval func(Interval)) *Result {
+	// The coordinator keeps its thread, so that its tick work is measured
+	// in the thread's own CPU time: on a saturated machine the wall time
+	// of a tick is mostly waiting for a core.
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
 	cfg := r.cfg
 	col := newCollector(cfg.ReportInterval, &r.names, r.limits)
 	var measuredIvs []Interval
@@ -598,7 +604,7 @@ func (r *run) coordinate(ctx context.Context, cb *callbacks, onInterval func(Int
 loop:
 	for {
 		now := r.since()
-		tickStart := time.Now()
+		tickStart := threadCPU()
 		r.drain(col, false)
 		upTo := now - min(closeSlack, time.Duration(col.ri)/4).Nanoseconds()
 		if r.stopped.Load() {
@@ -618,7 +624,7 @@ loop:
 				}
 			}
 		})
-		work.add(time.Since(tickStart))
+		work.add(threadCPU() - tickStart)
 		switch {
 		case r.stopped.Load():
 			break loop
@@ -769,8 +775,9 @@ type worker struct {
 	ids   map[string]uint16 // cache of r.names
 }
 
-// TickWork sums the coordinator's work per tick: how long each drain and
-// interval close took, not counting the callbacks (they run apart).
+// TickWork sums the coordinator's work per tick: the CPU time each drain
+// and interval close took on its thread, not counting the callbacks (they
+// run apart) nor time spent waiting for a core.
 type TickWork struct {
 	Ticks      int64
 	Total, Max time.Duration
@@ -788,4 +795,13 @@ func (t TickWork) Mean() time.Duration {
 		return 0
 	}
 	return t.Total / time.Duration(t.Ticks)
+}
+
+// threadCPU is the CPU time the calling thread has used.
+func threadCPU() time.Duration {
+	var ts unix.Timespec
+	if err := unix.ClockGettime(unix.CLOCK_THREAD_CPUTIME_ID, &ts); err != nil {
+		return 0
+	}
+	return time.Duration(ts.Nano())
 }
