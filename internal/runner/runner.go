@@ -211,15 +211,22 @@ func Run(ctx context.Context, cfg Config, env workload.Env, w workload.Runner, o
 	return res, nil
 }
 
+// maxProcs caps the Ps setProcs gives: each P keeps its own allocation
+// caches (~150 KB each once used), so 2049 Ps cost ~330 MB of client memory
+// at 2048 threads. Past the cap, workers share Ps: one whose reply came
+// waits for a P at most until the scheduler preempts another (10 ms),
+// small beside the server's own queueing at such thread counts.
+const maxProcs = 256
+
 // setProcs gives the Go scheduler one P per worker, and one more for the
 // coordinator, the pacer and the monitor, while Workers that wait in raw
 // system calls run (mysqlwire): such a worker keeps its P while it waits,
 // as a C client keeps its thread, so fewer Ps than workers would leave
-// some workers without one for a scheduler time slice. It returns a
-// function that restores the setting.
+// some workers without one for a scheduler time slice. Ps are capped at
+// maxProcs. It returns a function that restores the setting.
 func setProcs(threads int) (restore func()) {
 	prev := runtime.GOMAXPROCS(0)
-	want := threads + 1
+	want := min(threads+1, max(maxProcs, prev))
 	if want <= prev {
 		return func() {}
 	}
