@@ -101,3 +101,15 @@ func (v keyValues) Set(s string) error {
 }
 
 func (v keyValues) Type() string { return "KEY=VALUE" }
+
+// credentialFlags are the password sources of a DSN --target without a
+// password (docs/CLI.md, "Secrets").
+type credentialFlags struct {
+	passwordFile string
+	optionFile   string
+}
+
+func (c *credentialFlags) flags(fs *pflag.FlagSet) {
+	fs.StringVar(&c.passwordFile, "password-file", "", "read the --target password from the first line of this file (keeps it out of ps)")
+	fs.StringVar(&c.optionFile, "mysql-option-file", "", "MySQL-style option file whose [client] password= is used (default ~/.my.cnf)")
+}

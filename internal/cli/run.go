@@ -25,6 +25,7 @@ import (
 // runOptions are the flags every workload's run takes (docs/CLI.md).
 type runOptions struct {
 	target       string
+	cred         credentialFlags
 	results      string
 	jsonPath     string
 	rounds       int
@@ -42,6 +43,7 @@ type runOptions struct {
 func (o *runOptions) flags(fs *pflag.FlagSet) {
 	o.cfg = runner.DefaultConfig()
 	fs.StringVar(&o.target, "target", "", "DSN, sandbox:NAME, or empty for the default sandbox")
+	o.cred.flags(fs)
 	fs.IntVar(&o.cfg.Threads, "threads", o.cfg.Threads, "number of workers, each with its own connection")
 	durationFlag(fs, &o.cfg.Duration, "time", o.cfg.Duration, "measured run time (seconds or 30s, 5m); 0 = until --events")
 	fs.Int64Var(&o.cfg.Events, "events", o.cfg.Events, "stop after this many measured events; 0 = until --time")
@@ -102,13 +104,17 @@ func (a *App) run(ctx context.Context, args []string) error {
 			return usagef("--json: %w", err)
 		}
 	}
-	st, err := a.openStore(ctx, o.results)
+	results, err := a.resolveStoreDSN(o.results)
+	if err != nil {
+		return err
+	}
+	st, err := a.openStore(ctx, results)
 	if err != nil {
 		return err
 	}
 	defer st.Close()
 
-	t, err := a.resolveTarget(ctx, o.target)
+	t, err := a.resolveTarget(ctx, o.target, o.cred)
 	if err != nil {
 		return err
 	}

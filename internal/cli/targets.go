@@ -4,16 +4,25 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/url"
 	"strings"
 
+	"github.com/dbarena/dbarena/internal/credentials"
 	"github.com/dbarena/dbarena/internal/sandbox"
 	"github.com/dbarena/dbarena/internal/target"
 )
 
 // resolveTarget turns a --target value into connection settings: a DSN,
-// sandbox:NAME, or "" for the default sandbox (started if needed).
-func (a *App) resolveTarget(ctx context.Context, spec string) (target.Target, error) {
+// sandbox:NAME, or "" for the default sandbox (started if needed). A DSN
+// without a password gets one from cred and the environment; one with a
+// password works but draws a warning (it is visible in ps).
+func (a *App) resolveTarget(ctx context.Context, spec string, cred credentialFlags) (target.Target, error) {
 	m := sandbox.NewManager(a.home())
+	if spec == "" || strings.HasPrefix(spec, "sandbox:") {
+		if cred.passwordFile != "" || cred.optionFile != "" {
+			return target.Target{}, usagef("--password-file and --mysql-option-file apply to a DSN --target; a sandbox keeps its own password")
+		}
+	}
 	switch {
 	case spec == "":
 		sb, err := m.Default(ctx)
@@ -41,5 +50,66 @@ func (a *App) resolveTarget(ctx context.Context, spec string) (target.Target, er
 	if err != nil {
 		return target.Target{}, usagef("--target: %w", err)
 	}
+	if t.Password != "" {
+		if cred.passwordFile != "" {
+			return target.Target{}, usagef("--target has a password and --password-file gives one: keep only --password-file")
+		}
+		a.warnArgvPassword("--target", "--password-file or DBARENA_PASSWORD")
+		return t, nil
+	}
+	if _, err := credentials.Resolve(&t, a.credentialSources(cred, credentials.DefaultEnv)); err != nil {
+		return target.Target{}, usagef("%w", err)
+	}
 	return t, nil
+}
+
+// resultsPasswordEnv is the variable a --results DSN without a password
+// reads first; DBARENA_PASSWORD belongs to --target.
+const resultsPasswordEnv = "DBARENA_RESULTS_PASSWORD"
+
+// resolveStoreDSN returns a --results location with the password of a DSN
+// filled in from DBARENA_RESULTS_PASSWORD, MYSQL_PWD or PGPASSWORD, and
+// ~/.pgpass or ~/.my.cnf. File paths and unparsable DSNs come back as
+// they are (store.Open reports the latter).
+func (a *App) resolveStoreDSN(loc string) (string, error) {
+	if !strings.Contains(loc, "://") {
+		return loc, nil
+	}
+	u, err := url.Parse(loc)
+	if err != nil {
+		return loc, nil
+	}
+	if _, ok := u.User.Password(); ok {
+		a.warnArgvPassword("--results", resultsPasswordEnv)
+		return loc, nil
+	}
+	t, err := target.ParseDSN(loc)
+	if err != nil {
+		return loc, nil
+	}
+	src, err := credentials.Resolve(&t, a.credentialSources(credentialFlags{}, resultsPasswordEnv))
+	if err != nil {
+		return "", usagef("--results: %w", err)
+	}
+	if src == "" {
+		return loc, nil
+	}
+	u.User = url.UserPassword(u.User.Username(), t.Password)
+	return u.String(), nil
+}
+
+func (a *App) credentialSources(cred credentialFlags, env string) credentials.Sources {
+	return credentials.Sources{
+		PasswordFile: cred.passwordFile,
+		PasswordEnv:  env,
+		OptionFile:   cred.optionFile,
+		Getenv:       a.Getenv,
+		Warn:         func(s string) { fmt.Fprintf(a.Stderr, "dbarena: warning: %s\n", s) },
+	}
+}
+
+// warnArgvPassword prints the one-line warning for a password typed on
+// the command line.
+func (a *App) warnArgvPassword(flag, instead string) {
+	fmt.Fprintf(a.Stderr, "dbarena: warning: the password in %s is visible to every local user in ps; use %s\n", flag, instead)
 }

@@ -70,12 +70,14 @@ func missing(w workload.Workload, what string) error {
 // workloadCommand is the shared shape of prepare, cleanup and check.
 type workloadCommand struct {
 	target  string
+	cred    credentialFlags
 	threads int
 	monitor string // prepare only
 }
 
 func (c *workloadCommand) flags(fs *pflag.FlagSet, threads bool) {
 	fs.StringVar(&c.target, "target", "", "DSN, sandbox:NAME, or empty for the default sandbox")
+	c.cred.flags(fs)
 	if threads { // prepare
 		fs.IntVar(&c.threads, "threads", 1, "parallel loaders")
 		monitorFlag(fs, &c.monitor)
@@ -111,7 +113,7 @@ func (a *App) openWorkload(ctx context.Context, cmd string, args []string, threa
 	if threads {
 		setThreads(w, c.threads)
 	}
-	t, err := a.resolveTarget(ctx, c.target)
+	t, err := a.resolveTarget(ctx, c.target, c.cred)
 	if err != nil {
 		return nil, nil, nil, err
 	}
