@@ -46,10 +46,11 @@ func (a *App) results(ctx context.Context, args []string) error {
 // if needed. A bad location exits 2, an unreachable database 3; the error
 // never shows a DSN's password.
 func (a *App) openStore(ctx context.Context, loc string) (*store.Store, error) {
-	var (
-		st  *store.Store
-		err error
-	)
+	loc, err := a.resolveStoreDSN(loc)
+	if err != nil {
+		return nil, err
+	}
+	var st *store.Store
 	if loc == "" {
 		st, err = store.OpenDefault(ctx, store.DefaultPath(a.Getenv))
 	} else {

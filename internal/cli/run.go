@@ -104,11 +104,7 @@ func (a *App) run(ctx context.Context, args []string) error {
 			return usagef("--json: %w", err)
 		}
 	}
-	results, err := a.resolveStoreDSN(o.results)
-	if err != nil {
-		return err
-	}
-	st, err := a.openStore(ctx, results)
+	st, err := a.openStore(ctx, o.results)
 	if err != nil {
 		return err
 	}

@@ -2,8 +2,10 @@ package lab
 
 import (
 	"context"
+	"os"
 	"strings"
 
+	"github.com/dbarena/dbarena/internal/credentials"
 	"github.com/dbarena/dbarena/internal/plan"
 	"github.com/dbarena/dbarena/internal/target"
 )
@@ -37,6 +39,11 @@ func (l *Lab) target(ctx context.Context, s *server, cell plan.Cell) (target.Tar
 		if s.target.Host == "" && s.target.Socket == "" {
 			t, err := target.ParseDSN(dsn)
 			if err != nil {
+				return t, err
+			}
+			// A DSN without a password takes one from DBARENA_PASSWORD,
+			// MYSQL_PWD / PGPASSWORD or ~/.pgpass / ~/.my.cnf.
+			if _, err := credentials.Resolve(&t, credentials.Sources{PasswordEnv: credentials.DefaultEnv, Getenv: os.Getenv}); err != nil {
 				return t, err
 			}
 			s.target = t
