@@ -82,3 +82,6 @@ type sockAddr struct{}
 
 func (sockAddr) Network() string { return "mysql" }
 func (sockAddr) String() string  { return "mysqlwire" }
+
+// TLS reports whether the connection is encrypted.
+func (c *Conn) TLS() bool { return c.tls != nil }
