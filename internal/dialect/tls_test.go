@@ -9,14 +9,17 @@ import (
 	"crypto/x509/pkix"
 	"database/sql"
 	"encoding/pem"
+	"errors"
 	"math/big"
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
 	. "github.com/dbarena/dbarena/internal/dialect"
+	"github.com/dbarena/dbarena/internal/mysqlwire"
 	"github.com/dbarena/dbarena/internal/sandbox"
 	"github.com/dbarena/dbarena/internal/sandbox/sandboxtest"
 	"github.com/dbarena/dbarena/internal/target"
@@ -203,6 +206,13 @@ func testMySQLWireTLS(t *testing.T, sb sandboxtest.Sandbox, ca string) {
 			t.Fatal(err)
 		}
 	}
+	// Abort ends a statement waiting under TLS.
+	done := make(chan error, 1)
+	go func() { done <- c.Query("SELECT SLEEP(120)", nil) }()
+	c.Abort()
+	if err := <-done; !errors.Is(err, mysqlwire.ErrClosed) {
+		t.Fatalf("aborted TLS statement: %v, want ErrClosed", err)
+	}
 	// Without TLS the account is refused: TLS above was real.
 	plain := tgt
 	plain.Params = nil
@@ -322,4 +332,48 @@ func FuzzMySQLTLS(f *testing.F) {
 			t.Fatalf("%q: preferred without a TLS config", mode)
 		}
 	})
+}
+
+// BenchmarkMySQLWireTLS compares point selects (prepared, one row) of the
+// lean wire client over plain TCP and over TLS (verify-full) on a --tls
+// sandbox; cpu-ns/op is the client process's user+system CPU per query.
+func BenchmarkMySQLWireTLS(b *testing.B) {
+	sb := sandboxtest.StartNamed(b, target.FlavorMariaDB, func(s *sandbox.Spec) { s.TLS = true })
+	v, err := sb.Manager.Get(sb.Name)
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, c := range []struct {
+		name string
+		tgt  target.Target
+	}{{"plain", sb.Target}, {"tls", withParams(sb.Target, "tls", "true", "tls-ca", v.TLSCA)}} {
+		b.Run(c.name, func(b *testing.B) {
+			conn, err := MySQLDialect{}.DialWire(context.Background(), c.tgt, OpenOptions{})
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer conn.Close()
+			st, err := conn.Prepare("SELECT ?, REPEAT('x', 120)")
+			if err != nil {
+				b.Fatal(err)
+			}
+			args := []any{int64(0)}
+			before := cpuTime()
+			b.ResetTimer()
+			for i := 0; b.Loop(); i++ {
+				args[0] = int64(i)
+				if err := st.Query(args); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric(float64(cpuTime()-before)/float64(b.N), "cpu-ns/op")
+		})
+	}
+}
+
+// cpuTime is the process's user+system CPU time.
+func cpuTime() time.Duration {
+	var ru syscall.Rusage
+	_ = syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
