@@ -223,6 +223,9 @@ func testMySQLWireTLS(t *testing.T, sb sandboxtest.Sandbox, ca string) {
 	if msg := oneLine(t, err); !strings.Contains(msg, "certificate signed by unknown authority") {
 		t.Fatalf("wrong CA: %q", msg)
 	}
+	if k := d.Classify(err).Kind; k != Fatal {
+		t.Fatalf("wrong CA classified %v, want fatal (not a lost connection to retry)", k)
+	}
 }
 
 // TestTLSRequiredPlainServer: tls=true (sslmode=require) against a server
@@ -239,6 +242,9 @@ func TestTLSRequiredPlainServer(t *testing.T) {
 	_, err = MySQLDialect{}.DialWire(ctx, withParams(my, "tls", "true"), OpenOptions{})
 	if msg := oneLine(t, err); !strings.Contains(msg, "TLS") {
 		t.Fatalf("wire: %q does not name TLS", msg)
+	}
+	if k := (MySQLDialect{}).Classify(err).Kind; k != Fatal {
+		t.Fatalf("wire: no TLS classified %v, want fatal", k)
 	}
 	err = open(t, withParams(pg, "sslmode", "require")).PingContext(ctx)
 	if msg := oneLine(t, err); !strings.Contains(msg, "TLS") {

@@ -2,7 +2,9 @@
 // the benchmark hot path: one connection used by one goroutine, prepared
 // statements run with the binary protocol, result rows read and skipped,
 // never decoded. It speaks to MariaDB, MySQL and Percona Server with the
-// mysql_native_password and caching_sha2_password (fast path) methods.
+// mysql_native_password and caching_sha2_password (fast path) methods, in
+// plain text or over TLS (Config.TLS: crypto/tls on top of the same raw
+// system calls).
 //
 // Each connection owns a blocking socket and talks to it with read and
 // write system calls, as a C client does: no netpoller wake-ups, no driver
@@ -229,10 +231,11 @@ func DialContext(ctx context.Context, cfg Config) (*Conn, error) {
 	}
 	if err := c.handshake(cfg); err != nil {
 		var se *Error
-		if errors.As(err, &se) || errors.Is(err, ErrUnsupportedAuth) {
+		var ve *tls.CertificateVerificationError
+		if errors.As(err, &se) || errors.Is(err, ErrUnsupportedAuth) || errors.Is(err, ErrNoTLS) || errors.As(err, &ve) {
 			c.Abort()
 			c.Close()
-			return nil, err // the server's answer, as it is
+			return nil, err // the server's answer, as it is: no lost connection
 		}
 		return fail(err)
 	}
