@@ -56,7 +56,13 @@ func (PostgresDialect) Config(t target.Target, o OpenOptions) (*pgx.ConnConfig, 
 		return nil, fmt.Errorf("DSN TLS parameters: %w", errors.Unwrap(err))
 	}
 	cfg.TLSConfig = tc.TLSConfig
-	cfg.Fallbacks = tc.Fallbacks
+	cfg.Fallbacks = nil
+	for _, fb := range tc.Fallbacks {
+		if fb.Host == cfg.Host { // never another host (a comma in the host name)
+			fb.Port = cfg.Port
+			cfg.Fallbacks = append(cfg.Fallbacks, fb)
+		}
+	}
 	cfg.ConnectTimeout = 10 * time.Second
 	cfg.DefaultQueryExecMode = pgx.QueryExecModeSimpleProtocol
 	// The simple protocol never uses pgx's statement and description

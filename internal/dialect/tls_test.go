@@ -383,3 +383,28 @@ func cpuTime() time.Duration {
 	_ = syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
+
+// FuzzPostgresTLSParams: any host and sslrootcert are quoted for pgx's
+// parser: with sslmode=disable the connection stays plain and on the
+// target's host, never a panic.
+func FuzzPostgresTLSParams(f *testing.F) {
+	f.Add("127.0.0.1", "/tmp/ca.pem")
+	f.Add("db.example.com", `it's a \ path`)
+	f.Add("a,b", "x y")
+	f.Fuzz(func(t *testing.T, host, rootcert string) {
+		tgt := target.Target{Flavor: target.FlavorPostgres, Host: host, Port: 5432,
+			Params: map[string]string{"sslmode": "disable", "sslrootcert": rootcert}}
+		cfg, err := PostgresDialect{}.Config(tgt, OpenOptions{})
+		if err != nil {
+			return
+		}
+		if cfg.TLSConfig != nil || cfg.Host != host && !strings.ContainsAny(host, ",") {
+			t.Fatalf("host %q: TLS %v, host %q", host, cfg.TLSConfig != nil, cfg.Host)
+		}
+		for _, fb := range cfg.Fallbacks {
+			if fb.Host != cfg.Host || fb.TLSConfig != nil {
+				t.Fatalf("host %q: fall-back to %q (TLS %v)", host, fb.Host, fb.TLSConfig != nil)
+			}
+		}
+	})
+}
