@@ -52,7 +52,11 @@ func MySQLTLS(t target.Target) (cfg *tls.Config, preferred bool, err error) {
 	case "false", "0", "off", "disable", "disabled":
 		return nil, false, nil
 	case "true", "1", "on", "verify-full", "required":
-		cfg = &tls.Config{ServerName: t.Host}
+		name := t.Host
+		if name == "" {
+			name = "localhost" // a unix socket
+		}
+		cfg = &tls.Config{ServerName: name}
 	case "skip-verify":
 		cfg = &tls.Config{InsecureSkipVerify: true}
 	case "preferred":
