@@ -18,7 +18,7 @@ const serverUsage = `dbarena server COMMAND
   start NAME [--flavor mariadb|mysql|percona|postgres] [--basedir DIR] [--port N]
              [--profile default|durable|fast] [--set KEY=VALUE ...] [--buffer-pool SIZE]
              [--user U] [--password P] [--database DB]
-             [--server CATALOGUE-NAME] [--allocator system|jemalloc|tcmalloc]
+             [--server CATALOGUE-NAME] [--allocator system|jemalloc|tcmalloc] [--tls]
   stop NAME | restart NAME | rm NAME
   list [--json]
   show NAME [--json]
@@ -79,6 +79,7 @@ func (a *App) serverStart(ctx context.Context, m *sandbox.Manager, args []string
 	fs.StringVar(&spec.Database, "database", "", "workload database (default sbtest)")
 	fs.StringVar(&server, "server", "", "catalogued server to run (see `dbarena server list`; dbarena server import)")
 	fs.StringVar(&spec.Allocator, "allocator", "", "memory allocator preloaded into the server: system, jemalloc or tcmalloc")
+	fs.BoolVar(&spec.TLS, "tls", false, "generate a CA and server certificate and turn TLS on (server show gives the CA for tls-ca= / sslrootcert=)")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -150,6 +151,9 @@ func (a *App) printSandbox(sb *sandbox.Sandbox) {
 	fmt.Fprintf(a.Stdout, "  target: sandbox:%s\n", sb.Name)
 	fmt.Fprintf(a.Stdout, "  dsn:    %s\n", sb.Target().MaskedDSN())
 	fmt.Fprintf(a.Stdout, "  datadir: %s\n", sb.Datadir)
+	if sb.TLSCA != "" {
+		fmt.Fprintf(a.Stdout, "  tls-ca: %s\n", sb.TLSCA)
+	}
 }
 
 func (a *App) serverControl(ctx context.Context, m *sandbox.Manager, sub, name string) error {
@@ -197,6 +201,7 @@ type sandboxJSON struct {
 	Profile  string `json:"profile,omitempty"`
 	Target   string `json:"target"`
 	DSN      string `json:"dsn"`
+	TLSCA    string `json:"tls_ca,omitempty"`
 }
 
 func toJSON(sb *sandbox.Sandbox) sandboxJSON {
@@ -204,6 +209,7 @@ func toJSON(sb *sandbox.Sandbox) sandboxJSON {
 		Name: sb.Name, Flavor: string(sb.Flavor), Version: sb.Version, Host: sb.Host, Port: sb.Port,
 		Socket: sb.Socket, User: sb.User, Database: sb.Database, PID: sb.PID, Datadir: sb.Datadir,
 		State: string(sb.State), Profile: sb.Profile, Target: "sandbox:" + sb.Name, DSN: sb.Target().MaskedDSN(),
+		TLSCA: sb.TLSCA,
 	}
 }
 

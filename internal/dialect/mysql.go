@@ -26,7 +26,8 @@ var _ Dialect = MySQLDialect{}
 // Family implements Dialect.
 func (MySQLDialect) Family() target.Family { return target.MySQL }
 
-// Config builds the driver configuration for t.
+// Config builds the driver configuration for t, without TLS: Open adds it
+// from the DSN's tls parameters (MySQLTLS).
 func (MySQLDialect) Config(t target.Target, o OpenOptions) *mysql.Config {
 	c := mysql.NewConfig()
 	c.User = t.User
@@ -48,6 +49,9 @@ func (MySQLDialect) Config(t target.Target, o OpenOptions) *mysql.Config {
 	}
 	c.Params = map[string]string{}
 	for k, v := range t.Params {
+		if mysqlTLSParam(k) {
+			continue // Open applies them (MySQLTLS)
+		}
 		c.Params[k] = v
 	}
 	return c
@@ -55,7 +59,13 @@ func (MySQLDialect) Config(t target.Target, o OpenOptions) *mysql.Config {
 
 // Open implements Dialect.
 func (d MySQLDialect) Open(t target.Target, o OpenOptions) (*sql.DB, error) {
-	conn, err := mysql.NewConnector(d.Config(t, o))
+	c := d.Config(t, o)
+	tc, preferred, err := MySQLTLS(t)
+	if err != nil {
+		return nil, err
+	}
+	c.TLS, c.AllowFallbackToPlaintext = tc, preferred
+	conn, err := mysql.NewConnector(c)
 	if err != nil {
 		return nil, err
 	}
@@ -68,9 +78,16 @@ func (d MySQLDialect) Open(t target.Target, o OpenOptions) (*sql.DB, error) {
 }
 
 // WireSupported reports whether t can be reached with dbarena's lean wire
-// client: plain TCP or socket connections without extra DSN parameters (TLS
-// and driver options need go-sql-driver).
-func (MySQLDialect) WireSupported(t target.Target) bool { return len(t.Params) == 0 }
+// client: TCP or socket connections, with TLS or not, without other DSN
+// parameters (session variables and driver options need go-sql-driver).
+func (MySQLDialect) WireSupported(t target.Target) bool {
+	for k := range t.Params {
+		if !mysqlTLSParam(k) {
+			return false
+		}
+	}
+	return true
+}
 
 // DialWire connects to t with the lean wire client (package mysqlwire) and
 // records the connection in o.Sockets so that a run can abort it; ending
@@ -79,6 +96,10 @@ func (MySQLDialect) WireSupported(t target.Target) bool { return len(t.Params) =
 // method only go-sql-driver speaks.
 func (MySQLDialect) DialWire(ctx context.Context, t target.Target, o OpenOptions) (*mysqlwire.Conn, error) {
 	cfg := mysqlwire.Config{User: t.User, Password: t.Password, Database: t.Database, Timeout: 10 * time.Second}
+	var err error
+	if cfg.TLS, cfg.TLSPreferred, err = MySQLTLS(t); err != nil {
+		return nil, err
+	}
 	if t.Socket != "" {
 		cfg.Socket = t.Socket
 	} else {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"errors"
+	"fmt"
 	"strconv"
 	"strings"
 	"time"
@@ -45,8 +46,23 @@ func (PostgresDialect) Config(t target.Target, o OpenOptions) (*pgx.ConnConfig, 
 	cfg.User = t.User
 	cfg.Password = t.Password
 	cfg.Database = t.Database
-	cfg.TLSConfig = nil
+	if err := checkSSLMode(t.Params["sslmode"]); err != nil {
+		return nil, err
+	}
+	// TLS as libpq's sslmode says (disable when unset): pgx's parser
+	// builds the TLS configuration and the fall-backs of allow and prefer.
+	tc, err := pgx.ParseConfig(pgConnString(cfg.Host, t.Port, t))
+	if err != nil {
+		return nil, fmt.Errorf("DSN TLS parameters: %w", errors.Unwrap(err))
+	}
+	cfg.TLSConfig = tc.TLSConfig
 	cfg.Fallbacks = nil
+	for _, fb := range tc.Fallbacks {
+		if fb.Host == cfg.Host { // never another host (a comma in the host name)
+			fb.Port = cfg.Port
+			cfg.Fallbacks = append(cfg.Fallbacks, fb)
+		}
+	}
 	cfg.ConnectTimeout = 10 * time.Second
 	cfg.DefaultQueryExecMode = pgx.QueryExecModeSimpleProtocol
 	// The simple protocol never uses pgx's statement and description
@@ -57,6 +73,9 @@ func (PostgresDialect) Config(t target.Target, o OpenOptions) (*pgx.ConnConfig, 
 		cfg.DialFunc = o.Sockets.Dial
 	}
 	for k, v := range t.Params {
+		if postgresTLSParam(k) {
+			continue
+		}
 		cfg.RuntimeParams[k] = v
 	}
 	return cfg, nil

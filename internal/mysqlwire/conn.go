@@ -2,7 +2,9 @@
 // the benchmark hot path: one connection used by one goroutine, prepared
 // statements run with the binary protocol, result rows read and skipped,
 // never decoded. It speaks to MariaDB, MySQL and Percona Server with the
-// mysql_native_password and caching_sha2_password (fast path) methods.
+// mysql_native_password and caching_sha2_password (fast path) methods, in
+// plain text or over TLS (Config.TLS: crypto/tls on top of the same raw
+// system calls).
 //
 // Each connection owns a blocking socket and talks to it with read and
 // write system calls, as a C client does: no netpoller wake-ups, no driver
@@ -23,6 +25,7 @@ import (
 	"context"
 	"crypto/sha1"
 	"crypto/sha256"
+	"crypto/tls"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -40,6 +43,7 @@ const (
 	capLongPassword     = 0x00000001
 	capLongFlag         = 0x00000004
 	capConnectWithDB    = 0x00000008
+	capSSL              = 0x00000800
 	capProtocol41       = 0x00000200
 	capTransactions     = 0x00002000
 	capSecureConn       = 0x00008000
@@ -122,6 +126,11 @@ type Config struct {
 	Database string
 	// Timeout bounds connecting and the handshake; 0 means 10 s.
 	Timeout time.Duration
+	// TLS, if set, encrypts the connection after the greeting (SSL
+	// request); a server without TLS is refused (ErrNoTLS) unless
+	// TLSPreferred, when the connection stays plain.
+	TLS          *tls.Config
+	TLSPreferred bool
 }
 
 // Connection states (Conn.state). Abort moves an open Conn to aborting,
@@ -149,6 +158,9 @@ type Conn struct {
 	wbuf    []byte // packet being built; 4 header bytes first
 	pkt     []byte // payload of a packet longer than rbuf, reassembled
 	version string
+	// tls, once the handshake asked for TLS, carries every byte; its
+	// record layer reads and writes through sysRead and sysWrite.
+	tls *tls.Conn
 	// deadline ends reads and writes (SetDeadline); zero: they wait
 	// until Abort.
 	deadline time.Time
@@ -219,10 +231,11 @@ func DialContext(ctx context.Context, cfg Config) (*Conn, error) {
 	}
 	if err := c.handshake(cfg); err != nil {
 		var se *Error
-		if errors.As(err, &se) || errors.Is(err, ErrUnsupportedAuth) {
+		var ve *tls.CertificateVerificationError
+		if errors.As(err, &se) || errors.Is(err, ErrUnsupportedAuth) || errors.Is(err, ErrNoTLS) || errors.As(err, &ve) {
 			c.Abort()
 			c.Close()
-			return nil, err // the server's answer, as it is
+			return nil, err // the server's answer, as it is: no lost connection
 		}
 		return fail(err)
 	}
@@ -517,6 +530,17 @@ func (c *Conn) handshake(cfg Config) error {
 	}
 	flags |= caps & capPluginAuthLenenc
 	c.seq = 1
+	if cfg.TLS != nil {
+		switch {
+		case caps&capSSL != 0:
+			flags |= capSSL
+			if err := c.startTLS(cfg.TLS, flags); err != nil {
+				return err
+			}
+		case !cfg.TLSPreferred:
+			return ErrNoTLS
+		}
+	}
 	c.wbuf = c.wbuf[:4]
 	c.wbuf = binary.LittleEndian.AppendUint32(c.wbuf, flags)
 	c.wbuf = binary.LittleEndian.AppendUint32(c.wbuf, maxPayload)
@@ -656,6 +680,15 @@ func (c *Conn) writePacket() error {
 
 // write sends all of b.
 func (c *Conn) write(b []byte) error {
+	if c.tls != nil {
+		_, err := c.tls.Write(b)
+		return c.tlsError("write", err)
+	}
+	return c.sysWrite(b)
+}
+
+// sysWrite sends all of b on the socket.
+func (c *Conn) sysWrite(b []byte) error {
 	for len(b) > 0 {
 		n, err := rawIO(syscall.SYS_WRITE, c.fd, b)
 		if n > 0 {
@@ -714,20 +747,35 @@ func (c *Conn) fill() error {
 		copy(nb, c.rbuf[:c.rend])
 		c.rbuf = nb
 	}
+	var n int
+	var err error
+	if c.tls != nil {
+		for n == 0 && err == nil {
+			n, err = c.tls.Read(c.rbuf[c.rend:])
+		}
+		err = c.tlsError("read", err)
+	} else {
+		n, err = c.sysRead(c.rbuf[c.rend:])
+	}
+	c.rend += n
+	return err
+}
+
+// sysRead reads at least one byte from the socket into b.
+func (c *Conn) sysRead(b []byte) (int, error) {
 	for {
 		if c.stopped() {
-			return ErrClosed
+			return 0, ErrClosed
 		}
-		n, err := rawIO(syscall.SYS_READ, c.fd, c.rbuf[c.rend:])
+		n, err := rawIO(syscall.SYS_READ, c.fd, b)
 		if err == nil && n == 0 {
 			err = syscall.ECONNRESET // end of stream; waited reports ErrClosed after Abort
 		}
 		if err = c.waited(err); err != nil {
-			return c.ioError("read", err)
+			return 0, c.ioError("read", err)
 		}
 		if n > 0 {
-			c.rend += n
-			return nil
+			return n, nil
 		}
 	}
 }

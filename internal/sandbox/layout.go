@@ -31,6 +31,8 @@ type record struct {
 	// the library the running server was started with.
 	Allocator string `json:"allocator,omitempty"`
 	Preload   string `json:"preload,omitempty"`
+	// TLS: the server has a generated certificate (Spec.TLS).
+	TLS bool `json:"tls,omitempty"`
 	// ServerUser is the OS user the server runs as, when not the owner.
 	ServerUser string `json:"server_user,omitempty"`
 	// State is the recorded intent: running or stopped.

@@ -21,6 +21,8 @@ type startPlan struct {
 	start command
 	// preload is the LD_PRELOAD library, "" for none.
 	preload string
+	// tlsFiles are a TLS sandbox's server certificate and key (addTLS).
+	tlsFiles []configFile
 }
 
 // changed reports whether a server running as rec would differ from p.
@@ -54,9 +56,13 @@ func (m *Manager) plan(rec *record, spec Spec, isNew bool) (*startPlan, error) {
 	if p.cfg, err = m.serverConfig(rec, bin, p.user); err != nil {
 		return nil, err
 	}
+	if err := m.addTLS(rec, p); err != nil {
+		return nil, err
+	}
 	if p.files, err = p.eng.RenderConfig(p.cfg); err != nil {
 		return nil, err
 	}
+	p.files = append(p.files, p.tlsFiles...)
 	if isNew && spec.Port != 0 && portOpen(spec.Port) {
 		return nil, fmt.Errorf("%w: port %d on 127.0.0.1 is already in use by another process", ErrInvalidSpec, spec.Port)
 	}
@@ -165,6 +171,9 @@ func (m *Manager) applySpec(rec *record, spec Spec, b Binary) error {
 	}
 	if spec.Database != "" {
 		rec.Database = spec.Database
+	}
+	if spec.TLS {
+		rec.TLS = true
 	}
 	switch spec.Allocator {
 	case "":

@@ -72,6 +72,9 @@ type Spec struct {
 	// libtcmalloc-minimal4) or "system" for the C library's; "" keeps the
 	// recorded choice.
 	Allocator string `json:"allocator,omitempty"`
+	// TLS gives the server a generated CA and certificate (127.0.0.1,
+	// localhost) and turns TLS on; once on, it stays on.
+	TLS bool `json:"tls,omitempty"`
 }
 
 // allocatorLibs are the shared libraries of each preloadable allocator,

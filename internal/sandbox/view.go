@@ -44,6 +44,9 @@ type Sandbox struct {
 	Settings []Setting `json:"settings,omitempty"`
 	// Allocator is the preloaded allocator, "" for the system's.
 	Allocator string `json:"allocator,omitempty"`
+	// TLSCA is the CA certificate of a TLS sandbox's server, for clients
+	// that verify it (tls-ca=, sslrootcert=); "" without TLS.
+	TLSCA string `json:"tls_ca,omitempty"`
 
 	password string
 	admin    target.Target
@@ -76,6 +79,7 @@ func (m *Manager) view(rec *record) *Sandbox {
 		Server: rec.Server, Dir: rec.Layout.Dir, ErrorLog: rec.Layout.ErrorLog,
 		Settings: rec.Settings, Allocator: rec.Allocator,
 	}
+	s.TLSCA = tlsCAPath(rec)
 	if s.State != StateStopped {
 		s.PID = rec.PID
 	}
