@@ -50,3 +50,36 @@ func TestServerRmHalfMade(t *testing.T) {
 		t.Errorf("second rm: exit %d, stderr %q; want exit 2, no sandbox", r.code, r.stderr)
 	}
 }
+
+// TestServerStartUnsafeSet checks that --set refuses a setting that runs
+// code, loads libraries or opens a listener with one line naming it (exit
+// 2) and leaves no sandbox behind, and that --allow-unsafe-set lets it
+// through (the start then fails on the bad port alone, before any server
+// starts).
+func TestServerStartUnsafeSet(t *testing.T) {
+	for _, tt := range []struct{ flavor, set string }{
+		{"mariadb", "init_file=/tmp/x.sql"},
+		{"mariadb", "loose-plugin-load-add=ha_connect.so"},
+		{"mariadb", "Admin_Address=0.0.0.0"},
+		{"mysql", "mysqlx_bind_address=*"},
+		{"postgres", "archive_command=sh -c id"},
+		{"postgres", "shared_preload_libraries=evil"},
+		{"postgres", "listen_addresses=*"},
+	} {
+		key, _, _ := strings.Cut(tt.set, "=")
+		t.Run(key, func(t *testing.T) {
+			r := dbarena(t, "server", "start", "unsafe-set", "--flavor", tt.flavor, "--set", tt.set)
+			if r.code != ExitUsage || strings.Count(strings.TrimRight(r.stderr, "\n"), "\n") != 0 ||
+				!strings.Contains(r.stderr, `setting "`+key+`"`) || !strings.Contains(r.stderr, "--allow-unsafe-set") {
+				t.Fatalf("exit %d, stderr %q; want exit 2 and one line naming %s and --allow-unsafe-set", r.code, r.stderr, key)
+			}
+			if _, err := os.Stat(filepath.Join(suite.home, "sandboxes", "unsafe-set")); !os.IsNotExist(err) {
+				t.Errorf("a refused start left a sandbox directory (stat: %v)", err)
+			}
+			r = dbarena(t, "server", "start", "unsafe-set", "--flavor", tt.flavor, "--set", tt.set, "--allow-unsafe-set", "--port", "70000")
+			if r.code != ExitUsage || strings.Contains(r.stderr, "setting") || !strings.Contains(r.stderr, "port 70000") {
+				t.Fatalf("with --allow-unsafe-set: exit %d, stderr %q; want only the bad port refused", r.code, r.stderr)
+			}
+		})
+	}
+}
