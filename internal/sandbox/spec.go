@@ -147,6 +147,9 @@ var managedSettings = map[string]string{
 	"external_pid_file":       "the sandbox owns its pid file",
 }
 
+// managedNames are managedSettings' names in order.
+var managedNames = sortedKeys(managedSettings)
+
 // normKey normalises a setting name for comparisons: MySQL treats '-' and
 // '_' alike, and both servers ignore case.
 func normKey(k string) string {
@@ -176,6 +179,9 @@ func (s Setting) validate() error {
 	for _, k := range mysqlNames(normKey(s.Key)) {
 		if why, ok := managedSettings[k]; ok {
 			return fmt.Errorf("setting %q cannot be set: %s", s.Key, why)
+		}
+		if full, ok := abbreviates(k, managedNames); ok {
+			return fmt.Errorf("setting %q cannot be set: the MySQL family reads it as %s: %s", s.Key, full, managedSettings[full])
 		}
 	}
 	if strings.ContainsAny(s.Value, "\n\r\x00") {

@@ -1,6 +1,7 @@
 package sandbox
 
 import (
+	"sort"
 	"strings"
 
 	"github.com/dbarena/dbarena/internal/target"
@@ -168,6 +169,43 @@ var postgresUnsafe = map[string]unsafeRule{
 	"krb_server_keyfile":   {pathOutside, whyFiles},
 }
 
+// mysqlExact are real MySQL-family options whose names begin another,
+// unsafe or managed, option's name. The MySQL family takes an unambiguous
+// beginning of an option's name for the option (init-fil is init_file, in
+// option files too; MariaDB only warns), so any other beginning of a
+// listed name is refused as that name; these are taken as themselves.
+var mysqlExact = map[string]bool{
+	"general_log": true, "slow_query_log": true, "log_slow_query": true, "lc_messages": true,
+	"innodb": true, "innodb_doublewrite": true, "unix_socket": true,
+}
+
+// mysqlUnsafeNames are mysqlUnsafe's names in order, so that an
+// abbreviation always names the same option.
+var mysqlUnsafeNames = sortedKeys(mysqlUnsafe)
+
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}
+
+// abbreviates returns the first of names that the MySQL-family option name
+// k is a strict beginning of, if k is not a real option itself.
+func abbreviates(k string, names []string) (string, bool) {
+	if mysqlExact[k] {
+		return "", false
+	}
+	for _, n := range names {
+		if len(n) > len(k) && strings.HasPrefix(n, k) {
+			return n, true
+		}
+	}
+	return "", false
+}
+
 // loosePrefixes are MySQL's option prefixes that do not change the option
 // named (loose-: ignore if unknown; maximum-: set its upper bound).
 var loosePrefixes = []string{"loose_", "maximum_"}
@@ -202,9 +240,12 @@ func mysqlRule(k, value string) (string, bool) {
 			return r.why, true
 		}
 		for p, r := range mysqlUnsafePrefixes {
-			if strings.HasPrefix(names, p) && r.applies(value) {
+			if (strings.HasPrefix(names, p) || strings.HasPrefix(p, names)) && r.applies(value) {
 				return r.why, true
 			}
+		}
+		if full, ok := abbreviates(names, mysqlUnsafeNames); ok && mysqlUnsafe[full].applies(value) {
+			return mysqlUnsafe[full].why + " (the server reads " + names + " as " + full + ")", true
 		}
 	}
 	return "", false

@@ -67,6 +67,20 @@ func TestUnsafeSettingCases(t *testing.T) {
 		{target.FlavorMariaDB, "loose-skip-grant-tables", "", true},
 		{target.FlavorMariaDB, "enable_mysqlx", "ON", true},
 		{target.FlavorMariaDB, "Plugin-Load-Add", "ha_connect.so", true},
+		// Abbreviations the MySQL family takes for the full name.
+		{target.FlavorMariaDB, "init-fil", "/tmp/x.sql", true},
+		{target.FlavorMariaDB, "loose-plugin_load_a", "x.so", true},
+		{target.FlavorMySQL, "admin_addr", "0.0.0.0", true},
+		{target.FlavorMariaDB, "skip-grant", "", true},
+		{target.FlavorMariaDB, "wsrep", "ON", true},
+		{target.FlavorMariaDB, "general_log_f", "/etc/x", true},
+		{target.FlavorMariaDB, "general_log_f", "general.log", false},
+		{target.FlavorMariaDB, "general_log", "ON", false},
+		{target.FlavorMariaDB, "slow_query_log", "1", false},
+		{target.FlavorMariaDB, "log_slow_query", "1", false},
+		{target.FlavorMariaDB, "lc_messages", "en_US", false},
+		{target.FlavorMySQL, "innodb_doublewrite", "0", false},
+		{target.FlavorPostgres, "init", "x", false}, // PostgreSQL takes no abbreviations
 		// Paths: inside the data directory passes, outside is refused.
 		{target.FlavorMariaDB, "general_log_file", "general.log", false},
 		{target.FlavorMariaDB, "general_log_file", "logs/general.log", false},
@@ -114,6 +128,21 @@ func TestManagedStayRefused(t *testing.T) {
 			if errs := spec.Validate(); len(errs) != 1 || !strings.Contains(errs[0].Error(), "cannot be set") {
 				t.Errorf("%s with AllowUnsafe: Validate() = %v, want it refused", key, errs)
 			}
+		}
+	}
+}
+
+// TestManagedAbbreviations: beginnings of managed names are refused too
+// (the MySQL family reads datad as datadir), real options are not.
+func TestManagedAbbreviations(t *testing.T) {
+	for _, kv := range []string{"datad=/x", "sock=/tmp/s", "log-e=/x", "loose-pid=/x", "unix_socket_dir=/tmp"} {
+		if _, err := ParseSetting(kv); err == nil || !strings.Contains(err.Error(), "reads it as") {
+			t.Errorf("ParseSetting(%q) = %v, want it refused as an abbreviation", kv, err)
+		}
+	}
+	for _, kv := range []string{"unix_socket=ON", "port_open_timeout=5", "log_error_verbosity=3", "enable_seqscan=off", "user_variables=x"} {
+		if _, err := ParseSetting(kv); err != nil {
+			t.Errorf("ParseSetting(%q) = %v, want it accepted", kv, err)
 		}
 	}
 }
