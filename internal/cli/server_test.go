@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -81,5 +82,24 @@ func TestServerStartUnsafeSet(t *testing.T) {
 				t.Fatalf("with --allow-unsafe-set: exit %d, stderr %q; want only the bad port refused", r.code, r.stderr)
 			}
 		})
+	}
+}
+
+// TestServerStartAllowUnsafeSet checks that an unsafe setting given with
+// --allow-unsafe-set reaches a real server's configuration.
+func TestServerStartAllowUnsafeSet(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "pglog")
+	r := dbarena(t, "server", "start", "unsafe-allowed", "--flavor", "postgres", "--set", "log_directory="+dir, "--allow-unsafe-set")
+	t.Cleanup(func() { dbarena(t, "server", "rm", "unsafe-allowed") })
+	r.mustSucceed(t)
+	r = dbarena(t, "server", "show", "unsafe-allowed", "--json")
+	r.mustSucceed(t)
+	var sb struct{ Datadir, State string }
+	if err := json.Unmarshal([]byte(r.stdout), &sb); err != nil || sb.State != "running" {
+		t.Fatalf("server show --json: %v, %+v; want it running", err, sb)
+	}
+	conf, err := os.ReadFile(filepath.Join(sb.Datadir, "postgresql.conf"))
+	if err != nil || !strings.Contains(string(conf), "log_directory = '"+dir+"'") {
+		t.Errorf("postgresql.conf (%v):\n%s\nwant log_directory = '%s'", err, conf, dir)
 	}
 }
