@@ -16,7 +16,8 @@ import (
 const serverUsage = `dbarena server COMMAND
 
   start NAME [--flavor mariadb|mysql|percona|postgres] [--basedir DIR] [--port N]
-             [--profile default|durable|fast] [--set KEY=VALUE ...] [--buffer-pool SIZE]
+             [--profile default|durable|fast] [--set KEY=VALUE ...] [--allow-unsafe-set]
+             [--buffer-pool SIZE]
              [--user U] [--password P] [--database DB]
              [--server CATALOGUE-NAME] [--allocator system|jemalloc|tcmalloc] [--tls]
   stop NAME | restart NAME | rm NAME
@@ -73,6 +74,7 @@ func (a *App) serverStart(ctx context.Context, m *sandbox.Manager, args []string
 	fs.IntVar(&spec.Port, "port", 0, "TCP port on 127.0.0.1 (default: a free one)")
 	fs.StringVar(&spec.Profile, "profile", "", "settings profile: default, durable or fast")
 	fs.Var(keyValues{&settings}, "set", "server setting KEY=VALUE (repeatable)")
+	fs.BoolVar(&spec.AllowUnsafe, "allow-unsafe-set", false, "let --set run code, load libraries, open listeners or reach files outside the sandbox (init_file, plugin_load, archive_command, shared_preload_libraries...)")
 	fs.StringVar(&spec.BufferPool, "buffer-pool", "", "innodb_buffer_pool_size / shared_buffers, e.g. 512M")
 	fs.StringVar(&spec.User, "user", "", "workload account (default dbarena)")
 	fs.StringVar(&spec.Password, "password", "", "workload account password (default: generated, kept in the sandbox directory)")

@@ -7,14 +7,17 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/dbarena/dbarena/internal/plan"
+	"github.com/dbarena/dbarena/internal/sandbox"
+	"github.com/dbarena/dbarena/internal/target"
 	"github.com/dbarena/dbarena/internal/workload"
 )
 
 // Check checks the plan's workload names and parameters (fixed ones and
-// every axis value) against the workloads' own flags and validation; each
-// error names the plan file and line.
+// every axis value) against the workloads' own flags and validation, and
+// the servers' settings and server axes against what a sandbox accepts;
+// each error names the plan file and line.
 func Check(p *plan.Plan, reg *workload.Registry) []error {
-	var errs []error
+	errs := checkSettings(p)
 	for _, wl := range p.Workloads {
 		w, err := reg.New(wl.Name)
 		if err != nil {
@@ -48,6 +51,80 @@ func Check(p *plan.Plan, reg *workload.Registry) []error {
 		}
 	}
 	return errs
+}
+
+// checkSettings checks the settings of the servers dbarena starts and the
+// server axes' values: names and values a sandbox takes, none it owns, and
+// no unsafe one (sandbox.UnsafeSetting) unless the plan says
+// allow_unsafe_settings: true. A server of a catalogue name, whose flavor
+// is not known yet, is held to every flavor's list.
+func checkSettings(p *plan.Plan) []error {
+	var errs []error
+	const hint = "refused without allow_unsafe_settings: true"
+	var flavors []target.Flavor // of the servers dbarena starts
+	for _, s := range p.Servers {
+		if s.DSN != "" {
+			continue
+		}
+		f := serverFlavor(s)
+		flavors = append(flavors, f)
+		for _, kv := range s.Settings {
+			if _, err := sandbox.ParseSetting(kv.Key + "=" + kv.Value); err != nil {
+				errs = append(errs, p.Errorf(kv.Line, "server %s: %v", serverLabel(s), err))
+				continue
+			}
+			if why, bad := sandbox.UnsafeSetting(f, kv.Key, kv.Value); bad && !p.AllowUnsafeSettings {
+				errs = append(errs, p.Errorf(kv.Line, "server %s: setting %q %s: %s", serverLabel(s), kv.Key, why, hint))
+			}
+		}
+	}
+	for _, ax := range p.Axes {
+		key, ok := strings.CutPrefix(ax.Name, plan.ServerAxisPrefix)
+		if !ok || key == "" {
+			continue
+		}
+		for _, v := range ax.Values {
+			if _, err := sandbox.ParseSetting(key + "=" + v.Value); err != nil {
+				errs = append(errs, p.Errorf(v.Line, "axis %s: %v", ax.Name, err))
+				continue
+			}
+			if p.AllowUnsafeSettings {
+				continue
+			}
+			for _, f := range flavors {
+				if why, bad := sandbox.UnsafeSetting(f, key, v.Value); bad {
+					errs = append(errs, p.Errorf(v.Line, "axis %s: setting %q %s: %s", ax.Name, key, why, hint))
+					break
+				}
+			}
+		}
+	}
+	return errs
+}
+
+// serverFlavor is the flavor of a plan server, "" when only its catalogue
+// entry knows.
+func serverFlavor(s plan.Server) target.Flavor {
+	name := s.Flavor
+	if name == "" {
+		name = s.Catalog
+	}
+	if strings.EqualFold(name, "postgresql") {
+		name = "postgres"
+	}
+	f, _ := target.ParseFlavor(name)
+	return f
+}
+
+// serverLabel names a plan server in errors.
+func serverLabel(s plan.Server) string {
+	if s.Name != "" {
+		return s.Name
+	}
+	if s.Catalog != "" {
+		return "catalog " + s.Catalog
+	}
+	return s.Server
 }
 
 // flagSet is a silent flag set that takes parameters spelled with '_' or

@@ -190,3 +190,60 @@ func TestSpec(t *testing.T) {
 		t.Errorf("spec %+v", got)
 	}
 }
+
+// TestCheckSettings checks that unsafe settings in servers' settings and
+// in server axes are refused at check time, naming the line, unless the
+// plan allows them; managed and malformed ones are refused either way.
+func TestCheckSettings(t *testing.T) {
+	const servers = "name: c\nservers:\n  - name: m\n    flavor: mariadb\n    settings:\n      init_file: /tmp/x.sql\n      sync_binlog: 1\n" +
+		"  - name: p\n    flavor: postgres\n    settings:\n      archive_command: sh -c id\n      work_mem: 4MB\n      port: 1\n" +
+		"  - name: r\n    dsn: mysql://u@127.0.0.1/d\nworkloads: [toy]\naxes:\n  server.plugin_load_add:\n    - ha_connect.so\n  server.max_connections: [10]\n  server.shared_preload_libraries: [x]\n  server.log_directory: [log, /var/log]\n"
+	tests := []struct {
+		name, allow string
+		want        []string
+	}{
+		{"refused", "", []string{
+			`p.yaml:6: server m: setting "init_file" runs commands or SQL as the server (SQL as root at start-up): refused without allow_unsafe_settings: true`,
+			`p.yaml:11: server p: setting "archive_command" runs commands`,
+			`p.yaml:13: server p: setting "port" cannot be set`,
+			`p.yaml:19: axis server.plugin_load_add: setting "plugin_load_add" loads plugins or libraries`,
+			`p.yaml:21: axis server.shared_preload_libraries: setting "shared_preload_libraries" loads`,
+			`p.yaml:22: axis server.log_directory: setting "log_directory" reads or writes files outside the sandbox`,
+		}},
+		{"allowed", "allow_unsafe_settings: true\n", []string{`p.yaml:13: server p: setting "port" cannot be set`}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			p := mustParse(t, servers+tt.allow)
+			var got []string
+			for _, e := range Check(p, toys) {
+				got = append(got, e.Error())
+			}
+			if len(got) != len(tt.want) {
+				t.Fatalf("errors %q, want %q", got, tt.want)
+			}
+			for i := range got {
+				if !strings.HasPrefix(got[i], tt.want[i]) {
+					t.Errorf("error %q, want %q...", got[i], tt.want[i])
+				}
+			}
+		})
+	}
+}
+
+// TestSpecAllowUnsafe checks that a plan's allow_unsafe_settings reaches
+// the sandbox spec, so that its start takes the settings Check let pass.
+func TestSpecAllowUnsafe(t *testing.T) {
+	for _, allow := range []bool{false, true} {
+		line := ""
+		if allow {
+			line = "allow_unsafe_settings: true\n"
+		}
+		p := mustParse(t, "name: c\nservers: [{name: a, flavor: postgres}]\nworkloads: [toy]\n"+line)
+		spec := Spec("a", p.Servers[0], []plan.Param{{Key: "archive_command", Value: "true"}})
+		spec.Flavor = target.FlavorPostgres
+		if spec.AllowUnsafe != allow || (len(spec.Validate()) == 0) != allow {
+			t.Errorf("allow_unsafe_settings %v: spec.AllowUnsafe = %v, Validate() = %v", allow, spec.AllowUnsafe, spec.Validate())
+		}
+	}
+}

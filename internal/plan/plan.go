@@ -55,6 +55,11 @@ type Plan struct {
 	// NoisyCV flags a cell whose throughput CV across rounds exceeds it
 	// (default 0.10).
 	NoisyCV float64
+	// AllowUnsafeSettings lets servers' settings and server axes hold
+	// settings that run code, load libraries, open listeners or reach files
+	// outside the sandbox (allow_unsafe_settings: true); Parse copies it
+	// into every Server.
+	AllowUnsafeSettings bool
 	// Line of each top-level key, for errors about the plan as a whole.
 	Lines map[string]int
 }
@@ -79,6 +84,8 @@ type Server struct {
 	// Allocator is preloaded into the server: jemalloc, tcmalloc or "".
 	Allocator string
 	Settings  []Param
+	// AllowUnsafeSettings is the plan's allow_unsafe_settings.
+	AllowUnsafeSettings bool
 	// Engines are storage-engine variants (MySQL family); each is its own
 	// sandbox with coordinate "engine".
 	Engines []Param
@@ -278,6 +285,14 @@ func Parse(file string, data []byte) (*Plan, []error) {
 			}
 		case "baseline":
 			p.Baseline = mapping(k, v, bad)
+		case "allow_unsafe_settings":
+			switch b := scalar(k, v, bad); strings.ToLower(b) {
+			case "true":
+				p.AllowUnsafeSettings = true
+			case "false":
+			default:
+				bad(v, "allow_unsafe_settings %q: want true or false", b)
+			}
 		case "noisy_cv":
 			s := scalar(k, v, bad)
 			f, err := strconv.ParseFloat(s, 64)
@@ -286,7 +301,7 @@ func Parse(file string, data []byte) (*Plan, []error) {
 			}
 			p.NoisyCV = f
 		default:
-			bad(k, "unknown key %q (want name, description, servers, workloads, axes, rounds, warmup, warmup_max, duration, report_interval, between_rounds, data, baseline, noisy_cv)", k.Value)
+			bad(k, "unknown key %q (want name, description, servers, workloads, axes, rounds, warmup, warmup_max, duration, report_interval, between_rounds, data, baseline, noisy_cv, allow_unsafe_settings)", k.Value)
 		}
 	}
 	switch {
@@ -303,6 +318,9 @@ func Parse(file string, data []byte) (*Plan, []error) {
 		}
 	case warmupMax != nil:
 		bad(warmupMax, "warmup_max applies only to warmup: auto")
+	}
+	for i := range p.Servers {
+		p.Servers[i].AllowUnsafeSettings = p.AllowUnsafeSettings
 	}
 	errs = append(errs, p.check()...)
 	if err := p.checkSize(); err != nil {

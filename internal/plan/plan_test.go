@@ -96,6 +96,8 @@ duration: soon
 			[]string{`p.yaml:5: baseline server "zz"`}},
 		{"warmup_max without auto", "name: x\nservers: [{flavor: mariadb}]\nworkloads: [w]\nwarmup: 5s\nwarmup_max: 9s\n",
 			[]string{"p.yaml:5: warmup_max applies only"}},
+		{"allow_unsafe_settings not a boolean", "name: x\nservers: [{flavor: mariadb}]\nworkloads: [w]\nallow_unsafe_settings: please\n",
+			[]string{`p.yaml:4: allow_unsafe_settings "please": want true or false`}},
 		{"dsn with settings", "name: x\nservers:\n  - name: r\n    dsn: mysql://u@127.0.0.1/d\n    settings: {a: 1}\nworkloads: [w]\n",
 			[]string{`p.yaml:3: server "r": a dsn server`}},
 	}
@@ -112,6 +114,28 @@ duration: soon
 				}
 			}
 		})
+	}
+}
+
+// TestAllowUnsafeSettings checks that the plan's allow_unsafe_settings
+// reaches every server, catalogue expansions included (default false).
+func TestAllowUnsafeSettings(t *testing.T) {
+	for _, tt := range []struct {
+		line string
+		want bool
+	}{{"", false}, {"allow_unsafe_settings: false\n", false}, {"allow_unsafe_settings: true\n", true}, {"allow_unsafe_settings: True\n", true}} {
+		p, errs := Parse("p.yaml", []byte("name: x\nservers: [{flavor: mariadb}, {catalog: postgres}]\n"+tt.line+"workloads: [w]\n"))
+		if len(errs) > 0 {
+			t.Fatalf("%q: %v", tt.line, errs)
+		}
+		if p.AllowUnsafeSettings != tt.want {
+			t.Errorf("%q: AllowUnsafeSettings = %v, want %v", tt.line, p.AllowUnsafeSettings, tt.want)
+		}
+		for _, s := range p.Servers {
+			if s.AllowUnsafeSettings != tt.want {
+				t.Errorf("%q: server %+v: AllowUnsafeSettings = %v, want %v", tt.line, s, s.AllowUnsafeSettings, tt.want)
+			}
+		}
 	}
 }
 

@@ -75,6 +75,11 @@ type Spec struct {
 	// TLS gives the server a generated CA and certificate (127.0.0.1,
 	// localhost) and turns TLS on; once on, it stays on.
 	TLS bool `json:"tls,omitempty"`
+	// AllowUnsafe lets Settings hold unsafe settings (see UnsafeSetting):
+	// ones that run code, load libraries, open listeners or reach files
+	// outside the sandbox (--allow-unsafe-set). Never recorded: every
+	// start that brings new settings says so again.
+	AllowUnsafe bool `json:"-"`
 }
 
 // allocatorLibs are the shared libraries of each preloadable allocator,
@@ -124,25 +129,29 @@ var (
 )
 
 // managedSettings are settings the sandbox owns: changing them would break
-// its isolation or bookkeeping. Keys are normalised (lower case, '_').
+// its bookkeeping, so they are refused even with AllowUnsafe (the unsafe
+// ones are in unsafe.go). Keys are normalised (lower case, '_'), and match
+// with MySQL's loose-/maximum- prefixes too.
 var managedSettings = map[string]string{
 	"port":                    "use the port field (--port)",
 	"socket":                  "the sandbox owns its socket",
 	"datadir":                 "the sandbox owns its data directory",
 	"basedir":                 "use the basedir field (--basedir)",
-	"bind_address":            "sandboxes listen on 127.0.0.1 only",
 	"pid_file":                "the sandbox owns its pid file",
 	"log_error":               "the sandbox owns its error log",
 	"user":                    "the sandbox chooses the server's OS user",
-	"listen_addresses":        "sandboxes listen on 127.0.0.1 only",
 	"unix_socket_directories": "the sandbox owns its socket",
 	"unix_socket_permissions": "the sandbox owns its socket",
+	"unix_socket_group":       "the sandbox owns its socket",
 	"data_directory":          "the sandbox owns its data directory",
 	"hba_file":                "the sandbox owns pg_hba.conf",
 	"ident_file":              "the sandbox owns its config files",
 	"config_file":             "the sandbox owns its config files",
 	"external_pid_file":       "the sandbox owns its pid file",
 }
+
+// managedNames are managedSettings' names in order.
+var managedNames = sortedKeys(managedSettings)
 
 // normKey normalises a setting name for comparisons: MySQL treats '-' and
 // '_' alike, and both servers ignore case.
@@ -151,7 +160,9 @@ func normKey(k string) string {
 }
 
 // ParseSetting parses "KEY=VALUE". The value may be empty; it may not
-// contain line breaks or NUL bytes.
+// contain line breaks or NUL bytes, and the key may not be a setting the
+// sandbox owns. Unsafe settings are Spec.Validate's business (they depend
+// on the flavor).
 func ParseSetting(s string) (Setting, error) {
 	k, v, ok := strings.Cut(s, "=")
 	if !ok {
@@ -168,8 +179,13 @@ func (s Setting) validate() error {
 	if !settingRE.MatchString(s.Key) {
 		return fmt.Errorf("setting %q: bad name (want letters, digits, '_', '-', '.')", s.Key)
 	}
-	if why, ok := managedSettings[normKey(s.Key)]; ok {
-		return fmt.Errorf("setting %q cannot be set: %s", s.Key, why)
+	for _, k := range mysqlNames(normKey(s.Key)) {
+		if why, ok := managedSettings[k]; ok {
+			return fmt.Errorf("setting %q cannot be set: %s", s.Key, why)
+		}
+		if full, ok := abbreviates(k, managedNames); ok {
+			return fmt.Errorf("setting %q cannot be set: the MySQL family reads it as %s: %s", s.Key, full, managedSettings[full])
+		}
 	}
 	if strings.ContainsAny(s.Value, "\n\r\x00") {
 		return fmt.Errorf("setting %q: value contains a line break or NUL byte", s.Key)
@@ -184,10 +200,13 @@ func (s Spec) Validate() []error {
 	if !nameRE.MatchString(s.Name) {
 		errs = append(errs, fmt.Errorf("name %q: want 1-32 of [a-zA-Z0-9_-]", s.Name))
 	}
+	var flavor target.Flavor // "" (unknown yet) checks every flavor's unsafe settings
 	if s.Flavor != "" {
-		if _, err := target.ParseFlavor(string(s.Flavor)); err != nil {
+		f, err := target.ParseFlavor(string(s.Flavor))
+		if err != nil {
 			errs = append(errs, err)
 		}
+		flavor = f
 	}
 	if s.Port < 0 || s.Port > 65535 {
 		errs = append(errs, fmt.Errorf("port %d: want 1-65535, or 0 to pick a free one", s.Port))
@@ -200,6 +219,13 @@ func (s Spec) Validate() []error {
 	for _, st := range s.Settings {
 		if err := st.validate(); err != nil {
 			errs = append(errs, err)
+			continue
+		}
+		if s.AllowUnsafe {
+			continue
+		}
+		if why, bad := UnsafeSetting(flavor, st.Key, st.Value); bad {
+			errs = append(errs, fmt.Errorf("setting %q %s: refused without --allow-unsafe-set", st.Key, why))
 		}
 	}
 	if s.BufferPool != "" {

@@ -24,8 +24,8 @@ func TestParseSetting(t *testing.T) {
 		{"empty key", "=1", Setting{}, "bad name"},
 		{"newline", "a=1\nport=3", Setting{}, "line break"},
 		{"managed port", "port=3306", Setting{}, "cannot be set"},
-		{"managed bind", "bind-address=0.0.0.0", Setting{}, "127.0.0.1 only"},
-		{"managed listen", "listen_addresses=*", Setting{}, "127.0.0.1 only"},
+		{"loose managed", "loose-port=3306", Setting{}, "cannot be set"},
+		{"unsafe left to Validate", "bind-address=0.0.0.0", Setting{"bind-address", "0.0.0.0"}, ""},
 		{"managed datadir", "DATADIR=/x", Setting{}, "cannot be set"},
 	}
 	for _, tt := range tests {
