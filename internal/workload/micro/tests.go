@@ -281,3 +281,12 @@ var suite = []*test{
 	})},
 }
 
+// indexOp is the position of op in the suite.
+func indexOp(op string) int {
+	for i, t := range suite {
+		if t.op == op {
+			return i
+		}
+	}
+	panic("micro: no test " + op)
+}
