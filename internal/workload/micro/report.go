@@ -112,3 +112,12 @@ func ops(run *summary.Run) []string {
 	}
 	return out
 }
+
+// Ops lists every operation of the suite in the order it runs them.
+func Ops() []string {
+	out := make([]string, len(suite))
+	for i, t := range suite {
+		out[i] = t.op
+	}
+	return out
+}
