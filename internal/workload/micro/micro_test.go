@@ -57,7 +57,7 @@ func status(t *testing.T, env workload.Env, name string) int64 {
 	t.Helper()
 	var k string
 	var n int64
-	if err := env.DB.QueryRow("SHOW GLOBAL STATUS LIKE '" + name + "'").Scan(&k, &n); err != nil {
+	if err := env.DB.QueryRow("SHOW GLOBAL STATUS LIKE '"+name+"'").Scan(&k, &n); err != nil {
 		t.Fatalf("status %s: %v", name, err)
 	}
 	return n
