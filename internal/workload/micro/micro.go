@@ -225,9 +225,14 @@ func (wl *Workload) tests() []*test {
 
 // Demand implements workload.Demander.
 func (wl *Workload) Demand(threads int) workload.Demand {
-	// connect tests open one connection beside the worker's; create
-	// makes many tables, which the table cache sees one at a time.
-	return workload.Demand{Connections: 2 * threads, Tables: 11 + 6*threads}
+	// connect tests open one connection beside the worker's; create_table
+	// makes all its tables before drop_table drops them; each worker has
+	// up to 5 tables of its own beside the 11 shared ones.
+	tables := 11 + 5*threads
+	if contains(wl.groups, "create") {
+		tables += threads * wl.countBase(100)
+	}
+	return workload.Demand{Connections: 2 * threads, Tables: tables}
 }
 
 // NewWorker implements workload.Runner.

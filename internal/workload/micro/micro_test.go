@@ -246,3 +246,14 @@ func TestValidate(t *testing.T) {
 }
 
 func itoa(n int64) string { return strconv.FormatInt(n, 10) }
+
+func TestDemand(t *testing.T) {
+	wl, _ := setup(t, "--scale", "2")
+	if d := wl.Demand(3); d.Connections != 6 || d.Tables != 11+5*3+3*200 {
+		t.Errorf("demand %+v", d)
+	}
+	wl, _ = setup(t, "--tests", "select")
+	if d := wl.Demand(1); d.Tables != 16 {
+		t.Errorf("demand without create %+v", d)
+	}
+}
