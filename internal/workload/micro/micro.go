@@ -45,13 +45,16 @@ type Workload struct {
 	threads int
 	active  int // workers whose suite is not over
 	timings map[string]*timing
+	// cuts are the workers whose suite is not complete.
+	cuts map[*worker]*cut
 }
 
 // timing is one operation's work summed over the run's workers.
 type timing struct {
 	done, planned int64
 	elapsed       time.Duration
-	capped        bool
+	// capped: the seconds are extrapolated; limited: by --time-limit.
+	capped, limited bool
 }
 
 var (
@@ -238,7 +241,9 @@ func (wl *Workload) Demand(threads int) workload.Demand {
 // NewWorker implements workload.Runner.
 func (wl *Workload) NewWorker(ctx context.Context, env workload.Env, conn *sql.Conn, id int, seed int64) (workload.Worker, error) {
 	wl.join()
-	return &worker{wl: wl, env: env, conn: conn, id: id, tests: wl.tests(), fam: env.Dialect.Family()}, nil
+	w := &worker{wl: wl, env: env, conn: conn, id: id, tests: wl.tests(), fam: env.Dialect.Family()}
+	wl.track(w, &cut{notRun: len(w.tests)})
+	return w, nil
 }
 
 // record adds one test's work to the run's figures.
@@ -257,6 +262,7 @@ func (wl *Workload) record(op string, done, planned int64, elapsed time.Duration
 	t.planned += planned
 	t.elapsed += elapsed
 	t.capped = t.capped || capped
+	t.limited = t.limited || capped
 }
 
 // isPG reports whether fam is PostgreSQL.

@@ -257,3 +257,29 @@ func TestDemand(t *testing.T) {
 		t.Errorf("demand without create %+v", d)
 	}
 }
+
+// TestCutShort: a run that ends before the suite (here --events short of
+// it) says so in a note and extrapolates the operation it cut.
+func TestCutShort(t *testing.T) {
+	env := sandboxtest.Env(t, target.FlavorPostgres)
+	wl, _ := setup(t, "--scale", testScale, "--tests", "transactions")
+	wl.SetThreads(1)
+	cfg := runner.DefaultConfig()
+	cfg.Duration, cfg.Events = 0, 5 // of 20
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	res, err := runner.Run(ctx, cfg, env, wl, nil)
+	if err != nil || res.Err != nil {
+		t.Fatal(err, res.Err)
+	}
+	s := &summary.Run{}
+	res.Fill(s)
+	wl.Summarize(s)
+	if len(s.Notes) != 1 || !strings.Contains(s.Notes[0], "commit stopped after 5 of 10 operations") || !strings.Contains(s.Notes[0], "1 test(s) after it did not run") {
+		t.Errorf("notes %q", s.Notes)
+	}
+	if s.Figures[ExtrapolatedPrefix+"commit"] != 1 {
+		t.Error("cut operation not marked extrapolated")
+	}
+	_ = wl.Cleanup(ctx, env)
+}

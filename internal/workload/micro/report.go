@@ -61,6 +61,7 @@ func (wl *Workload) Summarize(run *summary.Run) {
 	}
 	wl.mu.Lock()
 	defer wl.mu.Unlock()
+	wl.noteCuts(run)
 	if run.Figures == nil {
 		run.Figures = map[string]float64{}
 	}
@@ -70,11 +71,51 @@ func (wl *Workload) Summarize(run *summary.Run) {
 		if t.capped && t.done > 0 {
 			secs *= float64(t.planned) / float64(t.done)
 			run.Figures[ExtrapolatedPrefix+op] = 1
-			run.Notes = append(run.Notes, fmt.Sprintf("%s: --time-limit %v reached after %d of %d operations; its %.2f s are extrapolated",
-				op, wl.timeLimit, t.done, t.planned, secs))
+			if t.limited {
+				run.Notes = append(run.Notes, fmt.Sprintf("%s: --time-limit %v reached after %d of %d operations; its %.2f s are extrapolated",
+					op, wl.timeLimit, t.done, t.planned, secs))
+			}
 		}
 		run.Figures[SecondsPrefix+op] = secs
 	}
+}
+
+// noteCuts says, never silently, that the run ended before a worker's
+// suite did; the operation it cut short counts as extrapolated. wl.mu is
+// held.
+func (wl *Workload) noteCuts(run *summary.Run) {
+	ws := make([]*worker, 0, len(wl.cuts))
+	for w := range wl.cuts {
+		ws = append(ws, w)
+	}
+	sort.Slice(ws, func(i, j int) bool { return ws[i].id < ws[j].id })
+	for _, w := range ws {
+		c := wl.cuts[w]
+		msg := "the run ended (--time, --events or the plan's duration) before the suite did"
+		if c.op != "" {
+			if wl.timings == nil {
+				wl.timings = map[string]*timing{}
+			}
+			t := wl.timings[c.op]
+			if t == nil {
+				t = &timing{}
+				wl.timings[c.op] = t
+			}
+			t.done += c.done
+			t.planned += c.planned
+			t.elapsed += c.elapsed
+			t.capped = true
+			msg += fmt.Sprintf(": %s stopped after %d of %d operations (its seconds are extrapolated)", c.op, c.done, c.planned)
+		}
+		if c.notRun > 0 {
+			msg += fmt.Sprintf("; %d test(s) after it did not run", c.notRun)
+		}
+		if len(wl.cuts) > 1 {
+			msg = fmt.Sprintf("worker %d: %s", w.id, msg)
+		}
+		run.Notes = append(run.Notes, msg)
+	}
+	wl.cuts = nil
 }
 
 // FormatSummary implements workload.Reporter: sql-bench's lines, in suite

@@ -76,6 +76,7 @@ func (w *worker) Event(ctx context.Context, ev *workload.Event) error {
 	w.i++
 	capped := w.wl.timeLimit > 0 && w.elapsed >= w.wl.timeLimit && w.i < n
 	if w.i < n && !capped {
+		w.wl.track(w, &cut{op: t.op, done: int64(w.i), planned: int64(n), elapsed: w.elapsed, notRun: len(w.tests) - w.ti - 1})
 		return nil
 	}
 	t0 := time.Now()
@@ -83,6 +84,11 @@ func (w *worker) Event(ctx context.Context, ev *workload.Event) error {
 	w.skip = n - w.i
 	w.ti++
 	w.started = false
+	if w.ti < len(w.tests) {
+		w.wl.track(w, &cut{notRun: len(w.tests) - w.ti})
+	} else {
+		w.wl.track(w, nil)
+	}
 	if t.teardown != nil && !w.wl.keep {
 		if err := t.teardown(ctx, w); err != nil {
 			return fmt.Errorf("%s: clean up: %w", t.op, err)
@@ -90,6 +96,30 @@ func (w *worker) Event(ctx context.Context, ev *workload.Event) error {
 	}
 	ev.Pause += time.Since(t0)
 	return nil
+}
+
+// cut is where a worker's suite stands, for a run that ends before it:
+// the operation under way (none between tests) and how many tests after
+// it have not run.
+type cut struct {
+	op            string
+	done, planned int64
+	elapsed       time.Duration
+	notRun        int
+}
+
+// track records where w's suite stands; nil when it is complete.
+func (wl *Workload) track(w *worker, c *cut) {
+	wl.mu.Lock()
+	defer wl.mu.Unlock()
+	if c == nil {
+		delete(wl.cuts, w)
+		return
+	}
+	if wl.cuts == nil {
+		wl.cuts = map[*worker]*cut{}
+	}
+	wl.cuts[w] = c
 }
 
 // finishSuite marks this worker's suite as over, once.
