@@ -19,7 +19,9 @@ const (
 )
 
 // IntervalHeader implements workload.Reporter.
-func (wl *Workload) IntervalHeader() string { return "" }
+func (wl *Workload) IntervalHeader() string {
+	return "Operations done per report interval (each test runs alone, one after another):"
+}
 
 // FormatInterval implements workload.Reporter: the operations that ran in
 // the interval, with their counts.
