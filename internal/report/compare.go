@@ -79,6 +79,9 @@ type Comparison struct {
 	A, B   []*summary.Run
 	Rows   []CompareRow
 	Differ [][3]string // name, A, B: settings and parameters that differ
+	// Micro is the per-operation winner table when both sides are micro
+	// runs (series "A" and "B").
+	Micro *MicroComparison
 }
 
 // CompareRow is one figure of a comparison.
@@ -127,6 +130,9 @@ func Compare(a, b []*summary.Run) (*Comparison, error) {
 		xa, xb := values(a, fg.f), values(b, fg.f)
 		c.Rows = append(c.Rows, CompareRow{Name: fg.name, A: stats.Describe(xa), B: stats.Describe(xb),
 			Ratio: stats.Relative(xb, xa), LowerIsBetter: fg.lower})
+	}
+	if IsMicro(a[0]) && IsMicro(b[0]) {
+		c.Micro = CompareMicro([]string{"A", "B"}, map[string][]*summary.Run{"A": a, "B": b})
 	}
 	ra, rb := a[0], b[0]
 	add := func(name, va, vb string) {
@@ -249,6 +255,12 @@ func (c *Comparison) Write(w io.Writer) error {
 	}
 	if err := tw.Flush(); err != nil {
 		return err
+	}
+	if c.Micro != nil {
+		for _, t := range c.Micro.Tables() {
+			b.WriteString("\n")
+			writeText(&b, t)
+		}
 	}
 	if len(c.Differ) > 0 {
 		b.WriteString("\nWhat differs:\n")

@@ -41,6 +41,7 @@ type htmlPage struct {
 	Servers, Settings, Workloads Table
 	Summaries                    []Table
 	Relative                     Table
+	Micro                        []Table
 	Siege                        *Table
 	Sections                     []htmlSection
 	TPCC                         []tpccBlock
@@ -69,6 +70,9 @@ func (rep *Report) WriteHTML(w io.Writer) error {
 	page := htmlPage{R: rep, Servers: rep.ServersTable(), Settings: rep.SettingsTable(), Workloads: rep.WorkloadTable(),
 		Summaries: rep.SummaryTables(), Relative: rep.RelativeTable(), Host: rep.HostTable(), Runs: rep.RunsTable()}
 	page.Nav = append(page.Nav, navItem{"context", "Context"}, navItem{"summary", "Summary"})
+	if page.Micro = rep.microTables(); page.Micro != nil {
+		page.Nav = append(page.Nav, navItem{"micro", "Micro suite"})
+	}
 	if t := rep.replayTable(); t != nil {
 		page.Siege = t
 	}

@@ -1,0 +1,247 @@
+package report
+
+import (
+	"fmt"
+	"math"
+	"slices"
+	"sort"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/dbarena/dbarena/internal/stats"
+	"github.com/dbarena/dbarena/internal/summary"
+	"github.com/dbarena/dbarena/internal/workload/micro"
+)
+
+// IsMicro reports whether a run is of the micro suite (sql-bench style:
+// seconds per operation).
+func IsMicro(r *summary.Run) bool { return r.Workload == "micro" }
+
+// MicroOp is one operation compared across series, as in sql-bench's
+// run-all-tests --cmp: seconds per series, the winner (fewest seconds) and
+// how much slower the runner-up is.
+type MicroOp struct {
+	Op string `json:"op"`
+	// Seconds are per series (in MicroComparison.Series order); N is 0
+	// where the series did not run the operation.
+	Seconds []stats.Summary `json:"seconds"`
+	// Extrapolated marks series where a round hit --time-limit.
+	Extrapolated []bool `json:"extrapolated"`
+	// Winner is the series with the lowest mean; empty when fewer than two
+	// series ran the operation.
+	Winner string `json:"winner"`
+	// Ratio is the runner-up's seconds over the winner's (>= 1), with its
+	// 95% interval; Significant when the interval excludes 1.
+	Ratio stats.Ratio `json:"ratio"`
+}
+
+// MicroComparison is the winner table of micro runs of several series.
+type MicroComparison struct {
+	Series []string  `json:"series"`
+	Ops    []MicroOp `json:"ops"`
+	// Wins and SignificantWins count operations won per series.
+	Wins, SignificantWins map[string]int
+	// Rounds is how many runs each series has.
+	Rounds []int `json:"rounds"`
+}
+
+// CompareMicro builds the winner table from the micro runs of each series
+// (series in order; runs of other workloads and incomplete runs are left
+// out). It returns nil when no series has a micro run.
+func CompareMicro(series []string, runs map[string][]*summary.Run) *MicroComparison {
+	mc := &MicroComparison{Wins: map[string]int{}, SignificantWins: map[string]int{}}
+	use := map[string][]*summary.Run{}
+	for _, s := range series {
+		for _, r := range runs[s] {
+			if IsMicro(r) && r.Status == summary.StatusComplete {
+				use[s] = append(use[s], r)
+			}
+		}
+		if len(use[s]) > 0 {
+			mc.Series = append(mc.Series, s)
+			mc.Rounds = append(mc.Rounds, len(use[s]))
+		}
+	}
+	if len(mc.Series) == 0 {
+		return nil
+	}
+	// Operations in the order the runs list them (first seen first).
+	var ops []string
+	for _, s := range mc.Series {
+		for _, r := range use[s] {
+			for _, op := range runOps(r) {
+				if !slices.Contains(ops, op) {
+					ops = append(ops, op)
+				}
+			}
+		}
+	}
+	for _, op := range ops {
+		row := MicroOp{Op: op, Ratio: stats.Ratio{Value: math.NaN()}}
+		vals := make([][]float64, len(mc.Series))
+		for i, s := range mc.Series {
+			ext := false
+			for _, r := range use[s] {
+				if v, ok := r.Figures[micro.SecondsPrefix+op]; ok {
+					vals[i] = append(vals[i], v)
+					ext = ext || r.Figures[micro.ExtrapolatedPrefix+op] == 1
+				}
+			}
+			row.Seconds = append(row.Seconds, stats.Describe(vals[i]))
+			row.Extrapolated = append(row.Extrapolated, ext)
+		}
+		ran := []int{}
+		for i := range mc.Series {
+			if len(vals[i]) > 0 {
+				ran = append(ran, i)
+			}
+		}
+		if len(ran) >= 2 {
+			sort.SliceStable(ran, func(a, b int) bool { return row.Seconds[ran[a]].Mean < row.Seconds[ran[b]].Mean })
+			w, second := ran[0], ran[1]
+			row.Winner = mc.Series[w]
+			row.Ratio = stats.Relative(vals[second], vals[w])
+			mc.Wins[row.Winner]++
+			if row.Ratio.Significant {
+				mc.SignificantWins[row.Winner]++
+			}
+		}
+		mc.Ops = append(mc.Ops, row)
+	}
+	return mc
+}
+
+// runOps lists a micro run's operations in suite order, unknown ones
+// (from another dbarena version) after them by name.
+func runOps(r *summary.Run) []string {
+	order := micro.Ops()
+	var ops []string
+	for k := range r.Figures {
+		if op, ok := strings.CutPrefix(k, micro.SecondsPrefix); ok {
+			ops = append(ops, op)
+		}
+	}
+	pos := func(op string) int {
+		if i := slices.Index(order, op); i >= 0 {
+			return i
+		}
+		return len(order)
+	}
+	sort.Slice(ops, func(a, b int) bool {
+		return pos(ops[a]) < pos(ops[b]) || pos(ops[a]) == pos(ops[b]) && ops[a] < ops[b]
+	})
+	return ops
+}
+
+// Tables renders the comparison: the per-operation winner table and the
+// wins per series.
+func (mc *MicroComparison) Tables() []Table {
+	single := false
+	for _, n := range mc.Rounds {
+		single = single || n < 2
+	}
+	t := Table{ID: "micro", Title: "Micro suite: seconds per operation (fewer is better)",
+		Note: "Seconds are the mean over rounds (± half-width of the 95% confidence interval). Ratio: the runner-up's seconds over the winner's. " +
+			"\"~\" marks seconds extrapolated from a test capped by --time-limit."}
+	if single {
+		t.Note += " Some series have single runs: significance cannot be judged (repeat with --rounds or a plan)."
+	}
+	t.Columns = append(t.Columns, Column{Name: "operation"})
+	for i, s := range mc.Series {
+		t.Columns = append(t.Columns, Column{Name: fmt.Sprintf("%s (s, %d rounds)", s, mc.Rounds[i]), Numeric: true})
+	}
+	t.Columns = append(t.Columns, Column{Name: "winner"}, Column{Name: "ratio", Numeric: true, Help: "runner-up seconds / winner seconds"},
+		Column{Name: "significant", Help: "the 95% interval of the ratio excludes 1"})
+	for _, op := range mc.Ops {
+		row := []Entry{txt(op.Op)}
+		for i, s := range op.Seconds {
+			e := meanCI(s, 3)
+			if op.Extrapolated[i] {
+				e.Text = "~" + e.Text
+			}
+			if mc.Series[i] == op.Winner {
+				e.Class = "ok"
+			}
+			row = append(row, e)
+		}
+		row = append(row, txt(orDash(op.Winner)))
+		if math.IsNaN(op.Ratio.Value) {
+			row = append(row, txt("-"), txt("-"))
+		} else {
+			r := txt(fmt.Sprintf("%.2f", op.Ratio.Value))
+			if op.Ratio.HasCI {
+				r.Text += fmt.Sprintf(" [%.2f, %.2f]", op.Ratio.Low, op.Ratio.High)
+			}
+			sig := txt("no")
+			switch {
+			case !op.Ratio.HasCI:
+				sig = txt("cannot judge")
+			case op.Ratio.Significant:
+				sig, r.Class = Entry{Text: "yes", Class: "sig"}, "sig"
+			}
+			row = append(row, r, sig)
+		}
+		t.Rows = append(t.Rows, row)
+	}
+	w := Table{ID: "micro-wins", Title: "Micro suite: operations won per series",
+		Columns: []Column{{Name: "series"}, {Name: "wins", Numeric: true}, {Name: "significant wins", Numeric: true}, {Name: "total seconds", Numeric: true}}}
+	for i, s := range mc.Series {
+		var total float64
+		for _, op := range mc.Ops {
+			if op.Seconds[i].N > 0 {
+				total += op.Seconds[i].Mean
+			}
+		}
+		w.Rows = append(w.Rows, []Entry{txt(s), integer(int64(mc.Wins[s])), integer(int64(mc.SignificantWins[s])), num(total, 3)})
+	}
+	return []Table{t, w}
+}
+
+func orDash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}
+
+// Micro is the winner table of the report's micro runs by series, or nil
+// when the report has none.
+func (rep *Report) Micro() *MicroComparison {
+	runs := map[string][]*summary.Run{}
+	for _, c := range rep.Cells {
+		if c.Workload == "micro" {
+			runs[c.Series] = append(runs[c.Series], c.Runs...)
+		}
+	}
+	return CompareMicro(rep.Series, runs)
+}
+
+// microTables are the report's micro tables, or none.
+func (rep *Report) microTables() []Table {
+	if mc := rep.Micro(); mc != nil {
+		return mc.Tables()
+	}
+	return nil
+}
+
+// writeText prints t as an aligned terminal table, its note below.
+func writeText(b *strings.Builder, t Table) {
+	fmt.Fprintf(b, "%s\n", t.Title)
+	tw := tabwriter.NewWriter(b, 0, 0, 2, ' ', 0)
+	var head []string
+	for _, c := range t.Columns {
+		head = append(head, c.Name)
+	}
+	fmt.Fprintln(tw, strings.Join(head, "\t")+"\t")
+	for _, row := range t.Rows {
+		var cells []string
+		for _, e := range row {
+			cells = append(cells, e.Text)
+		}
+		fmt.Fprintln(tw, strings.Join(cells, "\t")+"\t")
+	}
+	_ = tw.Flush() // a strings.Builder does not fail
+	if t.Note != "" {
+		fmt.Fprintf(b, "%s\n", t.Note)
+	}
+}
