@@ -199,7 +199,7 @@ type exprParser struct {
 const maxDepth = 200
 
 func (p *exprParser) peek() token { return p.toks[p.i] }
-func (p *exprParser) next() token  { t := p.toks[p.i]; p.i++; return t }
+func (p *exprParser) next() token { t := p.toks[p.i]; p.i++; return t }
 func (p *exprParser) isOp(s string) bool {
 	t := p.peek()
 	return t.k == tOp && t.s == s
