@@ -123,7 +123,7 @@ func (p *scriptParser) endSQL() {
 	if !hasContent(text) {
 		return
 	}
-	p.cmds = append(p.cmds, Cmd{Kind: SQL, Line: p.startLine, Text: text, Parts: splitVars(text), Class: classify(text)})
+	p.cmds = append(p.cmds, Cmd{Kind: SQL, Line: p.startLine, Text: text, Parts: splitVars(text), Class: ClassOf(text)})
 }
 
 func (p *scriptParser) run() error {
@@ -484,7 +484,8 @@ func splitVars(s string) []Part {
 	return parts
 }
 
-func classify(s string) Class {
+// ClassOf classifies a statement by its first keyword.
+func ClassOf(s string) Class {
 	for hasContent(s) {
 		s = strings.TrimLeft(s, " \t\r\n(")
 		if strings.HasPrefix(s, "/*") {
