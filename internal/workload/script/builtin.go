@@ -241,4 +241,3 @@ func (wl *Workload) Demand(threads int) workload.Demand {
 	}
 	return d
 }
-
