@@ -13,6 +13,7 @@ import (
 
 	"github.com/dbarena/dbarena/internal/workload"
 	"github.com/dbarena/dbarena/internal/workload/oltp"
+	"github.com/dbarena/dbarena/internal/workload/script"
 	"github.com/dbarena/dbarena/internal/workload/tpcc"
 )
 
@@ -50,7 +51,7 @@ func NewApp(stdout, stderr io.Writer, args []string, getenv func(string) string,
 		Getenv:     getenv,
 		Args:       args,
 		Interrupts: interrupts,
-		Registry:   workload.NewRegistry(append(oltp.All(), tpcc.All()...)...),
+		Registry:   workload.NewRegistry(append(append(oltp.All(), tpcc.All()...), script.All()...)...),
 	}
 }
 

@@ -302,7 +302,7 @@ func TestValidateScriptErrors(t *testing.T) {
 		})
 	}
 	for _, args := range [][]string{
-		{"--builtin", "nope"}, {"--protocol", "binary", "--builtin", "select-only"}, {}, {"--file", "/no/such/file"},
+		{"--builtin", "nope"}, {"--protocol", "binary", "--builtin", "select-only"}, {"--file", "/no/such/file"},
 		{"--builtin", "select-only@x"}, {"--builtin", "select-only@0"}, {"--define", "novalue", "--builtin", "select-only"},
 	} {
 		wl := New().(*Workload)
@@ -337,6 +337,13 @@ func TestQueryAndCreate(t *testing.T) {
 	}
 	if rows != types["query1"] {
 		t.Errorf("slap has %d rows, want %d", rows, types["query1"])
+	}
+}
+
+func TestDefaultScript(t *testing.T) {
+	wl := setup(t)
+	if len(wl.scripts) != 1 || wl.scripts[0].s.Name != "tpcb-like" {
+		t.Errorf("without a script: %v, want pgbench's default tpcb-like", wl.builtins)
 	}
 }
 

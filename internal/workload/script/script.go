@@ -86,7 +86,7 @@ func (wl *Workload) Description() string {
 // Flags implements workload.Workload.
 func (wl *Workload) Flags(fs *pflag.FlagSet) {
 	fs.StringArrayVar(&wl.files, "file", nil, "pgbench script FILE[@WEIGHT] (repeatable)")
-	fs.StringArrayVar(&wl.builtins, "builtin", nil, "pgbench built-in script NAME[@WEIGHT]: tpcb-like, simple-update, select-only (repeatable)")
+	fs.StringArrayVar(&wl.builtins, "builtin", nil, "pgbench built-in script NAME[@WEIGHT]: tpcb-like, simple-update, select-only (repeatable; tpcb-like when no script is given, as pgbench)")
 	fs.StringArrayVar(&wl.queries, "query", nil, "mysqlslap-style statements \"SQL;SQL\" run in order as one event (repeatable)")
 	fs.StringVar(&wl.delimiter, "delimiter", wl.delimiter, "statement delimiter of --query and --create")
 	fs.StringVar(&wl.create, "create", "", "FILE of statements (split at --delimiter) run once before the run")
@@ -158,6 +158,10 @@ func (wl *Workload) Validate() []error {
 		}
 		wl.predefined[name] = pgscript.StringV(val)
 	}
+	if len(wl.files)+len(wl.builtins)+len(wl.queries) == 0 {
+		// pgbench's default script.
+		wl.builtins = []string{"tpcb-like"}
+	}
 	for _, f := range wl.builtins {
 		name, w, err := splitWeight("builtin", f)
 		if err != nil {
@@ -215,9 +219,6 @@ func (wl *Workload) Validate() []error {
 				wl.createSQL = append(wl.createSQL, c.Text)
 			}
 		}
-	}
-	if len(wl.scripts) == 0 && len(errs) == 0 {
-		errs = append(errs, errors.New("no script: give --file, --builtin or --query"))
 	}
 	if len(wl.scripts) > 0 && wl.totalW == 0 {
 		errs = append(errs, errors.New("every script has weight 0"))
