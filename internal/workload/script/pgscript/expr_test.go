@@ -191,3 +191,15 @@ func TestSplitmix(t *testing.T) {
 		t.Errorf("splitmix64(0) = %#x", got)
 	}
 }
+
+// permute gives pgbench's own permutations (values printed by pgbench
+// 15's --debug for the same calls).
+func TestPermuteMatchesPgbench(t *testing.T) {
+	for _, tc := range []struct{ v, size, seed, want int64 }{
+		{0, 10, 5432, 6}, {1, 10, 5432, 5}, {9, 10, 5432, 2}, {12345, 1000000, 42, 100143}, {3, 7, -1, 2},
+	} {
+		if got := Permute(tc.v, tc.size, tc.seed); got != tc.want {
+			t.Errorf("permute(%d, %d, %d) = %d, pgbench says %d", tc.v, tc.size, tc.seed, got, tc.want)
+		}
+	}
+}
