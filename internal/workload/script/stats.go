@@ -135,9 +135,9 @@ func (wl *Workload) Summarize(run *summary.Run) {
 		run.Figures[k+"errors"] = float64(errs)
 		if st.lat.Count() > 0 {
 			run.Figures[k+"mean_ms"] = ms(st.lat.Mean())
-			run.Figures[k+"p50_ms"] = ms(st.lat.Quantile(0.50))
-			run.Figures[k+"p95_ms"] = ms(st.lat.Quantile(0.95))
-			run.Figures[k+"p99_ms"] = ms(st.lat.Quantile(0.99))
+			run.Figures[k+"p50_ms"] = ms(st.lat.Quantile(50))
+			run.Figures[k+"p95_ms"] = ms(st.lat.Quantile(95))
+			run.Figures[k+"p99_ms"] = ms(st.lat.Quantile(99))
 			run.Figures[k+"max_ms"] = ms(st.lat.Max())
 		}
 	}
