@@ -284,7 +284,8 @@ func TestValidateScriptErrors(t *testing.T) {
 		{"SELECT 1;\n\n\\set x :nope + 1\n", ":3: undefined variable :nope"},
 		{"\\frobnicate\n", ":1: unknown meta-command \\frobnicate"},
 		{"\\set x (1 +\n", ":1: \\set x: syntax error"},
-		{"SELECT 1;\n\\startpipeline\nSELECT 2;\n\\endpipeline\n", ":2: \\startpipeline is not supported"},
+		{"SELECT 1;\n\\startpipeline\nSELECT 2;\n\\endpipeline\n", ":2: \\startpipeline needs --protocol extended or prepared"},
+		{"\\startpipeline\nSELECT 2 \\gset\n\\endpipeline\n", ":2: \\gset and \\aset are not supported inside a pipeline"},
 	} {
 		t.Run(tc.want, func(t *testing.T) {
 			file := writeFile(t, "bad.sql", tc.text)
@@ -360,5 +361,80 @@ func TestDemandAndReady(t *testing.T) {
 	var nr *workload.NotReadyError
 	if err := wl.Ready(ctx, env); !errors.As(err, &nr) {
 		t.Errorf("Ready without tables: %v, want NotReadyError", err)
+	}
+}
+
+// \startpipeline on PostgreSQL's extended protocol: every statement
+// reaches the server, a failing one is counted against its line, and the
+// connection stays usable.
+func TestPipeline(t *testing.T) {
+	const n = 40
+	file := writeFile(t, "pipe.sql", `\set v random(1, 9)
+\startpipeline
+INSERT INTO pipe_log VALUES (:v);
+\set w :v * 10
+INSERT INTO pipe_log VALUES (:w);
+SELECT count(*) FROM pipe_log;
+\endpipeline
+`)
+	env := sandboxtest.Env(t, target.FlavorPostgres)
+	ctx := context.Background()
+	for _, proto := range []string{Extended, Prepared} {
+		t.Run(proto, func(t *testing.T) {
+			for _, q := range []string{"DROP TABLE IF EXISTS pipe_log", "CREATE TABLE pipe_log (v int CHECK (v < 100))"} {
+				if _, err := env.DB.ExecContext(ctx, q); err != nil {
+					t.Fatal(err)
+				}
+			}
+			wl := setup(t, "--file", file, "--protocol", proto)
+			conn, err := env.DB.Conn(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer conn.Close()
+			before := counters(t, env, conn, "pipe_log")
+			runEvents(t, wl, env, conn, n)
+			d := diff(before, counters(t, env, conn, "pipe_log"))
+			if d["insert"] != 2*n || d["seq"] != n {
+				t.Errorf("counters %v, want %d inserts and %d scans", d, 2*n, n)
+			}
+			var rows, tens int64
+			if err := env.DB.QueryRowContext(ctx, "SELECT count(*), sum(CASE WHEN v >= 10 THEN 1 ELSE 0 END) FROM pipe_log").Scan(&rows, &tens); err != nil {
+				t.Fatal(err)
+			}
+			if rows != 2*n || tens != n {
+				t.Errorf("pipe_log: %d rows, %d of them :w; want %d and %d", rows, tens, 2*n, n)
+			}
+			run := &summary.Run{}
+			wl.Summarize(run)
+			if got := run.Figures["stmt."+file+":5.count"]; got != n {
+				t.Errorf("stmt %s:5.count = %v, want %d", file, got, n)
+			}
+			// A check violation inside the pipeline fails the event at
+			// \endpipeline, is counted against its line, and the
+			// connection goes on.
+			if _, err := env.DB.ExecContext(ctx, "ALTER TABLE pipe_log DROP CONSTRAINT pipe_log_v_check, ADD CHECK (v < 10) NOT VALID"); err != nil {
+				t.Fatal(err)
+			}
+			w, err := wl.NewWorker(ctx, env, conn, 1, 7)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var ev workload.Event
+			err = w.Event(ctx, &ev)
+			if err == nil || !strings.Contains(err.Error(), ":7:") || env.Dialect.Classify(err).Code != "23514" {
+				t.Fatalf("event: %v, want a check violation at \\endpipeline (line 7)", err)
+			}
+			w.Close()
+			var one int
+			if err := conn.QueryRowContext(ctx, "SELECT 1").Scan(&one); err != nil {
+				t.Fatalf("connection after a failed pipeline: %v", err)
+			}
+			run = &summary.Run{}
+			wl.Summarize(run)
+			if got := run.Figures["stmt."+file+":5.errors.23514"]; got != 1 {
+				t.Errorf("errors.23514 of line 5 = %v, want 1 (%v)", got, run.Figures)
+			}
+		})
 	}
 }

@@ -227,9 +227,9 @@ func (wl *Workload) Validate() []error {
 	for _, s := range wl.scripts {
 		scripts = append(scripts, s.s)
 		for _, c := range s.s.Cmds {
-			if c.Kind == pgscript.StartPipeline {
+			if c.Kind == pgscript.StartPipeline && wl.protocol == Simple {
 				errs = append(errs, &pgscript.Error{File: s.s.Name, Line: c.Line,
-					Msg: "\\startpipeline is not supported by dbarena yet (run the statements without a pipeline)"})
+					Msg: "\\startpipeline needs --protocol extended or prepared (as pgbench)"})
 				break
 			}
 		}

@@ -36,6 +36,16 @@ type worker struct {
 	cols     []string
 	vals     []pgscript.Value
 	rows     int
+
+	pipe    *pgconn.Pipeline // between \startpipeline and \endpipeline
+	pending []sent           // statements sent in the pipeline
+	nprep   int              // prepared statement names used so far
+}
+
+// sent is a statement sent in a pipeline, awaiting its result.
+type sent struct {
+	idx   int
+	start time.Time
 }
 
 var _ workload.Worker = (*worker)(nil)
@@ -95,18 +105,20 @@ func (w *worker) Event(ctx context.Context, ev *workload.Event) error {
 	}
 	s := sc.s
 	ev.Type = s.Name
+	defer w.endPipe()
 	for pc := 0; pc < len(s.Cmds); {
 		c := &s.Cmds[pc]
 		switch c.Kind {
 		case pgscript.SQL:
-			switch c.Class {
-			case pgscript.Read:
-				ev.Queries.Read++
-			case pgscript.Write:
-				ev.Queries.Write++
-			default:
-				ev.Queries.Other++
+			if w.pipe != nil {
+				w.count(ev, c)
+				if err := w.send(ctx, sc.base+pc, c); err != nil {
+					return &pgscript.Error{File: s.Name, Line: c.Line, Msg: err.Error()}
+				}
+				pc++
+				continue
 			}
+			w.count(ev, c)
 			start := time.Now()
 			err := w.exec(ctx, sc.base+pc, c)
 			if err != nil {
@@ -155,11 +167,110 @@ func (w *worker) Event(ctx context.Context, ev *workload.Event) error {
 				return err
 			}
 			pc = next
-		default:
-			return &pgscript.Error{File: s.Name, Line: c.Line, Msg: "pipelines are not supported"}
+		case pgscript.StartPipeline:
+			if w.pg == nil {
+				return &pgscript.Error{File: s.Name, Line: c.Line, Msg: "\\startpipeline needs PostgreSQL"}
+			}
+			w.pipe, w.pending = w.pg.StartPipeline(ctx), w.pending[:0]
+			pc++
+		case pgscript.EndPipeline:
+			if err := w.sync(); err != nil {
+				return fmt.Errorf("%s:%d: %w", s.Name, c.Line, err)
+			}
+			pc++
 		}
 	}
 	return nil
+}
+
+func (w *worker) count(ev *workload.Event, c *pgscript.Cmd) {
+	switch c.Class {
+	case pgscript.Read:
+		ev.Queries.Read++
+	case pgscript.Write:
+		ev.Queries.Write++
+	default:
+		ev.Queries.Other++
+	}
+}
+
+// send queues one statement in the pipeline (PostgreSQL's extended
+// protocol; with --protocol prepared, its Parse goes first the first time).
+func (w *worker) send(ctx context.Context, idx int, c *pgscript.Cmd) error {
+	if err := w.params(c); err != nil {
+		return err
+	}
+	w.pending = append(w.pending, sent{idx, time.Now()})
+	if w.wl.protocol == Extended {
+		w.pipe.SendQueryParams(w.paramSQL(c), w.pgArgs, nil, nil, nil)
+		return nil
+	}
+	name, ok := w.pgNames[idx]
+	if !ok {
+		w.nprep++
+		name = "dbarena_p" + strconv.Itoa(w.nprep)
+		w.pipe.SendPrepare(name, w.paramSQL(c), nil)
+		w.pgNames[idx] = name
+	}
+	w.pipe.SendQueryPrepared(name, w.pgArgs, nil, nil)
+	return nil
+}
+
+// sync ends the pipeline (\endpipeline): it waits for every statement's
+// result and records each statement's latency from its sending.
+func (w *worker) sync() error {
+	p := w.pipe
+	if err := p.Sync(); err != nil {
+		return err
+	}
+	k := 0
+	for {
+		res, err := p.GetResults()
+		if err != nil {
+			if k < len(w.pending) {
+				w.stats.record(w.pending[k].idx, 0, w.d.Classify(err).Code)
+			}
+			return err
+		}
+		switch r := res.(type) {
+		case *pgconn.ResultReader:
+			_, err := r.Close()
+			if k < len(w.pending) {
+				code := ""
+				if err != nil {
+					code = w.d.Classify(err).Code
+				}
+				w.stats.record(w.pending[k].idx, time.Since(w.pending[k].start), code)
+				k++
+			}
+			if err != nil {
+				return err
+			}
+		case *pgconn.PipelineSync:
+			w.pipe = nil
+			return p.Close()
+		case nil:
+			w.pipe = nil
+			return p.Close()
+		}
+	}
+}
+
+// endPipe closes a pipeline an event left open (it failed inside it); a
+// sync first keeps the connection usable.
+func (w *worker) endPipe() {
+	if w.pipe == nil {
+		return
+	}
+	_ = w.pipe.Sync()
+	_ = w.pipe.Close()
+	w.pipe = nil
+	// Statements prepared in a failed pipeline may not exist.
+	for k, n := range w.pgNames {
+		if strings.HasPrefix(n, "dbarena_p") {
+			delete(w.pgNames, k)
+		}
+	}
 }
 
 // text renders c with :variables as pgbench's simple protocol does:

@@ -396,6 +396,14 @@ func link(name string, cmds []Cmd) error {
 	pipeline := -1
 	for i := range cmds {
 		c := &cmds[i]
+		if pipeline >= 0 {
+			switch {
+			case c.Kind == SQL && (c.Gset || c.Aset):
+				return &Error{name, c.Line, "\\gset and \\aset are not supported inside a pipeline"}
+			case c.Kind != SQL && c.Kind != Set && c.Kind != EndPipeline && c.Kind != StartPipeline:
+				return &Error{name, c.Line, "only SQL commands and \\set are supported inside a pipeline"}
+			}
+		}
 		switch c.Kind {
 		case If:
 			stack = append(stack, frame{branches: []int{i}})
