@@ -148,17 +148,16 @@ func (w *worker) Event(ctx context.Context, ev *workload.Event) error {
 			if err != nil {
 				return &pgscript.Error{File: s.Name, Line: c.Line, Msg: err.Error()}
 			}
-			d := time.Duration(v.I*c.Unit) * time.Microsecond
-			if d > 0 {
+			// As in pgbench, the sleep is part of the script's latency
+			// (not an Event.Pause).
+			if d := time.Duration(v.I*c.Unit) * time.Microsecond; d > 0 {
 				t := time.NewTimer(d)
-				start := time.Now()
 				select {
 				case <-ctx.Done():
 					t.Stop()
 					return ctx.Err()
 				case <-t.C:
 				}
-				ev.Pause += time.Since(start)
 			}
 			pc++
 		case pgscript.If, pgscript.Elif, pgscript.Else, pgscript.Endif:
