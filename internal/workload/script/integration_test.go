@@ -348,6 +348,35 @@ func TestDefaultScript(t *testing.T) {
 	}
 }
 
+// Every client hashes and permutes alike (one :default_seed per run).
+func TestDefaultSeedShared(t *testing.T) {
+	file := writeFile(t, "seed.sql", "\\set h hash(7)\n\\set p permute(3, 1000)\nSELECT :h AS h, :p AS p, :default_seed AS s \\gset\n")
+	env := sandboxtest.Env(t, target.FlavorPostgres)
+	wl := setup(t, "--file", file)
+	ctx := context.Background()
+	var got []string
+	for id := 0; id < 2; id++ {
+		conn, err := env.DB.Conn(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer conn.Close()
+		w, err := wl.NewWorker(ctx, env, conn, id, int64(100+id))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var ev workload.Event
+		if err := w.Event(ctx, &ev); err != nil {
+			t.Fatal(err)
+		}
+		st := w.(*worker).st.Vars
+		got = append(got, st["h"].Text()+"/"+st["p"].Text()+"/"+st["s"].Text())
+	}
+	if got[0] != got[1] || !strings.HasSuffix(got[0], "/100") {
+		t.Errorf("clients 0 and 1: %v, want equal, seeded 100", got)
+	}
+}
+
 func TestDemandAndReady(t *testing.T) {
 	wl := setup(t, "--builtin", "tpcb-like", "--protocol", Prepared)
 	if d := wl.Demand(4); d.Connections != 4 || d.PreparedPerConn != 11 || d.Tables != 4 {

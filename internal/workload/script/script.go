@@ -35,6 +35,10 @@ type Workload struct {
 	protocol  string
 	scale     int
 	defines   []string
+	seed      int64
+
+	seedOnce    sync.Once
+	defaultSeed int64
 
 	// Set by Validate.
 	scripts    []weighted
@@ -92,6 +96,7 @@ func (wl *Workload) Flags(fs *pflag.FlagSet) {
 	fs.StringVar(&wl.create, "create", "", "FILE of statements (split at --delimiter) run once before the run")
 	fs.StringVar(&wl.protocol, "protocol", wl.protocol, "how statements are sent: simple (text, :vars substituted), extended (parameters), prepared (prepared once per connection)")
 	fs.IntVar(&wl.scale, "scale", wl.scale, "pgbench scale factor: prepare loads 100000 x scale accounts; :scale in scripts")
+	fs.Int64Var(&wl.seed, "random-seed", 0, "the seed of hash() and permute() without one (:default_seed), the same for every client; 0 takes one from the run's seed")
 	fs.StringArrayVar(&wl.defines, "define", nil, "NAME=VALUE: a variable every script starts with (pgbench -D; repeatable)")
 }
 
@@ -113,6 +118,9 @@ func (wl *Workload) Params() map[string]any {
 	}
 	if len(wl.defines) > 0 {
 		p["define"] = wl.defines
+	}
+	if wl.seed != 0 {
+		p["random_seed"] = wl.seed
 	}
 	return p
 }

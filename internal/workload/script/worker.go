@@ -78,14 +78,22 @@ func (wl *Workload) NewWorker(ctx context.Context, env workload.Env, conn *sql.C
 			return nil, err
 		}
 	}
-	w.st = pgscript.State{Vars: map[string]pgscript.Value{}, Rand: pgscript.NewPRNG(uint64(seed)), DefaultSeed: seed}
+	// Every client shares :default_seed, so that hash() and permute()
+	// map keys alike across clients, as in pgbench.
+	wl.seedOnce.Do(func() {
+		wl.defaultSeed = wl.seed
+		if wl.defaultSeed == 0 {
+			wl.defaultSeed = seed
+		}
+	})
+	w.st = pgscript.State{Vars: map[string]pgscript.Value{}, Rand: pgscript.NewPRNG(uint64(seed)), DefaultSeed: wl.defaultSeed}
 	for k, v := range wl.predefined {
 		w.st.Vars[k] = v
 	}
 	w.st.Vars["scale"] = pgscript.IntV(int64(wl.scale))
 	w.st.Vars["client_id"] = pgscript.IntV(int64(id))
-	w.st.Vars["default_seed"] = pgscript.IntV(seed)
-	w.st.Vars["random_seed"] = pgscript.IntV(seed)
+	w.st.Vars["default_seed"] = pgscript.IntV(wl.defaultSeed)
+	w.st.Vars["random_seed"] = pgscript.IntV(wl.defaultSeed)
 	w.stats = wl.stats.newWorker()
 	return w, nil
 }
