@@ -142,9 +142,20 @@ func (p *scriptParser) run() error {
 		switch {
 		case c == '\'' || c == '"' || c == '`':
 			line := p.line
+			// E'...' strings take backslash escapes.
+			esc := c == '\'' && p.i > 0 && (src[p.i-1]|0x20) == 'e' && (p.i < 2 || !isVarChar(src[p.i-2]))
 			j := p.i + 1
 			for {
 				k := strings.IndexByte(src[j:], c)
+				if esc {
+					if b := strings.IndexByte(src[j:], '\\'); b >= 0 && (k < 0 || b < k) {
+						j += b + 2
+						if j > len(src) {
+							return p.errf(line, "unterminated quoted string")
+						}
+						continue
+					}
+				}
 				if k < 0 {
 					return p.errf(line, "unterminated quoted string")
 				}

@@ -149,6 +149,20 @@ func TestParseErrors(t *testing.T) {
 	}
 }
 
+// E'' strings take backslash escapes; other strings do not.
+func TestParseEscapeStrings(t *testing.T) {
+	s, err := Parse("f", "SELECT E'it\\'s;', 'a\\';\nSELECT e'\\\\';\nSELECT 3;")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(s.Cmds) != 3 || s.Cmds[0].Text != `SELECT E'it\'s;', 'a\';` || s.Cmds[1].Line != 2 {
+		for _, c := range s.Cmds {
+			t.Logf("%d %q", c.Line, c.Text)
+		}
+		t.Fatalf("%d commands", len(s.Cmds))
+	}
+}
+
 func TestSplitVars(t *testing.T) {
 	parts := splitVars("a = :x::int and b = ':y' and c = :")
 	var got []string
