@@ -149,7 +149,7 @@ func TestParseErrors(t *testing.T) {
 	}
 }
 
-// E'' strings take backslash escapes; other strings do not.
+// E” strings take backslash escapes; other strings do not.
 func TestParseEscapeStrings(t *testing.T) {
 	s, err := Parse("f", "SELECT E'it\\'s;', 'a\\';\nSELECT e'\\\\';\nSELECT 3;")
 	if err != nil {
