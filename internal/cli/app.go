@@ -14,6 +14,7 @@ import (
 	"github.com/dbarena/dbarena/internal/workload"
 	"github.com/dbarena/dbarena/internal/workload/micro"
 	"github.com/dbarena/dbarena/internal/workload/oltp"
+	"github.com/dbarena/dbarena/internal/workload/script"
 	"github.com/dbarena/dbarena/internal/workload/tpcc"
 )
 
@@ -51,7 +52,7 @@ func NewApp(stdout, stderr io.Writer, args []string, getenv func(string) string,
 		Getenv:     getenv,
 		Args:       args,
 		Interrupts: interrupts,
-		Registry:   workload.NewRegistry(append(append(oltp.All(), tpcc.All()...), micro.New)...),
+		Registry:   workload.NewRegistry(append(append(append(oltp.All(), tpcc.All()...), script.All()...), micro.New)...),
 	}
 }
 

@@ -1,0 +1,243 @@
+package script
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/stdlib"
+
+	"github.com/dbarena/dbarena/internal/target"
+	"github.com/dbarena/dbarena/internal/workload"
+)
+
+// builtinScripts are pgbench's built-in scripts, verbatim (pgbench.c).
+var builtinScripts = map[string]string{
+	"tpcb-like": `\set aid random(1, 100000 * :scale)
+\set bid random(1, 1 * :scale)
+\set tid random(1, 10 * :scale)
+\set delta random(-5000, 5000)
+BEGIN;
+UPDATE pgbench_accounts SET abalance = abalance + :delta WHERE aid = :aid;
+SELECT abalance FROM pgbench_accounts WHERE aid = :aid;
+UPDATE pgbench_tellers SET tbalance = tbalance + :delta WHERE tid = :tid;
+UPDATE pgbench_branches SET bbalance = bbalance + :delta WHERE bid = :bid;
+INSERT INTO pgbench_history (tid, bid, aid, delta, mtime) VALUES (:tid, :bid, :aid, :delta, CURRENT_TIMESTAMP);
+END;
+`,
+	"simple-update": `\set aid random(1, 100000 * :scale)
+\set bid random(1, 1 * :scale)
+\set tid random(1, 10 * :scale)
+\set delta random(-5000, 5000)
+BEGIN;
+UPDATE pgbench_accounts SET abalance = abalance + :delta WHERE aid = :aid;
+SELECT abalance FROM pgbench_accounts WHERE aid = :aid;
+INSERT INTO pgbench_history (tid, bid, aid, delta, mtime) VALUES (:tid, :bid, :aid, :delta, CURRENT_TIMESTAMP);
+END;
+`,
+	"select-only": `\set aid random(1, 100000 * :scale)
+SELECT abalance FROM pgbench_accounts WHERE aid = :aid;
+`,
+}
+
+// pgbench's tables (pgbench -i): rows per scale unit.
+const (
+	branchesPerScale = 1
+	tellersPerScale  = 10
+	accountsPerScale = 100000
+	loadBatch        = 2000
+)
+
+var tables = []string{"pgbench_history", "pgbench_tellers", "pgbench_accounts", "pgbench_branches"}
+
+func ddl(f target.Family) []string {
+	pk := " PRIMARY KEY"
+	tail := ""
+	if f == target.MySQL {
+		tail = " ENGINE=InnoDB"
+	}
+	return []string{
+		"CREATE TABLE pgbench_history (tid int, bid int, aid int, delta int, mtime timestamp NULL, filler char(22))" + tail,
+		"CREATE TABLE pgbench_tellers (tid int NOT NULL" + pk + ", bid int, tbalance int, filler char(84))" + tail,
+		"CREATE TABLE pgbench_accounts (aid int NOT NULL" + pk + ", bid int, abalance int, filler char(84))" + tail,
+		"CREATE TABLE pgbench_branches (bid int NOT NULL" + pk + ", bbalance int, filler char(88))" + tail,
+	}
+}
+
+// Prepare implements workload.Preparer as `pgbench -i` does: the four
+// tables at --scale, accounts loaded in parallel (COPY on PostgreSQL,
+// multi-row INSERTs on the MySQL family).
+func (wl *Workload) Prepare(ctx context.Context, env workload.Env, threads int, p workload.Progress) error {
+	if err := wl.Cleanup(ctx, env); err != nil {
+		return err
+	}
+	fam := env.Dialect.Family()
+	for _, q := range ddl(fam) {
+		if _, err := env.DB.ExecContext(ctx, q); err != nil {
+			return fmt.Errorf("prepare: %w", err)
+		}
+	}
+	n := int64(wl.scale) * accountsPerScale
+	p.SetTotal(n + int64(wl.scale)*(branchesPerScale+tellersPerScale))
+	small := func(table string, rows int64, row func(i int64) []any) error {
+		return load(ctx, env, table, 1, rows, row, p)
+	}
+	if err := small("pgbench_branches", int64(wl.scale)*branchesPerScale, func(i int64) []any { return []any{i, 0} }); err != nil {
+		return err
+	}
+	if err := small("pgbench_tellers", int64(wl.scale)*tellersPerScale, func(i int64) []any { return []any{i, (i-1)/tellersPerScale + 1, 0} }); err != nil {
+		return err
+	}
+	if threads < 1 {
+		threads = 1
+	}
+	gctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	var wg sync.WaitGroup
+	errs := make([]error, threads)
+	per := (n + int64(threads) - 1) / int64(threads)
+	for t := 0; t < threads; t++ {
+		lo, hi := int64(t)*per+1, min(int64(t+1)*per, n)
+		if lo > hi {
+			break
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			errs[t] = load(gctx, env, "pgbench_accounts", lo, hi, func(i int64) []any { return []any{i, (i-1)/accountsPerScale + 1, 0} }, p)
+			if errs[t] != nil {
+				cancel()
+			}
+		}()
+	}
+	wg.Wait()
+	if err := errors.Join(errs...); err != nil {
+		return err
+	}
+	if fam == target.Postgres {
+		if _, err := env.DB.ExecContext(ctx, "VACUUM ANALYZE pgbench_branches, pgbench_tellers, pgbench_accounts, pgbench_history"); err != nil {
+			return fmt.Errorf("prepare: %w", err)
+		}
+	} else if _, err := env.DB.ExecContext(ctx, "ANALYZE TABLE pgbench_branches, pgbench_tellers, pgbench_accounts"); err != nil {
+		return fmt.Errorf("prepare: %w", err)
+	}
+	return nil
+}
+
+var columns = map[string][]string{
+	"pgbench_branches": {"bid", "bbalance"},
+	"pgbench_tellers":  {"tid", "bid", "tbalance"},
+	"pgbench_accounts": {"aid", "bid", "abalance"},
+}
+
+// load writes rows lo..hi of table.
+func load(ctx context.Context, env workload.Env, table string, lo, hi int64, row func(i int64) []any, p workload.Progress) error {
+	cols := columns[table]
+	conn, err := env.DB.Conn(ctx)
+	if err != nil {
+		return fmt.Errorf("load %s: %w", table, err)
+	}
+	defer conn.Close()
+	if env.Dialect.Family() == target.Postgres {
+		return conn.Raw(func(dc any) error {
+			c, ok := dc.(*stdlib.Conn)
+			if !ok {
+				return errors.New("load: not a pgx connection")
+			}
+			next := lo
+			src := pgx.CopyFromFunc(func() ([]any, error) {
+				if next > hi {
+					return nil, nil
+				}
+				r := row(next)
+				next++
+				if (next-lo)%loadBatch == 0 {
+					p.Add(loadBatch, loadBatch*16)
+				}
+				return r, nil
+			})
+			if _, err := c.Conn().CopyFrom(ctx, pgx.Identifier{table}, cols, src); err != nil {
+				return fmt.Errorf("load %s rows %d..%d: %w", table, lo, hi, err)
+			}
+			p.Add((next-lo)%loadBatch, ((next-lo)%loadBatch)*16)
+			return nil
+		})
+	}
+	for start := lo; start <= hi; start += loadBatch {
+		end := min(start+loadBatch-1, hi)
+		var b strings.Builder
+		fmt.Fprintf(&b, "INSERT INTO %s (%s) VALUES ", table, strings.Join(cols, ", "))
+		for i := start; i <= end; i++ {
+			if i > start {
+				b.WriteByte(',')
+			}
+			b.WriteByte('(')
+			for k, v := range row(i) {
+				if k > 0 {
+					b.WriteByte(',')
+				}
+				fmt.Fprint(&b, v)
+			}
+			b.WriteByte(')')
+		}
+		if _, err := conn.ExecContext(ctx, b.String()); err != nil {
+			return fmt.Errorf("load %s rows %d..%d: %w", table, start, end, err)
+		}
+		p.Add(end-start+1, (end-start+1)*16)
+	}
+	return nil
+}
+
+// Cleanup implements workload.Cleaner.
+func (wl *Workload) Cleanup(ctx context.Context, env workload.Env) error {
+	for _, t := range tables {
+		if _, err := env.DB.ExecContext(ctx, "DROP TABLE IF EXISTS "+t); err != nil {
+			return fmt.Errorf("cleanup %s: %w", t, err)
+		}
+	}
+	return nil
+}
+
+// Ready implements workload.Readier: with a --builtin script, pgbench's
+// tables must hold --scale branches (pgbench reads its scale from them).
+func (wl *Workload) Ready(ctx context.Context, env workload.Env) error {
+	if len(wl.builtins) == 0 {
+		return nil
+	}
+	hint := fmt.Sprintf("dbarena prepare script --scale %d", wl.scale)
+	var n int64
+	err := env.DB.QueryRowContext(ctx, "SELECT count(*) FROM pgbench_branches").Scan(&n)
+	if err != nil {
+		var cnt int
+		if e := env.DB.QueryRowContext(ctx, "SELECT count(*) FROM pgbench_accounts WHERE aid = 1").Scan(&cnt); e != nil {
+			return &workload.NotReadyError{Problem: "pgbench's tables are missing", Hint: hint}
+		}
+		return fmt.Errorf("ready: %w", err)
+	}
+	if n != int64(wl.scale) {
+		return &workload.NotReadyError{Problem: fmt.Sprintf("pgbench_branches has %d rows, --scale %d wants %d", n, wl.scale, wl.scale), Hint: hint, Short: n < int64(wl.scale)}
+	}
+	var acc int64
+	if err := env.DB.QueryRowContext(ctx, "SELECT max(aid) FROM pgbench_accounts").Scan(&acc); err != nil {
+		return fmt.Errorf("ready: %w", err)
+	}
+	if acc != int64(wl.scale)*accountsPerScale {
+		return &workload.NotReadyError{Problem: fmt.Sprintf("pgbench_accounts ends at aid %d, --scale %d wants %d", acc, wl.scale, int64(wl.scale)*accountsPerScale), Hint: hint, Short: true}
+	}
+	return nil
+}
+
+// Demand implements workload.Demander.
+func (wl *Workload) Demand(threads int) workload.Demand {
+	d := workload.Demand{Connections: threads, Tables: len(tables)}
+	switch wl.protocol {
+	case Prepared:
+		d.PreparedPerConn = wl.stmts
+	case Extended:
+		d.PreparedPerConn = 1
+	}
+	return d
+}

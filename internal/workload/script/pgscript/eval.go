@@ -1,0 +1,285 @@
+package pgscript
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"math/bits"
+)
+
+// State is what expressions evaluate against: one client's variables and
+// random source. It is used by one goroutine.
+type State struct {
+	Vars map[string]Value
+	Rand *PRNG
+	// DefaultSeed is the seed of hash() and permute() when none is given
+	// (pgbench's :default_seed).
+	DefaultSeed int64
+}
+
+// ErrUndefined is wrapped by errors about undefined variables.
+var ErrUndefined = errors.New("undefined variable")
+
+func (n constNode) eval(*State) (Value, error) { return n.v, nil }
+
+func (n varNode) eval(s *State) (Value, error) {
+	if s != nil {
+		if v, ok := s.Vars[n.name]; ok {
+			return v.typed()
+		}
+	}
+	return Value{}, fmt.Errorf("%w %q", ErrUndefined, n.name)
+}
+
+func (n unaryNode) eval(s *State) (Value, error) {
+	x, err := n.x.eval(s)
+	if err != nil {
+		return x, err
+	}
+	switch n.op {
+	case "isnull":
+		return BoolV(x.K == Null), nil
+	case "istrue", "isfalse":
+		if x.K == Null {
+			return BoolV(false), nil
+		}
+		b, err := x.asBool()
+		return BoolV(b == (n.op == "istrue")), err
+	}
+	// not: three-valued.
+	if x.K == Null {
+		return x, nil
+	}
+	b, err := x.asBool()
+	return BoolV(!b), err
+}
+
+var errDivZero = errors.New("division by zero")
+var errRange = errors.New("bigint out of range")
+
+func (n binNode) eval(s *State) (Value, error) {
+	l, err := n.l.eval(s)
+	if err != nil {
+		return l, err
+	}
+	// AND and OR short-circuit, with SQL's three-valued logic.
+	if n.op == "and" || n.op == "or" {
+		var lb bool
+		if l.K != Null {
+			if lb, err = l.asBool(); err != nil {
+				return l, err
+			}
+			if lb == (n.op == "or") {
+				return BoolV(lb), nil
+			}
+		}
+		r, err := n.r.eval(s)
+		if err != nil || r.K == Null {
+			return r, err
+		}
+		rb, err := r.asBool()
+		if err != nil {
+			return r, err
+		}
+		if l.K == Null {
+			if rb == (n.op == "or") {
+				return BoolV(rb), nil
+			}
+			return Value{}, nil
+		}
+		return BoolV(rb), nil
+	}
+	r, err := n.r.eval(s)
+	if err != nil {
+		return r, err
+	}
+	switch n.op {
+	case "+", "-", "*", "/":
+		if l.K == Double || r.K == Double {
+			a, err := l.asDouble()
+			if err != nil {
+				return l, err
+			}
+			b, err := r.asDouble()
+			if err != nil {
+				return r, err
+			}
+			switch n.op {
+			case "+":
+				return DoubleV(a + b), nil
+			case "-":
+				return DoubleV(a - b), nil
+			case "*":
+				return DoubleV(a * b), nil
+			}
+			if b == 0 {
+				return Value{}, errDivZero
+			}
+			return DoubleV(a / b), nil
+		}
+		a, err := l.asInt()
+		if err != nil {
+			return l, err
+		}
+		b, err := r.asInt()
+		if err != nil {
+			return r, err
+		}
+		switch n.op {
+		case "+":
+			c := a + b
+			if (c > a) != (b > 0) {
+				return Value{}, errRange
+			}
+			return IntV(c), nil
+		case "-":
+			c := a - b
+			if (c < a) != (b > 0) {
+				return Value{}, errRange
+			}
+			return IntV(c), nil
+		case "*":
+			hi, lo := bits.Mul64(uint64(abs64(a)), uint64(abs64(b)))
+			neg := (a < 0) != (b < 0)
+			if hi != 0 || (lo > math.MaxInt64 && !(neg && lo == 1<<63)) || a == math.MinInt64 && b != 1 && b != 0 || b == math.MinInt64 && a != 1 && a != 0 {
+				return Value{}, errRange
+			}
+			return IntV(a * b), nil
+		}
+		if b == 0 {
+			return Value{}, errDivZero
+		}
+		if b == -1 {
+			if a == math.MinInt64 {
+				return Value{}, errRange
+			}
+			return IntV(-a), nil
+		}
+		return IntV(a / b), nil
+	case "%", "&", "|", "#", "<<", ">>":
+		a, err := l.asInt()
+		if err != nil {
+			return l, err
+		}
+		b, err := r.asInt()
+		if err != nil {
+			return r, err
+		}
+		switch n.op {
+		case "%":
+			if b == 0 {
+				return Value{}, errDivZero
+			}
+			if b == -1 {
+				return IntV(0), nil
+			}
+			return IntV(a % b), nil
+		case "&":
+			return IntV(a & b), nil
+		case "|":
+			return IntV(a | b), nil
+		case "#":
+			return IntV(a ^ b), nil
+		case "<<":
+			return IntV(a << (uint64(b) & 63)), nil
+		}
+		return IntV(a >> (uint64(b) & 63)), nil
+	}
+	// Comparisons.
+	if l.K == Null || r.K == Null {
+		return Value{}, nil
+	}
+	var c int
+	lt, _ := l.typed()
+	rt, _ := r.typed()
+	if lt.K == Double || rt.K == Double {
+		a, err := l.asDouble()
+		if err != nil {
+			return l, err
+		}
+		b, err := r.asDouble()
+		if err != nil {
+			return r, err
+		}
+		c = cmp(a < b, a > b)
+	} else {
+		a, err := l.asInt()
+		if err != nil {
+			return l, err
+		}
+		b, err := r.asInt()
+		if err != nil {
+			return r, err
+		}
+		c = cmp(a < b, a > b)
+	}
+	switch n.op {
+	case "=":
+		return BoolV(c == 0), nil
+	case "<>":
+		return BoolV(c != 0), nil
+	case "<":
+		return BoolV(c < 0), nil
+	case "<=":
+		return BoolV(c <= 0), nil
+	case ">":
+		return BoolV(c > 0), nil
+	}
+	return BoolV(c >= 0), nil
+}
+
+func cmp(lt, gt bool) int {
+	switch {
+	case lt:
+		return -1
+	case gt:
+		return 1
+	}
+	return 0
+}
+
+func abs64(a int64) int64 {
+	if a < 0 {
+		return -a
+	}
+	return a
+}
+
+func (n caseNode) eval(s *State) (Value, error) {
+	for i, w := range n.whens {
+		v, err := w.eval(s)
+		if err != nil {
+			return v, err
+		}
+		if v.K == Null {
+			continue
+		}
+		b, err := v.asBool()
+		if err != nil {
+			return v, err
+		}
+		if b {
+			return n.thens[i].eval(s)
+		}
+	}
+	if n.els == nil {
+		return Value{}, nil
+	}
+	return n.els.eval(s)
+}
+
+func (n funcNode) eval(s *State) (Value, error) {
+	args := make([]Value, len(n.args))
+	for i, a := range n.args {
+		v, err := a.eval(s)
+		if err != nil {
+			return v, err
+		}
+		args[i] = v
+	}
+	v, err := n.f.fn(s, args)
+	if err != nil {
+		return v, fmt.Errorf("%s(): %w", n.f.name, err)
+	}
+	return v, nil
+}

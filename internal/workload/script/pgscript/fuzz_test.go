@@ -1,0 +1,57 @@
+package pgscript
+
+import (
+	"strings"
+	"testing"
+)
+
+// FuzzParse: any input parses or fails with a *Error naming a line within
+// the input; parsed commands keep their lines in order and their jumps in
+// range.
+func FuzzParse(f *testing.F) {
+	f.Add(tpcbLike)
+	f.Add("\\set aid random(1, 100000 * :scale)\nSELECT abalance FROM pgbench_accounts WHERE aid = :aid;\n")
+	f.Add("\\if :x\nSELECT 1 \\gset\n\\elif 2\n\\else\n\\endif\n")
+	f.Fuzz(func(t *testing.T, src string) {
+		s, err := Parse("f", src)
+		lines := strings.Count(src, "\n") + 1
+		if err != nil {
+			se, ok := err.(*Error)
+			if !ok || se.Line < 1 || se.Line > lines {
+				t.Fatalf("error %v: not a *Error with a line in 1..%d", err, lines)
+			}
+			return
+		}
+		prev := 0
+		for i, c := range s.Cmds {
+			if c.Line < prev || c.Line > lines {
+				t.Fatalf("command %d line %d (prev %d, lines %d)", i, c.Line, prev, lines)
+			}
+			prev = c.Line
+			switch c.Kind {
+			case If, Elif, Else:
+				if c.Jump <= i || c.Jump >= len(s.Cmds) || c.End > len(s.Cmds) {
+					t.Fatalf("command %d: jump %d end %d of %d", i, c.Jump, c.End, len(s.Cmds))
+				}
+			}
+		}
+	})
+}
+
+// FuzzExpr: any input parses or fails; parsed expressions evaluate without
+// panicking.
+func FuzzExpr(f *testing.F) {
+	for _, s := range []string{"random(1, 100000 * :scale)", "CASE WHEN :x > 1 THEN 2 ELSE 3 END",
+		"hash(:x, 5432) % 10", "permute(:x, 100, 7)", "random_zipfian(1, 10, 1.5)", "-9223372036854775808 / -1",
+		"NOT :x IS NULL OR 1 << 70", "greatest(1, 2.5, :x)", "random_gaussian(1, 10, 2.5)"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, src string) {
+		e, err := ParseExpr(src)
+		if err != nil {
+			return
+		}
+		st := &State{Vars: map[string]Value{"x": IntV(3), "scale": IntV(1)}, Rand: NewPRNG(1)}
+		_, _ = e.Eval(st)
+	})
+}

@@ -1,0 +1,596 @@
+package pgscript
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+)
+
+// CmdKind is the kind of one script command.
+type CmdKind uint8
+
+// Command kinds.
+const (
+	SQL CmdKind = iota
+	Set
+	Sleep
+	If
+	Elif
+	Else
+	Endif
+	StartPipeline
+	EndPipeline
+)
+
+// Class is a SQL command's statement class, for sysbench-style counts.
+type Class uint8
+
+// Statement classes.
+const (
+	Other Class = iota
+	Read
+	Write
+)
+
+// Part is a piece of a SQL command: literal text, or a :variable.
+type Part struct {
+	Lit string
+	Var string // non-empty for a variable reference
+}
+
+// Cmd is one command of a script.
+type Cmd struct {
+	Kind CmdKind
+	// Line is the 1-based line the command starts on.
+	Line int
+	// SQL: the command text, split at :variables; Gset/Aset store the
+	// result row into variables named Prefix+column.
+	Text   string
+	Parts  []Part
+	Class  Class
+	Gset   bool
+	Aset   bool
+	Prefix string
+	// Set: Var = Expr. Sleep: Expr times Unit. If/Elif: Expr.
+	Var  string
+	Expr *Expr
+	Unit int64 // microseconds per unit of \sleep
+	// Jump is, for If and Elif, the next branch of the chain (an Elif,
+	// Else or Endif) to go to when the condition is false; End is, for
+	// Elif and Else, the command after Endif (reached when a branch
+	// before them was taken).
+	Jump, End int
+}
+
+// Script is a parsed pgbench script.
+type Script struct {
+	Name string
+	Cmds []Cmd
+}
+
+// Error is a script error with its file and line.
+type Error struct {
+	File string
+	Line int
+	Msg  string
+}
+
+func (e *Error) Error() string { return fmt.Sprintf("%s:%d: %s", e.File, e.Line, e.Msg) }
+
+// Parse reads a pgbench script. name is used in errors (FILE:LINE).
+func Parse(name, src string) (*Script, error) {
+	p := &scriptParser{name: name, src: src, line: 1}
+	if err := p.run(); err != nil {
+		return nil, err
+	}
+	if err := link(name, p.cmds); err != nil {
+		return nil, err
+	}
+	return &Script{Name: name, Cmds: p.cmds}, nil
+}
+
+type scriptParser struct {
+	name string
+	src  string
+	i    int
+	line int
+	cmds []Cmd
+	// current SQL command
+	buf       strings.Builder
+	startLine int
+	parens    int
+}
+
+func (p *scriptParser) errf(line int, f string, a ...any) error {
+	return &Error{File: p.name, Line: line, Msg: fmt.Sprintf(f, a...)}
+}
+
+func (p *scriptParser) adv(n int) {
+	for k := 0; k < n && p.i < len(p.src); k++ {
+		if p.src[p.i] == '\n' {
+			p.line++
+		}
+		p.buf.WriteByte(p.src[p.i])
+		p.i++
+	}
+}
+
+// endSQL finishes the SQL command in the buffer, if it has any content.
+func (p *scriptParser) endSQL() {
+	text := strings.TrimSpace(p.buf.String())
+	p.buf.Reset()
+	p.parens = 0
+	if !hasContent(text) {
+		return
+	}
+	p.cmds = append(p.cmds, Cmd{Kind: SQL, Line: p.startLine, Text: text, Parts: splitVars(text), Class: ClassOf(text)})
+}
+
+func (p *scriptParser) run() error {
+	src := p.src
+	for p.i < len(src) {
+		c := src[p.i]
+		if p.buf.Len() == 0 || !hasContent(p.buf.String()) {
+			if c == ' ' || c == '\t' || c == '\n' || c == '\r' {
+				p.adv(1)
+				continue
+			}
+			if !hasContent(p.buf.String()) {
+				p.startLine = p.line
+			}
+		}
+		switch {
+		case c == '\'' || c == '"' || c == '`':
+			line := p.line
+			// E'...' strings take backslash escapes.
+			esc := c == '\'' && p.i > 0 && (src[p.i-1]|0x20) == 'e' && (p.i < 2 || !isVarChar(src[p.i-2]))
+			j := p.i + 1
+			for {
+				k := strings.IndexByte(src[j:], c)
+				if esc {
+					if b := strings.IndexByte(src[j:], '\\'); b >= 0 && (k < 0 || b < k) {
+						j += b + 2
+						if j > len(src) {
+							return p.errf(line, "unterminated quoted string")
+						}
+						continue
+					}
+				}
+				if k < 0 {
+					return p.errf(line, "unterminated quoted string")
+				}
+				j += k + 1
+				if j < len(src) && src[j] == c {
+					j++
+					continue
+				}
+				break
+			}
+			p.adv(j - p.i)
+		case c == '$' && dollarTag(src[p.i:]) != "":
+			tag := dollarTag(src[p.i:])
+			line := p.line
+			k := strings.Index(src[p.i+len(tag):], tag)
+			if k < 0 {
+				return p.errf(line, "unterminated dollar-quoted string")
+			}
+			p.adv(len(tag) + k + len(tag))
+		case c == '-' && strings.HasPrefix(src[p.i:], "--"):
+			k := strings.IndexByte(src[p.i:], '\n')
+			if k < 0 {
+				k = len(src) - p.i
+			}
+			// Comments are dropped, as psql's lexer does with -- comments.
+			for _, ch := range src[p.i : p.i+k] {
+				if ch == '\n' {
+					p.line++
+				}
+			}
+			p.i += k
+		case c == '/' && strings.HasPrefix(src[p.i:], "/*"):
+			line := p.line
+			depth, j := 0, p.i
+			for j < len(src) {
+				if strings.HasPrefix(src[j:], "/*") {
+					depth++
+					j += 2
+				} else if strings.HasPrefix(src[j:], "*/") {
+					depth--
+					j += 2
+					if depth == 0 {
+						break
+					}
+				} else {
+					j++
+				}
+			}
+			if depth != 0 {
+				return p.errf(line, "unterminated /* comment")
+			}
+			p.adv(j - p.i)
+		case c == '(':
+			p.parens++
+			p.adv(1)
+		case c == ')':
+			if p.parens > 0 {
+				p.parens--
+			}
+			p.adv(1)
+		case c == ';' && p.parens == 0:
+			p.adv(1)
+			p.endSQL()
+		case c == '\\':
+			if strings.HasPrefix(src[p.i:], "\\;") {
+				p.i++ // keep the ';' only: a compound command
+				p.adv(1)
+				continue
+			}
+			if err := p.meta(); err != nil {
+				return err
+			}
+		default:
+			p.adv(1)
+		}
+	}
+	p.endSQL()
+	return nil
+}
+
+// hasContent reports whether SQL text has more than spaces and comments.
+func hasContent(s string) bool {
+	for {
+		s = strings.TrimLeft(s, " \t\r\n;")
+		switch {
+		case strings.HasPrefix(s, "/*"):
+			k := strings.Index(s, "*/")
+			if k < 0 {
+				return true
+			}
+			s = s[k+2:]
+		default:
+			return s != ""
+		}
+	}
+}
+
+func dollarTag(s string) string {
+	if len(s) < 2 || s[0] != '$' {
+		return ""
+	}
+	j := 1
+	for j < len(s) && (isIdentStart(s[j]) || (j > 1 && isDigit(s[j]))) {
+		j++
+	}
+	if j < len(s) && s[j] == '$' {
+		return s[:j+1]
+	}
+	return ""
+}
+
+// meta reads one backslash meta-command, to the end of its line (lines
+// ending in a backslash continue).
+func (p *scriptParser) meta() error {
+	line := p.line
+	src := p.src
+	j := p.i + 1
+	for j < len(src) && (isIdentStart(src[j]) || isDigit(src[j])) {
+		j++
+	}
+	name := strings.ToLower(src[p.i+1 : j])
+	var rest strings.Builder
+	for j < len(src) && src[j] != '\n' {
+		if src[j] == '\\' && j+1 < len(src) && src[j+1] == '\n' {
+			rest.WriteByte(' ')
+			j += 2
+			p.line++
+			continue
+		}
+		if src[j] == '\\' && j+2 < len(src) && src[j+1] == '\r' && src[j+2] == '\n' {
+			rest.WriteByte(' ')
+			j += 3
+			p.line++
+			continue
+		}
+		rest.WriteByte(src[j])
+		j++
+	}
+	p.i = j
+	args := strings.TrimSpace(rest.String())
+	if name == "gset" || name == "aset" {
+		text := strings.TrimSpace(p.buf.String())
+		if !hasContent(text) {
+			return p.errf(line, "\\%s must follow a SQL command", name)
+		}
+		p.endSQL()
+		c := &p.cmds[len(p.cmds)-1]
+		c.Gset, c.Aset = name == "gset", name == "aset"
+		fields := strings.Fields(args)
+		if len(fields) > 1 {
+			return p.errf(line, "\\%s takes at most one argument (a prefix)", name)
+		}
+		if len(fields) == 1 {
+			c.Prefix = fields[0]
+		}
+		return nil
+	}
+	if hasContent(p.buf.String()) {
+		return p.errf(line, "\\%s inside an unfinished SQL command (missing ';' before it?)", name)
+	}
+	p.buf.Reset()
+	c := Cmd{Line: line}
+	fields := strings.Fields(args)
+	var err error
+	switch name {
+	case "set":
+		if len(fields) < 2 {
+			return p.errf(line, "\\set needs a variable name and an expression")
+		}
+		c.Kind, c.Var = Set, fields[0]
+		if !validVarName(c.Var) {
+			return p.errf(line, "invalid variable name %q", c.Var)
+		}
+		exprSrc := strings.TrimSpace(args[strings.Index(args, c.Var)+len(c.Var):])
+		if c.Expr, err = ParseExpr(exprSrc); err != nil {
+			return p.errf(line, "\\set %s: %v", c.Var, err)
+		}
+	case "sleep":
+		c.Kind, c.Unit = Sleep, 1e6
+		if len(fields) < 1 || len(fields) > 2 {
+			return p.errf(line, "\\sleep needs a duration and an optional unit (us, ms, s)")
+		}
+		if len(fields) == 2 {
+			switch strings.ToLower(fields[1]) {
+			case "us":
+				c.Unit = 1
+			case "ms":
+				c.Unit = 1000
+			case "s":
+				c.Unit = 1e6
+			default:
+				return p.errf(line, "\\sleep: unknown time unit %q (us, ms or s)", fields[1])
+			}
+		}
+		if strings.HasPrefix(fields[0], ":") {
+			if !validVarName(fields[0][1:]) {
+				return p.errf(line, "\\sleep: invalid variable %q", fields[0])
+			}
+		} else if _, perr := strconv.ParseInt(fields[0], 10, 64); perr != nil {
+			return p.errf(line, "\\sleep: invalid duration %q (an integer or a :variable)", fields[0])
+		}
+		if c.Expr, err = ParseExpr(fields[0]); err != nil {
+			return p.errf(line, "\\sleep: %v", err)
+		}
+	case "if", "elif":
+		c.Kind = If
+		if name == "elif" {
+			c.Kind = Elif
+		}
+		if args == "" {
+			return p.errf(line, "\\%s needs a condition", name)
+		}
+		if c.Expr, err = ParseExpr(args); err != nil {
+			return p.errf(line, "\\%s: %v", name, err)
+		}
+	case "else", "endif", "startpipeline", "endpipeline":
+		if args != "" {
+			return p.errf(line, "\\%s takes no arguments", name)
+		}
+		c.Kind = map[string]CmdKind{"else": Else, "endif": Endif, "startpipeline": StartPipeline, "endpipeline": EndPipeline}[name]
+	case "":
+		return p.errf(line, "invalid command \\")
+	default:
+		return p.errf(line, "unknown meta-command \\%s", name)
+	}
+	p.cmds = append(p.cmds, c)
+	return nil
+}
+
+func validVarName(s string) bool {
+	if s == "" {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if !isVarChar(s[i]) {
+			return false
+		}
+	}
+	return true
+}
+
+// link matches \if, \elif, \else and \endif and sets their jumps.
+func link(name string, cmds []Cmd) error {
+	type frame struct {
+		branches []int // If, Elif..., Else
+		sawElse  bool
+	}
+	var stack []frame
+	pipeline := -1
+	for i := range cmds {
+		c := &cmds[i]
+		if pipeline >= 0 {
+			switch {
+			case c.Kind == SQL && (c.Gset || c.Aset):
+				return &Error{name, c.Line, "\\gset and \\aset are not supported inside a pipeline"}
+			case c.Kind != SQL && c.Kind != Set && c.Kind != EndPipeline && c.Kind != StartPipeline:
+				return &Error{name, c.Line, "only SQL commands and \\set are supported inside a pipeline"}
+			}
+		}
+		switch c.Kind {
+		case If:
+			stack = append(stack, frame{branches: []int{i}})
+		case Elif, Else:
+			if len(stack) == 0 {
+				return &Error{name, c.Line, fmt.Sprintf("\\%s without a matching \\if", kwName(c.Kind))}
+			}
+			f := &stack[len(stack)-1]
+			if f.sawElse {
+				return &Error{name, c.Line, fmt.Sprintf("\\%s after \\else", kwName(c.Kind))}
+			}
+			f.sawElse = c.Kind == Else
+			f.branches = append(f.branches, i)
+		case Endif:
+			if len(stack) == 0 {
+				return &Error{name, c.Line, "\\endif without a matching \\if"}
+			}
+			f := stack[len(stack)-1]
+			stack = stack[:len(stack)-1]
+			for k, b := range f.branches {
+				next := i
+				if k+1 < len(f.branches) {
+					next = f.branches[k+1]
+				}
+				cmds[b].Jump, cmds[b].End = next, i+1
+			}
+		case StartPipeline:
+			if pipeline >= 0 {
+				return &Error{name, c.Line, "\\startpipeline inside a pipeline"}
+			}
+			pipeline = i
+		case EndPipeline:
+			if pipeline < 0 {
+				return &Error{name, c.Line, "\\endpipeline without \\startpipeline"}
+			}
+			pipeline = -1
+		}
+	}
+	if len(stack) > 0 {
+		return &Error{name, cmds[stack[len(stack)-1].branches[0]].Line, "\\if without a matching \\endif"}
+	}
+	if pipeline >= 0 {
+		return &Error{name, cmds[pipeline].Line, "\\startpipeline without \\endpipeline"}
+	}
+	return nil
+}
+
+func kwName(k CmdKind) string {
+	if k == Elif {
+		return "elif"
+	}
+	return "else"
+}
+
+// splitVars splits SQL text at :name references; "::" is a cast.
+func splitVars(s string) []Part {
+	var parts []Part
+	start := 0
+	for i := 0; i < len(s); i++ {
+		if s[i] != ':' {
+			continue
+		}
+		if i+1 < len(s) && s[i+1] == ':' {
+			for i+1 < len(s) && s[i+1] == ':' {
+				i++
+			}
+			continue
+		}
+		j := i + 1
+		for j < len(s) && isVarChar(s[j]) {
+			j++
+		}
+		if j == i+1 {
+			continue
+		}
+		if i > start {
+			parts = append(parts, Part{Lit: s[start:i]})
+		}
+		parts = append(parts, Part{Var: s[i+1 : j]})
+		start = j
+		i = j - 1
+	}
+	if start < len(s) {
+		parts = append(parts, Part{Lit: s[start:]})
+	}
+	return parts
+}
+
+// ClassOf classifies a statement by its first keyword.
+func ClassOf(s string) Class {
+	for hasContent(s) {
+		s = strings.TrimLeft(s, " \t\r\n(")
+		if strings.HasPrefix(s, "/*") {
+			s = s[strings.Index(s, "*/")+2:]
+			continue
+		}
+		break
+	}
+	words := strings.FieldsFunc(s, func(r rune) bool { return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z') })
+	if len(words) == 0 {
+		return Other
+	}
+	switch strings.ToLower(words[0]) {
+	case "select", "with", "show", "values", "table":
+		return Read
+	case "insert", "update", "delete", "replace", "merge", "copy":
+		return Write
+	}
+	return Other
+}
+
+// Branch returns the index of the command to run after the conditional
+// command at pc: for \if, the first taken branch of its chain (a false
+// condition moves on to the next \elif, \else or \endif); for \elif and
+// \else reached after a taken branch, the command after \endif; for
+// \endif, the next command.
+func (s *Script) Branch(pc int, st *State) (int, error) {
+	c := &s.Cmds[pc]
+	switch c.Kind {
+	case Elif, Else:
+		return c.End, nil
+	case Endif:
+		return pc + 1, nil
+	}
+	for {
+		c = &s.Cmds[pc]
+		switch c.Kind {
+		case Else, Endif:
+			return pc + 1, nil
+		}
+		v, err := c.Expr.Eval(st)
+		if err != nil {
+			return 0, &Error{File: s.Name, Line: c.Line, Msg: err.Error()}
+		}
+		if v.K != Null {
+			ok, err := v.Truthy()
+			if err != nil {
+				return 0, &Error{File: s.Name, Line: c.Line, Msg: err.Error()}
+			}
+			if ok {
+				return pc + 1, nil
+			}
+		}
+		pc = c.Jump
+	}
+}
+
+// CheckVars reports, as a script error, the first expression that reads a
+// variable no script can define: not predefined, not set by any \set and,
+// when no script has \gset or \aset, not stored by a query either.
+func CheckVars(scripts []*Script, predefined []string) error {
+	known := map[string]bool{}
+	for _, v := range predefined {
+		known[v] = true
+	}
+	for _, s := range scripts {
+		for _, c := range s.Cmds {
+			if c.Kind == SQL && (c.Gset || c.Aset) {
+				return nil
+			}
+			if c.Kind == Set {
+				known[c.Var] = true
+			}
+		}
+	}
+	for _, s := range scripts {
+		for _, c := range s.Cmds {
+			if c.Expr == nil {
+				continue
+			}
+			for _, v := range c.Expr.Vars() {
+				if !known[v] {
+					return &Error{File: s.Name, Line: c.Line, Msg: fmt.Sprintf("undefined variable :%s", v)}
+				}
+			}
+		}
+	}
+	return nil
+}

@@ -1,0 +1,187 @@
+package pgscript
+
+import (
+	"errors"
+	"strings"
+	"testing"
+)
+
+const tpcbLike = `\set aid random(1, 100000 * :scale)
+\set bid random(1, 1 * :scale)
+\set tid random(1, 10 * :scale)
+\set delta random(-5000, 5000)
+BEGIN;
+UPDATE pgbench_accounts SET abalance = abalance + :delta WHERE aid = :aid;
+SELECT abalance FROM pgbench_accounts WHERE aid = :aid;
+UPDATE pgbench_tellers SET tbalance = tbalance + :delta WHERE tid = :tid;
+UPDATE pgbench_branches SET bbalance = bbalance + :delta WHERE bid = :bid;
+INSERT INTO pgbench_history (tid, bid, aid, delta, mtime) VALUES (:tid, :bid, :aid, :delta, CURRENT_TIMESTAMP);
+END;
+`
+
+func TestParseTPCB(t *testing.T) {
+	s, err := Parse("tpcb-like", tpcbLike)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(s.Cmds) != 11 {
+		t.Fatalf("%d commands, want 11", len(s.Cmds))
+	}
+	c := s.Cmds[5]
+	if c.Kind != SQL || c.Line != 6 || c.Class != Write {
+		t.Errorf("command 6: %+v", c)
+	}
+	var vars []string
+	for _, p := range c.Parts {
+		if p.Var != "" {
+			vars = append(vars, p.Var)
+		}
+	}
+	if strings.Join(vars, ",") != "delta,aid" {
+		t.Errorf("vars %v", vars)
+	}
+	if s.Cmds[6].Class != Read || s.Cmds[4].Class != Other {
+		t.Error("classes")
+	}
+	if err := CheckVars([]*Script{s}, []string{"scale"}); err != nil {
+		t.Error(err)
+	}
+	if err := CheckVars([]*Script{s}, nil); err == nil || err.Error() != "tpcb-like:1: undefined variable :scale" {
+		t.Errorf("CheckVars without scale: %v", err)
+	}
+}
+
+func TestParseMeta(t *testing.T) {
+	src := `-- comment ; not a command
+\set n 3 + \
+  4
+SELECT 1 AS one, ':x::int' \gset p_
+SELECT 'a;b' AS s, $$x;y$$ AS d \aset
+\sleep :n ms
+\if :n > 5
+  SELECT (1;2);
+\elif :n = 3
+  SELECT 3;
+\else
+  SELECT 4 \; SELECT 5;
+\endif
+\startpipeline
+SELECT 6;
+\endpipeline
+SELECT '::x', now()::date, :one
+`
+	s, err := Parse("all.sql", src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	kinds := []CmdKind{Set, SQL, SQL, Sleep, If, SQL, Elif, SQL, Else, SQL, Endif, StartPipeline, SQL, EndPipeline, SQL}
+	if len(s.Cmds) != len(kinds) {
+		for _, c := range s.Cmds {
+			t.Logf("%d %d %q", c.Line, c.Kind, c.Text)
+		}
+		t.Fatalf("%d commands, want %d", len(s.Cmds), len(kinds))
+	}
+	for i, k := range kinds {
+		if s.Cmds[i].Kind != k {
+			t.Errorf("command %d kind %d, want %d", i, s.Cmds[i].Kind, k)
+		}
+	}
+	if c := s.Cmds[1]; !c.Gset || c.Prefix != "p_" || c.Line != 4 {
+		t.Errorf("gset: %+v", c)
+	}
+	if c := s.Cmds[2]; !c.Aset || c.Text != `SELECT 'a;b' AS s, $$x;y$$ AS d` {
+		t.Errorf("aset: %+v", c)
+	}
+	if c := s.Cmds[3]; c.Unit != 1000 || c.Line != 6 {
+		t.Errorf("sleep: %+v", c)
+	}
+	if c := s.Cmds[9]; c.Text != "SELECT 4 ; SELECT 5;" {
+		t.Errorf("compound: %q", c.Text)
+	}
+	if c := s.Cmds[14]; len(c.Parts) != 2 || c.Parts[1].Var != "one" || c.Line != 17 {
+		t.Errorf("last: %+v", c)
+	}
+	// \if chain: n = 7 takes the first branch, 3 the \elif, 1 the \else.
+	for n, want := range map[int64]int{7: 5, 3: 7, 1: 9} {
+		st := &State{Vars: map[string]Value{"n": IntV(n)}}
+		pc, err := s.Branch(4, st)
+		if err != nil || pc != want {
+			t.Errorf("n=%d: branch to %d (%v), want %d", n, pc, err, want)
+		}
+	}
+	if pc, _ := s.Branch(6, nil); pc != 11 {
+		t.Errorf("\\elif after a taken branch goes to %d, want 11", pc)
+	}
+	if pc, _ := s.Branch(8, nil); pc != 11 {
+		t.Errorf("\\else after a taken branch goes to %d, want 11", pc)
+	}
+}
+
+func TestParseErrors(t *testing.T) {
+	for _, tc := range []struct{ src, want string }{
+		{"SELECT 1;\n\\foo", "f:2: unknown meta-command \\foo"},
+		{"\n\n\\set x 1 +", "f:3: \\set x: syntax error"},
+		{"\\set x 1 / 0", "f:1: \\set x: division by zero"},
+		{"\\set x", "f:1: \\set needs"},
+		{"\\sleep 1 h", "f:1: \\sleep: unknown time unit"},
+		{"\\sleep x", "f:1: \\sleep: invalid duration"},
+		{"\\if 1\nSELECT 1;", "f:1: \\if without a matching \\endif"},
+		{"SELECT 1;\n\\endif", "f:2: \\endif without"},
+		{"\\if 1\n\\else\n\\elif 1\n\\endif", "f:3: \\elif after \\else"},
+		{"\\else", "f:1: \\else without"},
+		{"\\gset", "f:1: \\gset must follow"},
+		{"SELECT 1\n\\set x 1", "f:2: \\set inside an unfinished"},
+		{"SELECT 'abc;\n", "f:1: unterminated quoted string"},
+		{"SELECT 1;\nSELECT $a$ x", "f:2: unterminated dollar"},
+		{"/* x", "f:1: unterminated /*"},
+		{"\\startpipeline\nSELECT 1;", "f:1: \\startpipeline without"},
+		{"\\endpipeline", "f:1: \\endpipeline without"},
+		{"\\", "f:1: invalid command"},
+		{"SELECT 1 \\gset a b", "f:1: \\gset takes at most"},
+	} {
+		t.Run(tc.want, func(t *testing.T) {
+			_, err := Parse("f", tc.src)
+			var se *Error
+			if err == nil || !errors.As(err, &se) || !strings.HasPrefix(err.Error(), tc.want) {
+				t.Errorf("Parse(%q) = %v, want %q...", tc.src, err, tc.want)
+			}
+		})
+	}
+}
+
+// E” strings take backslash escapes; other strings do not.
+func TestParseEscapeStrings(t *testing.T) {
+	s, err := Parse("f", "SELECT E'it\\'s;', 'a\\';\nSELECT e'\\\\';\nSELECT 3;")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(s.Cmds) != 3 || s.Cmds[0].Text != `SELECT E'it\'s;', 'a\';` || s.Cmds[1].Line != 2 {
+		for _, c := range s.Cmds {
+			t.Logf("%d %q", c.Line, c.Text)
+		}
+		t.Fatalf("%d commands", len(s.Cmds))
+	}
+}
+
+func TestSplitVars(t *testing.T) {
+	parts := splitVars("a = :x::int and b = ':y' and c = :")
+	var got []string
+	for _, p := range parts {
+		if p.Var != "" {
+			got = append(got, p.Var)
+		}
+	}
+	if strings.Join(got, ",") != "x,y" {
+		t.Errorf("vars %v", got)
+	}
+	var b strings.Builder
+	for _, p := range parts {
+		b.WriteString(p.Lit)
+		if p.Var != "" {
+			b.WriteString(":" + p.Var)
+		}
+	}
+	if b.String() != "a = :x::int and b = ':y' and c = :" {
+		t.Errorf("rejoined %q", b.String())
+	}
+}

@@ -1,0 +1,204 @@
+package script
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/dbarena/dbarena/internal/hist"
+	"github.com/dbarena/dbarena/internal/summary"
+	"github.com/dbarena/dbarena/internal/workload"
+	"github.com/dbarena/dbarena/internal/workload/script/pgscript"
+)
+
+// stmtStat is one SQL command's figures on one worker (pgbench -r).
+type stmtStat struct {
+	lat    *hist.Histogram
+	errors map[string]int64 // by the dialect's error code
+}
+
+// workerStats are one worker's per-statement figures, indexed like
+// statsSet.names. mu is taken by the worker for each record and by the
+// workload when it resets or sums them.
+type workerStats struct {
+	mu    sync.Mutex
+	stmts []stmtStat
+}
+
+func (w *workerStats) record(i int, d time.Duration, code string) {
+	w.mu.Lock()
+	s := &w.stmts[i]
+	if code == "" {
+		s.lat.Record(d)
+	} else {
+		if s.errors == nil {
+			s.errors = map[string]int64{}
+		}
+		s.errors[code]++
+	}
+	w.mu.Unlock()
+}
+
+// statsSet holds every worker's per-statement figures.
+type statsSet struct {
+	mu      sync.Mutex
+	names   []string // "SCRIPT:LINE" per command index; "" for meta-commands
+	workers []*workerStats
+}
+
+func (s *statsSet) init(wl *Workload) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.names = make([]string, wl.stmts)
+	for _, sc := range wl.scripts {
+		for i, c := range sc.s.Cmds {
+			if c.Kind == pgscript.SQL {
+				s.names[sc.base+i] = fmt.Sprintf("%s:%d", sc.s.Name, c.Line)
+			}
+		}
+	}
+	s.workers = nil
+}
+
+func (s *statsSet) newWorker() *workerStats {
+	w := &workerStats{stmts: make([]stmtStat, len(s.names))}
+	for i, n := range s.names {
+		if n != "" {
+			w.stmts[i].lat = hist.New()
+		}
+	}
+	s.mu.Lock()
+	s.workers = append(s.workers, w)
+	s.mu.Unlock()
+	return w
+}
+
+// take sums and resets every worker's figures.
+func (s *statsSet) take() []stmtStat {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := make([]stmtStat, len(s.names))
+	for i, n := range s.names {
+		if n != "" {
+			out[i] = stmtStat{lat: hist.New(), errors: map[string]int64{}}
+		}
+	}
+	for _, w := range s.workers {
+		w.mu.Lock()
+		for i := range w.stmts {
+			st := &w.stmts[i]
+			if st.lat == nil {
+				continue
+			}
+			out[i].lat.Merge(st.lat)
+			st.lat.Reset()
+			for c, n := range st.errors {
+				out[i].errors[c] += n
+			}
+			st.errors = nil
+		}
+		w.mu.Unlock()
+	}
+	return out
+}
+
+// BeginMeasure implements workload.MeasureBeginner: the per-statement
+// figures leave out the warm-up.
+func (wl *Workload) BeginMeasure() { wl.stats.take() }
+
+// Figure names (summary.Run.Figures), per SQL command of a script, named
+// "stmt.SCRIPT:LINE.": count (successes), errors, mean_ms, p50_ms, p95_ms,
+// p99_ms, max_ms, and errors.CODE per error code.
+const figurePrefix = "stmt."
+
+// Summarize implements workload.Reporter: per-statement figures (pgbench
+// -r) go into run.Figures; per-script counts are the runner's run.PerType.
+func (wl *Workload) Summarize(run *summary.Run) {
+	stats := wl.stats.take()
+	if run.Figures == nil {
+		run.Figures = map[string]float64{}
+	}
+	for i, n := range wl.stats.names {
+		if n == "" {
+			continue
+		}
+		st := stats[i]
+		k := figurePrefix + n + "."
+		run.Figures[k+"count"] = float64(st.lat.Count())
+		var errs int64
+		for c, e := range st.errors {
+			errs += e
+			run.Figures[k+"errors."+c] = float64(e)
+		}
+		run.Figures[k+"errors"] = float64(errs)
+		if st.lat.Count() > 0 {
+			run.Figures[k+"mean_ms"] = ms(st.lat.Mean())
+			run.Figures[k+"p50_ms"] = ms(st.lat.Quantile(50))
+			run.Figures[k+"p95_ms"] = ms(st.lat.Quantile(95))
+			run.Figures[k+"p99_ms"] = ms(st.lat.Quantile(99))
+			run.Figures[k+"max_ms"] = ms(st.lat.Max())
+		}
+	}
+}
+
+func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
+
+// IntervalHeader implements workload.Reporter.
+func (wl *Workload) IntervalHeader() string {
+	return "  time, threads, then per script: successes/errors p90|max (ms)"
+}
+
+// FormatInterval implements workload.Reporter.
+func (wl *Workload) FormatInterval(iv workload.IntervalReport) string {
+	var b strings.Builder
+	secs := int((iv.End + time.Millisecond/2) / time.Second)
+	fmt.Fprintf(&b, "[ %ds ]", secs)
+	if iv.Warmup {
+		b.WriteString(" (warm-up)")
+	}
+	fmt.Fprintf(&b, " thds: %d", iv.Threads)
+	for _, s := range wl.scripts {
+		ti := iv.PerType[s.s.Name]
+		fmt.Fprintf(&b, " %s: %d/%d %.3f|%.3f", s.s.Name, ti.Count, ti.Errors, ms(ti.P90), ms(ti.Max))
+	}
+	return b.String()
+}
+
+// FormatSummary implements workload.Reporter: pgbench -r's table, per
+// script and statement: mean latency, successes, failures by code.
+func (wl *Workload) FormatSummary(run *summary.Run) string {
+	var b strings.Builder
+	b.WriteString("\nStatement latencies in milliseconds and failures (pgbench -r):\n")
+	for _, s := range wl.scripts {
+		t := run.PerType[s.s.Name]
+		fmt.Fprintf(&b, "SQL script %q (weight %d): %d transactions, %d failed\n", s.s.Name, s.weight, t.Count, t.Errors)
+		fmt.Fprintf(&b, "  %10s %10s %10s %10s  %s\n", "mean", "p95", "count", "failures", "statement")
+		for i, c := range s.s.Cmds {
+			if c.Kind != pgscript.SQL {
+				continue
+			}
+			k := figurePrefix + wl.stats.names[s.base+i] + "."
+			var codes []string
+			for f, v := range run.Figures {
+				if code, ok := strings.CutPrefix(f, k+"errors."); ok {
+					codes = append(codes, fmt.Sprintf("%s=%d", code, int64(v)))
+				}
+			}
+			sort.Strings(codes)
+			text := c.Text
+			if len(text) > 60 {
+				text = text[:57] + "..."
+			}
+			text = strings.Join(strings.Fields(text), " ")
+			fmt.Fprintf(&b, "  %10.3f %10.3f %10d %10d  %d: %s", run.Figures[k+"mean_ms"], run.Figures[k+"p95_ms"],
+				int64(run.Figures[k+"count"]), int64(run.Figures[k+"errors"]), c.Line, text)
+			if len(codes) > 0 {
+				fmt.Fprintf(&b, " [%s]", strings.Join(codes, " "))
+			}
+			b.WriteByte('\n')
+		}
+	}
+	return b.String()
+}

@@ -1,0 +1,47 @@
+package script
+
+import (
+	"math"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/dbarena/dbarena/internal/summary"
+)
+
+// Per-statement figures: latency percentiles, errors by code, and the
+// warm-up left out.
+func TestStatementFigures(t *testing.T) {
+	wl := setup(t, "--builtin", "select-only")
+	a, b := wl.stats.newWorker(), wl.stats.newWorker()
+	a.record(1, time.Hour, "") // warm-up
+	wl.BeginMeasure()
+	for i := 1; i <= 100; i++ {
+		w := a
+		if i%2 == 0 {
+			w = b
+		}
+		w.record(1, time.Duration(i)*time.Millisecond, "")
+	}
+	b.record(1, 0, "40001")
+	run := &summary.Run{}
+	wl.Summarize(run)
+	k := "stmt.select-only:2."
+	near := func(name string, want float64) {
+		t.Helper()
+		if got := run.Figures[k+name]; math.Abs(got-want) > want*0.01 {
+			t.Errorf("%s = %v, want %v", name, got, want)
+		}
+	}
+	near("count", 100)
+	near("p50_ms", 50)
+	near("p95_ms", 95)
+	near("p99_ms", 99)
+	near("max_ms", 100)
+	near("mean_ms", 50.5)
+	near("errors", 1)
+	near("errors.40001", 1)
+	if out := wl.FormatSummary(run); !strings.Contains(out, "40001=1") {
+		t.Errorf("summary lacks the error code:\n%s", out)
+	}
+}

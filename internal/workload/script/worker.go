@@ -1,0 +1,524 @@
+package script
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/stdlib"
+
+	"github.com/dbarena/dbarena/internal/dialect"
+	"github.com/dbarena/dbarena/internal/target"
+	"github.com/dbarena/dbarena/internal/workload"
+	"github.com/dbarena/dbarena/internal/workload/script/pgscript"
+)
+
+// worker runs scripts on one connection, as one pgbench client.
+type worker struct {
+	wl    *Workload
+	conn  *sql.Conn
+	pg    *pgconn.PgConn // PostgreSQL: the connection's wire level
+	mysql bool
+	d     dialect.Dialect
+	st    pgscript.State
+	stats *workerStats
+
+	prepared map[int]*sql.Stmt // MySQL --protocol prepared, by command index
+	pgNames  map[int]string    // PostgreSQL --protocol prepared
+	buf      []byte
+	args     []any
+	pgArgs   [][]byte
+	cols     []string
+	vals     []pgscript.Value
+	rows     int
+
+	pipe    *pgconn.Pipeline // between \startpipeline and \endpipeline
+	pending []sent           // statements sent in the pipeline
+	nprep   int              // prepared statement names used so far
+}
+
+// sent is a statement sent in a pipeline, awaiting its result.
+type sent struct {
+	idx   int
+	start time.Time
+}
+
+var _ workload.Worker = (*worker)(nil)
+
+// NewWorker implements workload.Runner. The first worker runs --create.
+func (wl *Workload) NewWorker(ctx context.Context, env workload.Env, conn *sql.Conn, id int, seed int64) (workload.Worker, error) {
+	w := &worker{wl: wl, conn: conn, d: env.Dialect, mysql: env.Dialect.Family() == target.MySQL,
+		prepared: map[int]*sql.Stmt{}, pgNames: map[int]string{}}
+	wl.createOnce.Do(func() {
+		for _, q := range wl.createSQL {
+			if _, err := conn.ExecContext(ctx, q); err != nil {
+				wl.createErr = fmt.Errorf("--create %s: %w", wl.create, err)
+				return
+			}
+		}
+	})
+	if wl.createErr != nil {
+		return nil, wl.createErr
+	}
+	if !w.mysql {
+		err := conn.Raw(func(dc any) error {
+			c, ok := dc.(*stdlib.Conn)
+			if !ok {
+				return errors.New("script: not a pgx connection")
+			}
+			w.pg = c.Conn().PgConn()
+			return nil
+		})
+		if err != nil {
+			return nil, err
+		}
+	}
+	// Every client shares :default_seed, so that hash() and permute()
+	// map keys alike across clients, as in pgbench.
+	wl.seedOnce.Do(func() {
+		wl.defaultSeed = wl.seed
+		if wl.defaultSeed == 0 {
+			wl.defaultSeed = seed
+		}
+	})
+	w.st = pgscript.State{Vars: map[string]pgscript.Value{}, Rand: pgscript.NewPRNG(uint64(seed)), DefaultSeed: wl.defaultSeed}
+	for k, v := range wl.predefined {
+		w.st.Vars[k] = v
+	}
+	w.st.Vars["scale"] = pgscript.IntV(int64(wl.scale))
+	w.st.Vars["client_id"] = pgscript.IntV(int64(id))
+	w.st.Vars["default_seed"] = pgscript.IntV(wl.defaultSeed)
+	w.st.Vars["random_seed"] = pgscript.IntV(wl.defaultSeed)
+	w.stats = wl.stats.newWorker()
+	return w, nil
+}
+
+// Event implements workload.Worker: one run of a script chosen by weight.
+func (w *worker) Event(ctx context.Context, ev *workload.Event) error {
+	sc := &w.wl.scripts[0]
+	if len(w.wl.scripts) > 1 {
+		r := int(w.st.Rand.Range(0, uint64(w.wl.totalW-1)))
+		for i := range w.wl.scripts {
+			if r < w.wl.scripts[i].weight {
+				sc = &w.wl.scripts[i]
+				break
+			}
+			r -= w.wl.scripts[i].weight
+		}
+	}
+	s := sc.s
+	ev.Type = s.Name
+	defer w.endPipe()
+	for pc := 0; pc < len(s.Cmds); {
+		c := &s.Cmds[pc]
+		switch c.Kind {
+		case pgscript.SQL:
+			if w.pipe != nil {
+				w.count(ev, c)
+				if err := w.send(ctx, sc.base+pc, c); err != nil {
+					return &pgscript.Error{File: s.Name, Line: c.Line, Msg: err.Error()}
+				}
+				pc++
+				continue
+			}
+			w.count(ev, c)
+			start := time.Now()
+			err := w.exec(ctx, sc.base+pc, c)
+			if err != nil {
+				var se *pgscript.Error
+				if errors.As(err, &se) {
+					w.stats.record(sc.base+pc, 0, "script")
+					se.File = s.Name
+					return se
+				}
+				w.stats.record(sc.base+pc, 0, w.d.Classify(err).Code)
+				return fmt.Errorf("%s:%d: %w", s.Name, c.Line, err)
+			}
+			w.stats.record(sc.base+pc, time.Since(start), "")
+			pc++
+		case pgscript.Set:
+			v, err := c.Expr.Eval(&w.st)
+			if err != nil {
+				return &pgscript.Error{File: s.Name, Line: c.Line, Msg: err.Error()}
+			}
+			w.st.Vars[c.Var] = v
+			pc++
+		case pgscript.Sleep:
+			v, err := c.Expr.Eval(&w.st)
+			if err == nil && v.K != pgscript.Int {
+				err = fmt.Errorf("\\sleep: %q is not an integer", v.Text())
+			}
+			if err != nil {
+				return &pgscript.Error{File: s.Name, Line: c.Line, Msg: err.Error()}
+			}
+			// As in pgbench, the sleep is part of the script's latency
+			// (not an Event.Pause).
+			if d := time.Duration(v.I*c.Unit) * time.Microsecond; d > 0 {
+				t := time.NewTimer(d)
+				select {
+				case <-ctx.Done():
+					t.Stop()
+					return ctx.Err()
+				case <-t.C:
+				}
+			}
+			pc++
+		case pgscript.If, pgscript.Elif, pgscript.Else, pgscript.Endif:
+			next, err := s.Branch(pc, &w.st)
+			if err != nil {
+				return err
+			}
+			pc = next
+		case pgscript.StartPipeline:
+			if w.pg == nil {
+				return &pgscript.Error{File: s.Name, Line: c.Line, Msg: "\\startpipeline needs PostgreSQL"}
+			}
+			w.pipe, w.pending = w.pg.StartPipeline(ctx), w.pending[:0]
+			pc++
+		case pgscript.EndPipeline:
+			if err := w.sync(); err != nil {
+				return fmt.Errorf("%s:%d: %w", s.Name, c.Line, err)
+			}
+			pc++
+		}
+	}
+	return nil
+}
+
+func (w *worker) count(ev *workload.Event, c *pgscript.Cmd) {
+	switch c.Class {
+	case pgscript.Read:
+		ev.Queries.Read++
+	case pgscript.Write:
+		ev.Queries.Write++
+	default:
+		ev.Queries.Other++
+	}
+}
+
+// send queues one statement in the pipeline (PostgreSQL's extended
+// protocol; with --protocol prepared, its Parse goes first the first time).
+func (w *worker) send(ctx context.Context, idx int, c *pgscript.Cmd) error {
+	if err := w.params(c); err != nil {
+		return err
+	}
+	w.pending = append(w.pending, sent{idx, time.Now()})
+	if w.wl.protocol == Extended {
+		w.pipe.SendQueryParams(w.paramSQL(c), w.pgArgs, nil, nil, nil)
+		return nil
+	}
+	name, ok := w.pgNames[idx]
+	if !ok {
+		w.nprep++
+		name = "dbarena_p" + strconv.Itoa(w.nprep)
+		w.pipe.SendPrepare(name, w.paramSQL(c), nil)
+		w.pgNames[idx] = name
+	}
+	w.pipe.SendQueryPrepared(name, w.pgArgs, nil, nil)
+	return nil
+}
+
+// sync ends the pipeline (\endpipeline): it waits for every statement's
+// result and records each statement's latency from its sending.
+func (w *worker) sync() error {
+	p := w.pipe
+	if err := p.Sync(); err != nil {
+		return err
+	}
+	k := 0
+	for {
+		res, err := p.GetResults()
+		if err != nil {
+			if k < len(w.pending) {
+				w.stats.record(w.pending[k].idx, 0, w.d.Classify(err).Code)
+			}
+			return err
+		}
+		switch r := res.(type) {
+		case *pgconn.ResultReader:
+			_, err := r.Close()
+			if k < len(w.pending) {
+				code := ""
+				if err != nil {
+					code = w.d.Classify(err).Code
+				}
+				w.stats.record(w.pending[k].idx, time.Since(w.pending[k].start), code)
+				k++
+			}
+			if err != nil {
+				return err
+			}
+		case *pgconn.PipelineSync:
+			w.pipe = nil
+			return p.Close()
+		case nil:
+			w.pipe = nil
+			return p.Close()
+		}
+	}
+}
+
+// endPipe closes a pipeline an event left open (it failed inside it); a
+// sync first keeps the connection usable.
+func (w *worker) endPipe() {
+	if w.pipe == nil {
+		return
+	}
+	_ = w.pipe.Sync()
+	_ = w.pipe.Close()
+	w.pipe = nil
+	// Statements prepared in a failed pipeline may not exist.
+	for k, n := range w.pgNames {
+		if strings.HasPrefix(n, "dbarena_p") {
+			delete(w.pgNames, k)
+		}
+	}
+}
+
+// text renders c with :variables as pgbench's simple protocol does:
+// substituted as text, or left as written when undefined.
+func (w *worker) text(c *pgscript.Cmd) string {
+	if len(c.Parts) == 1 && c.Parts[0].Var == "" {
+		return c.Parts[0].Lit
+	}
+	b := w.buf[:0]
+	for _, p := range c.Parts {
+		if p.Var == "" {
+			b = append(b, p.Lit...)
+		} else if v, ok := w.st.Vars[p.Var]; ok {
+			b = v.AppendText(b)
+		} else {
+			b = append(b, ':')
+			b = append(b, p.Var...)
+		}
+	}
+	w.buf = b
+	return string(b)
+}
+
+// paramSQL renders c with a placeholder per :variable ($n or ?).
+func (w *worker) paramSQL(c *pgscript.Cmd) string {
+	var b strings.Builder
+	n := 0
+	for _, p := range c.Parts {
+		if p.Var == "" {
+			b.WriteString(p.Lit)
+			continue
+		}
+		n++
+		if w.mysql {
+			b.WriteByte('?')
+		} else {
+			b.WriteString("$" + strconv.Itoa(n))
+		}
+	}
+	return w.mysqlText(b.String())
+}
+
+// mysqlText maps pgbench's END (the built-in scripts' commit) to COMMIT,
+// which the MySQL family has no synonym for.
+func (w *worker) mysqlText(q string) string {
+	if w.mysql && strings.EqualFold(strings.TrimRight(q, "; \t\r\n"), "end") {
+		return "COMMIT"
+	}
+	return q
+}
+
+// params collects the values of c's :variables; an undefined one is an
+// error, as in pgbench's extended and prepared protocols.
+func (w *worker) params(c *pgscript.Cmd) error {
+	w.args, w.pgArgs = w.args[:0], w.pgArgs[:0]
+	for _, p := range c.Parts {
+		if p.Var == "" {
+			continue
+		}
+		v, ok := w.st.Vars[p.Var]
+		if !ok {
+			return fmt.Errorf("undefined variable :%s", p.Var)
+		}
+		if w.mysql {
+			switch v.K {
+			case pgscript.Null:
+				w.args = append(w.args, nil)
+			case pgscript.Int:
+				w.args = append(w.args, v.I)
+			case pgscript.Double:
+				w.args = append(w.args, v.F)
+			default:
+				w.args = append(w.args, v.Text())
+			}
+		} else if v.K == pgscript.Null {
+			w.pgArgs = append(w.pgArgs, nil)
+		} else {
+			w.pgArgs = append(w.pgArgs, v.AppendText(nil))
+		}
+	}
+	return nil
+}
+
+// exec runs one SQL command and stores its result row for \gset/\aset.
+func (w *worker) exec(ctx context.Context, idx int, c *pgscript.Cmd) error {
+	w.cols, w.vals, w.rows = w.cols[:0], w.vals[:0], 0
+	var err error
+	if w.pg != nil {
+		err = w.execPG(ctx, idx, c)
+	} else {
+		err = w.execMySQL(ctx, idx, c)
+	}
+	if err != nil || (!c.Gset && !c.Aset) {
+		return err
+	}
+	if c.Gset && w.rows != 1 {
+		return fmt.Errorf("\\gset: expected one row, got %d", w.rows)
+	}
+	for i, col := range w.cols {
+		w.st.Vars[c.Prefix+col] = w.vals[i]
+	}
+	return nil
+}
+
+func (w *worker) keep(c *pgscript.Cmd) bool { return c.Gset || c.Aset }
+
+func (w *worker) execPG(ctx context.Context, idx int, c *pgscript.Cmd) error {
+	var rr *pgconn.ResultReader
+	switch w.wl.protocol {
+	case Simple:
+		mrr := w.pg.Exec(ctx, w.text(c))
+		for mrr.NextResult() {
+			w.readPG(mrr.ResultReader(), c)
+		}
+		return mrr.Close()
+	case Extended:
+		if err := w.params(c); err != nil {
+			return &pgscript.Error{Line: c.Line, Msg: err.Error()}
+		}
+		rr = w.pg.ExecParams(ctx, w.paramSQL(c), w.pgArgs, nil, nil, nil)
+	default:
+		if err := w.params(c); err != nil {
+			return &pgscript.Error{Line: c.Line, Msg: err.Error()}
+		}
+		name, ok := w.pgNames[idx]
+		if !ok {
+			name = "dbarena_s" + strconv.Itoa(idx)
+			if _, err := w.pg.Prepare(ctx, name, w.paramSQL(c), nil); err != nil {
+				return err
+			}
+			w.pgNames[idx] = name
+		}
+		rr = w.pg.ExecPrepared(ctx, name, w.pgArgs, nil, nil)
+	}
+	w.readPG(rr, c)
+	_, err := rr.Close()
+	return err
+}
+
+func (w *worker) readPG(rr *pgconn.ResultReader, c *pgscript.Cmd) {
+	keep := w.keep(c)
+	if keep && len(rr.FieldDescriptions()) > 0 {
+		w.rows = 0
+		w.cols = w.cols[:0]
+		for _, f := range rr.FieldDescriptions() {
+			w.cols = append(w.cols, f.Name)
+		}
+	}
+	for rr.NextRow() {
+		if !keep {
+			continue
+		}
+		w.rows++
+		w.vals = w.vals[:0]
+		for _, v := range rr.Values() {
+			if v == nil {
+				w.vals = append(w.vals, pgscript.Value{})
+			} else {
+				w.vals = append(w.vals, pgscript.StringV(string(v)))
+			}
+		}
+	}
+}
+
+func (w *worker) execMySQL(ctx context.Context, idx int, c *pgscript.Cmd) error {
+	var rows *sql.Rows
+	var err error
+	switch w.wl.protocol {
+	case Simple:
+		rows, err = w.conn.QueryContext(ctx, w.mysqlText(w.text(c)))
+	case Extended:
+		if err := w.params(c); err != nil {
+			return &pgscript.Error{Line: c.Line, Msg: err.Error()}
+		}
+		rows, err = w.conn.QueryContext(ctx, w.paramSQL(c), w.args...)
+	default:
+		if err := w.params(c); err != nil {
+			return &pgscript.Error{Line: c.Line, Msg: err.Error()}
+		}
+		st, ok := w.prepared[idx]
+		if !ok {
+			if st, err = w.conn.PrepareContext(ctx, w.paramSQL(c)); err != nil {
+				return err
+			}
+			w.prepared[idx] = st
+		}
+		rows, err = st.QueryContext(ctx, w.args...)
+	}
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	keep := w.keep(c)
+	var raw []sql.RawBytes
+	var dest []any
+	if keep {
+		cols, err := rows.Columns()
+		if err != nil {
+			return err
+		}
+		w.cols = append(w.cols[:0], cols...)
+		raw = make([]sql.RawBytes, len(cols))
+		dest = make([]any, len(cols))
+		for i := range raw {
+			dest[i] = &raw[i]
+		}
+	}
+	for rows.Next() {
+		if !keep {
+			continue
+		}
+		if err := rows.Scan(dest...); err != nil {
+			return err
+		}
+		w.rows++
+		w.vals = w.vals[:0]
+		for _, v := range raw {
+			if v == nil {
+				w.vals = append(w.vals, pgscript.Value{})
+			} else {
+				w.vals = append(w.vals, pgscript.StringV(string(v)))
+			}
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return err
+	}
+	return rows.Close()
+}
+
+// Close implements workload.Worker: it releases prepared statements.
+func (w *worker) Close() error {
+	for _, st := range w.prepared {
+		_ = st.Close()
+	}
+	if w.pg != nil && len(w.pgNames) > 0 && !w.pg.IsClosed() {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		for _, n := range w.pgNames {
+			_ = w.pg.Deallocate(ctx, n)
+		}
+	}
+	return nil
+}
