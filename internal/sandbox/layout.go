@@ -38,11 +38,14 @@ type record struct {
 	PID   int   `json:"pid,omitempty"`
 	// Command is the start command's arguments; the live process must
 	// show them in its command line.
-	Command     []string  `json:"command,omitempty"`
-	Initialized bool      `json:"initialized"`
-	Layout      layout    `json:"layout"`
-	CreatedAt   time.Time `json:"created_at"`
-	StartedAt   time.Time `json:"started_at,omitzero"`
+	Command     []string `json:"command,omitempty"`
+	Initialized bool     `json:"initialized"`
+	// Secured: the installer's passwordless accounts are gone and the
+	// superuser has the admin password (MySQL family).
+	Secured   bool      `json:"secured,omitempty"`
+	Layout    layout    `json:"layout"`
+	CreatedAt time.Time `json:"created_at"`
+	StartedAt time.Time `json:"started_at,omitzero"`
 }
 
 const recordSchema = "dbarena.sandbox/v1"
@@ -144,7 +147,11 @@ func (m *Manager) prepareDirs(rec *record, u osUser) error {
 			return err
 		}
 	}
-	for _, d := range []string{l.ServerDir, l.RunDir, l.TmpDir} {
+	dirs := []string{l.ServerDir, l.RunDir, l.TmpDir}
+	if rec.Flavor.Family() == target.MySQL {
+		dirs = append(dirs, fileDir(l))
+	}
+	for _, d := range dirs {
 		if d == "" {
 			continue
 		}
@@ -152,8 +159,24 @@ func (m *Manager) prepareDirs(rec *record, u osUser) error {
 			return err
 		}
 	}
+	// A server that writes its own log must own it; dbarena appends the
+	// installer's output to it too.
+	if u.set && within(l.ErrorLog, l.ServerDir) {
+		f, err := os.OpenFile(l.ErrorLog, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o600)
+		if err != nil {
+			return fmt.Errorf("create %s: %w", l.ErrorLog, err)
+		}
+		f.Close()
+		if err := u.chown(l.ErrorLog); err != nil {
+			return err
+		}
+	}
 	return nil
 }
+
+// fileDir is the only directory the server's file functions (LOAD_FILE,
+// INTO OUTFILE, LOAD DATA INFILE) reach: secure_file_priv.
+func fileDir(l layout) string { return filepath.Join(l.ServerDir, "files") }
 
 func writeFiles(files []configFile, u osUser) error {
 	for _, f := range files {

@@ -1,6 +1,11 @@
 package sandbox
 
-import "github.com/dbarena/dbarena/internal/target"
+import (
+	"os"
+	"strings"
+
+	"github.com/dbarena/dbarena/internal/target"
+)
 
 // State is the live state of a sandbox.
 type State string
@@ -59,7 +64,8 @@ func (s *Sandbox) Target() target.Target {
 }
 
 // AdminTarget is the server superuser's connection through the unix socket
-// (root or postgres, no password). Only the owner of the sandbox can use it.
+// (root with the sandbox's admin password, or postgres trusted on a socket
+// only the server's OS user and root can reach).
 func (s *Sandbox) AdminTarget() target.Target {
 	t := s.admin
 	t.Sandbox = s.Name
@@ -87,6 +93,9 @@ func (m *Manager) view(rec *record) *Sandbox {
 		s.admin.User, s.admin.Database = pgSuperuser, "postgres"
 	} else {
 		s.admin.User = "root"
+		if b, err := os.ReadFile(adminPasswordPath(rec.Layout.Dir)); err == nil {
+			s.admin.Password = strings.TrimRight(string(b), "\n")
+		}
 	}
 	return s
 }
