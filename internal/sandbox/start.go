@@ -130,8 +130,9 @@ func (m *Manager) initialize(ctx context.Context, rec *record, p *startPlan) err
 	if err := runInit(ctx, eng.InitCommand(p.cfg), l.ServerDir, u, l.ErrorLog); err != nil {
 		return &StartError{Name: rec.Name, Phase: "initialize", Err: err, LogFile: l.ErrorLog, LogTail: tailLog(l.ErrorLog, offset, 20)}
 	}
-	if err := os.Chmod(l.Datadir, 0o700); err != nil {
-		return fmt.Errorf("chmod %s: %w", l.Datadir, err)
+	// Installer scripts create some files with dbarena's umask.
+	if err := privatize(l.ServerDir); err != nil {
+		return fmt.Errorf("sandbox %q: %w", rec.Name, err)
 	}
 	rec.Initialized = true
 	return m.save(rec)
