@@ -139,12 +139,19 @@ func (rec *record) liveState() State {
 func (m *Manager) prepareDirs(rec *record, u osUser) error {
 	l := rec.Layout
 	if u.set {
-		// ServerRoot is traversable, the per-home directory is the server user's.
-		if err := os.MkdirAll(m.ServerRoot, 0o711); err != nil {
-			return fmt.Errorf("create %s: %w", m.ServerRoot, err)
-		}
-		if err := mkdirPrivate(m.serverRootFor(), u); err != nil {
-			return err
+		// ServerRoot and the per-home directory are traversable, not
+		// listable, and stay dbarena's: sandboxes of several flavors run as
+		// different users. Each sandbox's directory is its server user's.
+		for _, d := range []string{m.ServerRoot, m.serverRootFor()} {
+			if err := os.MkdirAll(d, 0o711); err != nil {
+				return fmt.Errorf("create %s: %w", d, err)
+			}
+			if err := os.Chmod(d, 0o711); err != nil {
+				return fmt.Errorf("chmod %s: %w", d, err)
+			}
+			if err := os.Lchown(d, os.Geteuid(), os.Getegid()); err != nil {
+				return fmt.Errorf("chown %s: %w", d, err)
+			}
 		}
 	}
 	dirs := []string{l.ServerDir, l.RunDir, l.TmpDir}

@@ -353,3 +353,31 @@ func checkFromNobody(t *testing.T, sb *Sandbox) {
 		}
 	}
 }
+
+// TestFlavorsShareHome: sandboxes of both flavors in one home run as
+// different OS users when dbarena is root ("postgres" and "dbarena");
+// starting one must not lock the other out of its files.
+func TestFlavorsShareHome(t *testing.T) {
+	m := testManager(t, false)
+	for _, f := range serverFlavors {
+		requireServer(t, m, f)
+	}
+	ctx := testCtx(t)
+	my, err := m.Start(ctx, Spec{Name: "my", Flavor: target.FlavorMariaDB, Profile: ProfileFast})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := m.Start(ctx, Spec{Name: "pg", Flavor: target.FlavorPostgres, Profile: ProfileFast}); err != nil {
+		t.Fatal(err)
+	}
+	rec, err := m.load(my.Name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The server creates a file by path inside its directory.
+	out := filepath.Join(fileDir(rec.Layout), "probe.txt")
+	admin := openDB(t, my.AdminTarget())
+	if _, err := admin.ExecContext(ctx, "SELECT 1 INTO OUTFILE '"+out+"'"); err != nil {
+		t.Fatalf("INTO OUTFILE inside secure_file_priv after a PostgreSQL sandbox started: %v", err)
+	}
+}

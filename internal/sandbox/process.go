@@ -23,9 +23,7 @@ func processEnv(home string) []string {
 	if path == "" {
 		path = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
 	}
-	// UMASK and UMASK_DIR are the modes mysqld creates files and
-	// directories with: private to the server's user.
-	return []string{"PATH=" + path, "HOME=" + home, "LC_ALL=C", "LANG=C", "TZ=UTC", "UMASK=0600", "UMASK_DIR=0700"}
+	return []string{"PATH=" + path, "HOME=" + home, "LC_ALL=C", "LANG=C", "TZ=UTC"}
 }
 
 // runInit runs an initialisation command to completion, appending its
