@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"encoding/json"
 	"errors"
+	"io"
 	"io/fs"
 	"os"
 	"os/exec"
@@ -13,6 +14,8 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+
+	"github.com/go-sql-driver/mysql"
 
 	"github.com/dbarena/dbarena/internal/dialect"
 	"github.com/dbarena/dbarena/internal/target"
@@ -254,6 +257,18 @@ func checkMySQLWorkloadAccount(t *testing.T, db *sql.DB, rec *record) {
 			if strings.Contains(g, bad) {
 				t.Errorf("workload account: %s (has %s)", g, bad)
 			}
+		}
+	}
+	// LOAD DATA LOCAL (TPC-C's bulk load) needs no FILE privilege.
+	mysql.RegisterReaderHandler("privilege-probe", func() io.Reader { return strings.NewReader("1\n2\n") })
+	defer mysql.DeregisterReaderHandler("privilege-probe")
+	for _, q := range []string{
+		"CREATE TABLE IF NOT EXISTS load_probe (id INT PRIMARY KEY)",
+		"DELETE FROM load_probe",
+		"LOAD DATA LOCAL INFILE 'Reader::privilege-probe' INTO TABLE load_probe",
+	} {
+		if _, err := db.ExecContext(ctx, q); err != nil {
+			t.Errorf("%s: %v", q, err)
 		}
 	}
 	// What monitoring and workloads need.
