@@ -396,3 +396,41 @@ func TestFlavorsShareHome(t *testing.T) {
 		t.Fatalf("INTO OUTFILE inside secure_file_priv after a PostgreSQL sandbox started: %v", err)
 	}
 }
+
+// TestRootRunSandboxRefused: a MySQL-family sandbox an older dbarena made
+// while running as root keeps its datadir (and its passwordless root) in
+// the sandbox directory; starting it names the way out instead of running
+// it as root again.
+func TestRootRunSandboxRefused(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("only a root dbarena moves servers to an unprivileged user")
+	}
+	m := testManager(t, false)
+	requireServer(t, m, target.FlavorMariaDB)
+	bins, err := m.Discover()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b Binary
+	for _, b = range bins {
+		if b.Flavor == target.FlavorMariaDB {
+			break
+		}
+	}
+	if err := mkdirPrivate(m.root(), osUser{}); err != nil {
+		t.Fatal(err)
+	}
+	if err := mkdirPrivate(m.dir("old"), osUser{}); err != nil {
+		t.Fatal(err)
+	}
+	rec := &record{Schema: recordSchema, Name: "old", Flavor: b.Flavor, Version: b.Version, Server: b.Server,
+		Port: 1, Profile: ProfileFast, BufferPool: DefaultBufferPool, User: DefaultUser, Database: DefaultDatabase,
+		State: StateStopped, Initialized: true, Layout: mysqlFamily{bin: b}.Layout(m.dir("old"), m.dir("old"), 1)}
+	if err := m.save(rec); err != nil {
+		t.Fatal(err)
+	}
+	_, err = m.Start(testCtx(t), Spec{Name: "old"})
+	if !errors.Is(err, ErrInvalidSpec) || !strings.Contains(err.Error(), "dbarena server rm old") {
+		t.Fatalf("Start of a root-run sandbox = %v, want an error naming dbarena server rm", err)
+	}
+}
