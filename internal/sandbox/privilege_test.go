@@ -132,6 +132,13 @@ func checkUnprivileged(t *testing.T, m *Manager, spec Spec) {
 				t.Errorf("%q logged in over TCP without a password", u)
 			}
 		}
+		if mysqlFamily {
+			admin := openDB(t, sb.AdminTarget())
+			var n int
+			if err := admin.QueryRowContext(ctx, "SELECT COUNT(*) FROM mysql.user WHERE User = '' OR (User = 'root' AND Host <> 'localhost')").Scan(&n); err != nil || n != 0 {
+				t.Errorf("%d anonymous or remote root accounts left (%v)", n, err)
+			}
+		}
 		if admin := sb.AdminTarget(); mysqlFamily {
 			tcp := admin
 			tcp.Socket, tcp.Host = "", "127.0.0.1"
