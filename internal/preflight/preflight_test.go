@@ -192,6 +192,8 @@ func TestPostgresLimits(t *testing.T) {
 	ctx := testCtx(t)
 	need := workload.Demand{Connections: 30, PreparedPerConn: 4}
 
+	// The sandbox's own bootstrap connection may still be leaving.
+	waitAlone(t, db)
 	// 30 workers + 2 extra + 3 superuser_reserved_connections.
 	const want = "max_connections is 20, this run needs 35 (ALTER SYSTEM SET max_connections = 35 and restart the server, or fewer --threads)"
 	err := preflight.Check(ctx, db, target.FlavorPostgres, need, 2)
@@ -219,5 +221,26 @@ func TestPostgresLimits(t *testing.T) {
 	c := limits(err)["max_connections"]
 	if len(notes) != 0 || c == nil || !strings.Contains(c.Error(), "restart the sandbox with --set max_connections=39") {
 		t.Errorf("Raise = %q, %v; want no notes and a max_connections error naming --set", notes, err)
+	}
+}
+
+// waitAlone waits until db's connections are the server's only client
+// backends: a backend outlives its client's disconnection a little.
+func waitAlone(t *testing.T, db *sql.DB) {
+	t.Helper()
+	ctx := testCtx(t)
+	for {
+		var n int
+		if err := db.QueryRowContext(ctx, "SELECT count(*) FROM pg_stat_activity WHERE backend_type = 'client backend'").Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		if n <= db.Stats().OpenConnections {
+			return
+		}
+		select {
+		case <-ctx.Done():
+			t.Fatalf("%d other client backends stay connected", n-db.Stats().OpenConnections)
+		case <-time.After(50 * time.Millisecond):
+		}
 	}
 }
