@@ -51,8 +51,10 @@ func (m *Manager) plan(rec *record, spec Spec, isNew bool) (*startPlan, error) {
 	rec.ServerUser = p.user.Name
 	l := p.eng.Layout(m.dir(rec.Name), m.serverDir(rec.Name, p.user), rec.Port)
 	if rec.Initialized && rec.Layout.Datadir != l.Datadir {
-		return nil, fmt.Errorf("%w: sandbox %q was made by an older dbarena that ran its server as root (datadir %s); remove it (dbarena server rm %s) and start it again",
-			ErrInvalidSpec, rec.Name, rec.Layout.Datadir, rec.Name)
+		// An older dbarena ran MySQL-family servers as root, in the
+		// sandbox directory.
+		return nil, fmt.Errorf("%w: sandbox %q keeps its data in %s, but its server must now run from %s as another OS user (older dbarena versions ran it as root); remove it (dbarena server rm %s) and start it again",
+			ErrInvalidSpec, rec.Name, rec.Layout.Datadir, l.Datadir, rec.Name)
 	}
 	rec.Layout = l
 	pw, err := m.password(rec, spec)
