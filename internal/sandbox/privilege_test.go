@@ -92,6 +92,9 @@ func checkUnprivileged(t *testing.T, m *Manager, spec Spec) {
 		if uid := processUID(t, sb.PID); uid == 0 {
 			t.Errorf("server pid %d runs as root", sb.PID)
 		}
+		if os.Geteuid() == 0 && sb.ServerUser == "" {
+			t.Errorf("Sandbox.ServerUser is empty, want the OS user the server runs as")
+		}
 	})
 
 	t.Run("files private", func(t *testing.T) {

@@ -49,6 +49,8 @@ type Sandbox struct {
 	Settings []Setting `json:"settings,omitempty"`
 	// Allocator is the preloaded allocator, "" for the system's.
 	Allocator string `json:"allocator,omitempty"`
+	// ServerUser is the OS user the server runs as, "" for dbarena's own.
+	ServerUser string `json:"server_user,omitempty"`
 
 	password string
 	admin    target.Target
@@ -80,7 +82,7 @@ func (m *Manager) view(rec *record) *Sandbox {
 		User: rec.User, Database: rec.Database, Datadir: rec.Layout.Datadir,
 		State: rec.liveState(), Profile: rec.Profile, Basedir: rec.Basedir,
 		Server: rec.Server, Dir: rec.Layout.Dir, ErrorLog: rec.Layout.ErrorLog,
-		Settings: rec.Settings, Allocator: rec.Allocator,
+		Settings: rec.Settings, Allocator: rec.Allocator, ServerUser: rec.ServerUser,
 	}
 	if s.State != StateStopped {
 		s.PID = rec.PID
