@@ -170,7 +170,9 @@ func TestResultsDSNStore(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	db, err := d.Open(tgt, dialect.OpenOptions{MaxConns: 1})
+	// The workload account may not create databases: the sandbox's
+	// superuser makes one and grants it.
+	db, err := d.Open(suite.mariadb.AdminTarget(), dialect.OpenOptions{MaxConns: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -179,6 +181,9 @@ func TestResultsDSNStore(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer db.Exec("DROP DATABASE cli_results_dsn") //nolint:errcheck // best effort
+	if _, err := db.Exec("GRANT ALL ON cli_results_dsn.* TO ?@'127.0.0.1'", tgt.User); err != nil {
+		t.Fatal(err)
+	}
 	tgt.Database = "cli_results_dsn"
 	dsn := tgt.DSN()
 

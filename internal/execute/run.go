@@ -99,7 +99,7 @@ func Run(ctx context.Context, st Store, s *Session, spec Spec, obs Observer) (*O
 	if err != nil {
 		return nil, err
 	}
-	notes, err := checkLimits(ctx, s, w, spec.Config.Threads)
+	notes, err := checkLimits(ctx, s, w, spec.Config.Threads, spec.Home)
 	if err != nil {
 		return nil, err
 	}

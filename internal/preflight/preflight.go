@@ -9,6 +9,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -54,7 +55,7 @@ func (l limit) err(fix string) *LimitError {
 // (monitor, counters), db's own included when it stays open during the run;
 // connections of other clients are counted from the server.
 func Check(ctx context.Context, db *sql.DB, flavor target.Flavor, need workload.Demand, extraConns int) error {
-	limits, err := measure(ctx, db, flavor, need, extraConns)
+	limits, err := measure(ctx, []*sql.DB{db}, flavor, need, extraConns)
 	if err != nil {
 		return err
 	}
@@ -72,10 +73,11 @@ func Check(ctx context.Context, db *sql.DB, flavor target.Flavor, need workload.
 // max_prepared_stmt_count and table_open_cache until the server restarts.
 // It returns one note per raised limit; a limit it cannot raise live
 // (open_files_limit, PostgreSQL's max_connections) is a *LimitError whose
-// Fix names the sandbox setting to change. db's account needs the right to
-// set global variables (a sandbox's workload account has it).
-func Raise(ctx context.Context, db *sql.DB, flavor target.Flavor, need workload.Demand, extraConns int) (notes []string, err error) {
-	limits, err := measure(ctx, db, flavor, need, extraConns)
+// Fix names the sandbox setting to change. db is the run's pool, as for
+// Check; admin is the sandbox superuser's connection, which sets the global
+// variables (the workload account may not).
+func Raise(ctx context.Context, db, admin *sql.DB, flavor target.Flavor, need workload.Demand, extraConns int) (notes []string, err error) {
+	limits, err := measure(ctx, []*sql.DB{db, admin}, flavor, need, extraConns)
 	if err != nil {
 		return nil, err
 	}
@@ -97,7 +99,7 @@ func Raise(ctx context.Context, db *sql.DB, flavor target.Flavor, need workload.
 		if to <= l.have {
 			continue
 		}
-		got, err := setGlobal(ctx, db, l.setting, to)
+		got, err := setGlobal(ctx, admin, l.setting, to)
 		if err != nil {
 			errs = append(errs, err)
 			continue
@@ -126,27 +128,34 @@ func fixFor(flavor target.Flavor, l limit) string {
 
 // measure reads the server's limits and what is in use, and works out
 // what the run needs of each.
-func measure(ctx context.Context, db *sql.DB, flavor target.Flavor, need workload.Demand, extraConns int) ([]limit, error) {
-	conn, err := db.Conn(ctx)
+// own are the caller's pools, own[0] the one to measure with: their
+// connections are not "other clients".
+func measure(ctx context.Context, own []*sql.DB, flavor target.Flavor, need workload.Demand, extraConns int) ([]limit, error) {
+	conn, err := own[0].Conn(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("preflight: %w", err)
 	}
 	defer conn.Close()
 	switch flavor.Family() {
 	case target.MySQL:
-		return measureMySQL(ctx, conn, db, need, extraConns)
+		return measureMySQL(ctx, conn, own, need, extraConns)
 	case target.Postgres:
-		return measurePostgres(ctx, conn, db, need, extraConns)
+		return measurePostgres(ctx, conn, own, need, extraConns)
 	}
 	return nil, fmt.Errorf("preflight: unknown flavor %q", flavor)
 }
 
-// others is how many of connected are not db's own.
-func others(db *sql.DB, connected int64) int64 {
-	return max(connected-int64(db.Stats().OpenConnections), 0)
+// others is how many of connected are not in the pools own.
+func others(own []*sql.DB, connected int64) int64 {
+	for i, db := range own {
+		if !slices.Contains(own[:i], db) {
+			connected -= int64(db.Stats().OpenConnections)
+		}
+	}
+	return max(connected, 0)
 }
 
-func measureMySQL(ctx context.Context, conn *sql.Conn, db *sql.DB, need workload.Demand, extraConns int) ([]limit, error) {
+func measureMySQL(ctx context.Context, conn *sql.Conn, own []*sql.DB, need workload.Demand, extraConns int) ([]limit, error) {
 	vars, err := readPairs(ctx, conn, "SHOW GLOBAL VARIABLES WHERE Variable_name IN "+
 		"('max_connections', 'max_prepared_stmt_count', 'open_files_limit', 'table_open_cache')")
 	if err != nil {
@@ -157,7 +166,7 @@ func measureMySQL(ctx context.Context, conn *sql.Conn, db *sql.DB, need workload
 	if err != nil {
 		return nil, err
 	}
-	conns := int64(need.Connections) + int64(extraConns) + others(db, status["threads_connected"])
+	conns := int64(need.Connections) + int64(extraConns) + others(own, status["threads_connected"])
 	// Files: a socket per connection, those open now, one per table touched.
 	files := conns + status["open_files"] + status["innodb_num_open_files"] + int64(need.Tables) + 64
 	tables := int64(need.Connections) * int64(need.Tables)
@@ -173,7 +182,7 @@ func measureMySQL(ctx context.Context, conn *sql.Conn, db *sql.DB, need workload
 	}, nil
 }
 
-func measurePostgres(ctx context.Context, conn *sql.Conn, db *sql.DB, need workload.Demand, extraConns int) ([]limit, error) {
+func measurePostgres(ctx context.Context, conn *sql.Conn, own []*sql.DB, need workload.Demand, extraConns int) ([]limit, error) {
 	var maxConns, reserved, connected int64
 	var super bool
 	err := conn.QueryRowContext(ctx, `SELECT current_setting('max_connections')::bigint,
@@ -187,7 +196,7 @@ func measurePostgres(ctx context.Context, conn *sql.Conn, db *sql.DB, need workl
 	if super {
 		reserved = 0 // a superuser may use the reserved slots
 	}
-	conns := int64(need.Connections) + int64(extraConns) + others(db, connected) + reserved
+	conns := int64(need.Connections) + int64(extraConns) + others(own, connected) + reserved
 	return []limit{{setting: "max_connections", have: maxConns, need: conns}}, nil
 }
 

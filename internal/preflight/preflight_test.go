@@ -138,7 +138,17 @@ func TestMySQLLimits(t *testing.T) {
 		t.Errorf("Check of a small run: %v", err)
 	}
 
-	notes, err := preflight.Raise(ctx, db, target.FlavorMariaDB, need, 2)
+	// The workload account may not SET GLOBAL: Raise goes through the
+	// sandbox's superuser.
+	if _, err := preflight.Raise(ctx, db, db, target.FlavorMariaDB, need, 2); err == nil || !strings.Contains(err.Error(), "denied") {
+		t.Errorf("Raise as the workload account = %v, want access denied", err)
+	}
+	adminTarget, err := sb.Manager.Admin(sb.Name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	admin := open(t, adminTarget, 1)
+	notes, err := preflight.Raise(ctx, db, admin, target.FlavorMariaDB, need, 2)
 	if err != nil {
 		t.Fatalf("Raise: %v", err)
 	}
@@ -149,9 +159,11 @@ func TestMySQLLimits(t *testing.T) {
 			t.Errorf("Raise notes %q lack %q", notes, w)
 		}
 	}
+	admin.Close() // as the run's pipeline does once raised
 	if err := preflight.Check(ctx, db, target.FlavorMariaDB, need, 2); err != nil {
 		t.Errorf("Check after Raise: %v", err)
 	}
+	admin = open(t, adminTarget, 1)
 	hold(t, db, target.MySQL, need.Connections, need.PreparedPerConn)
 	// A connection closed a moment ago still counts on the server until it
 	// is reaped: wait for the counts to settle before asking again.
@@ -160,13 +172,13 @@ func TestMySQLLimits(t *testing.T) {
 			break
 		}
 	}
-	if notes, err := preflight.Raise(ctx, db, target.FlavorMariaDB, need, 2); err != nil || len(notes) != 0 {
+	if notes, err := preflight.Raise(ctx, db, admin, target.FlavorMariaDB, need, 2); err != nil || len(notes) != 0 {
 		t.Errorf("second Raise = %q, %v; want nothing to do", notes, err)
 	}
 
 	// Beyond what the server allows: the limits say so.
 	huge := workload.Demand{Connections: 200000, PreparedPerConn: 30000}
-	_, err = preflight.Raise(ctx, db, target.FlavorMariaDB, huge, 2)
+	_, err = preflight.Raise(ctx, db, admin, target.FlavorMariaDB, huge, 2)
 	got = limits(err)
 	if p := got["max_prepared_stmt_count"]; p == nil || p.Have != 1<<32-1 || p.Need != 6e9 {
 		t.Errorf("Raise past the maximum: prepared statements %+v, want have 4294967295, need 6e9 (all: %v)", p, err)
@@ -187,6 +199,8 @@ func TestPostgresLimits(t *testing.T) {
 	ctx := testCtx(t)
 	need := workload.Demand{Connections: 30, PreparedPerConn: 4}
 
+	// The sandbox's own bootstrap connection may still be leaving.
+	waitAlone(t, db)
 	// 30 workers + 2 extra + 3 superuser_reserved_connections.
 	const want = "max_connections is 20, this run needs 35 (ALTER SYSTEM SET max_connections = 35 and restart the server, or fewer --threads)"
 	err := preflight.Check(ctx, db, target.FlavorPostgres, need, 2)
@@ -210,9 +224,30 @@ func TestPostgresLimits(t *testing.T) {
 		t.Errorf("Check of a small run: %v", err)
 	}
 
-	notes, err := preflight.Raise(ctx, db, target.FlavorPostgres, need, 2)
+	notes, err := preflight.Raise(ctx, db, db, target.FlavorPostgres, need, 2)
 	c := limits(err)["max_connections"]
 	if len(notes) != 0 || c == nil || !strings.Contains(c.Error(), "restart the sandbox with --set max_connections=39") {
 		t.Errorf("Raise = %q, %v; want no notes and a max_connections error naming --set", notes, err)
+	}
+}
+
+// waitAlone waits until db's connections are the server's only client
+// backends: a backend outlives its client's disconnection a little.
+func waitAlone(t *testing.T, db *sql.DB) {
+	t.Helper()
+	ctx := testCtx(t)
+	for {
+		var n int
+		if err := db.QueryRowContext(ctx, "SELECT count(*) FROM pg_stat_activity WHERE backend_type = 'client backend'").Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		if n <= db.Stats().OpenConnections {
+			return
+		}
+		select {
+		case <-ctx.Done():
+			t.Fatalf("%d other client backends stay connected", n-db.Stats().OpenConnections)
+		case <-time.After(50 * time.Millisecond):
+		}
 	}
 }

@@ -38,12 +38,19 @@ func (u osUser) chown(path string) error {
 	return nil
 }
 
-// serverUserFor picks the OS user of servers that refuse to run as root.
+// serverUserFor picks the unprivileged OS user servers run as when dbarena
+// runs as root: ServerUser if set, else "postgres" (if it exists) or
+// "dbarena" for PostgreSQL, and "dbarena" for the MySQL family (not the
+// system's "mysql", who owns the system server's files). A missing user is
+// created with useradd, and Notify says so.
 func (m *Manager) serverUserFor(e engine) (osUser, error) {
-	if os.Geteuid() != 0 || e.Flavor() != target.FlavorPostgres {
+	if os.Geteuid() != 0 {
 		return osUser{}, nil
 	}
-	names := []string{"postgres", "dbarena"}
+	names := []string{serverUser}
+	if e.Flavor() == target.FlavorPostgres {
+		names = []string{"postgres", serverUser}
+	}
 	if m.ServerUser != "" {
 		names = []string{m.ServerUser}
 	}
@@ -55,15 +62,21 @@ func (m *Manager) serverUserFor(e engine) (osUser, error) {
 	name := names[len(names)-1]
 	out, err := exec.Command("useradd", "--system", "--no-create-home", "--home-dir", "/nonexistent",
 		"--shell", "/usr/sbin/nologin", name).CombinedOutput()
-	if err != nil {
-		return osUser{}, fmt.Errorf("create OS user %q for %s (it refuses to run as root): %w: %s", name, e.Flavor(), err, strings.TrimSpace(string(out)))
+	u, lerr := user.Lookup(name)
+	if lerr != nil { // useradd may fail because another process created it meanwhile
+		if err == nil {
+			err = lerr
+		}
+		return osUser{}, fmt.Errorf("create OS user %q to run %s unprivileged: %w: %s", name, e.Flavor(), err, strings.TrimSpace(string(out)))
 	}
-	u, err := user.Lookup(name)
-	if err != nil {
-		return osUser{}, fmt.Errorf("look up OS user %q: %w", name, err)
+	if err == nil && m.Notify != nil {
+		m.Notify(fmt.Sprintf("created system user %q (uid %s) to run sandbox servers without root", name, u.Uid))
 	}
 	return toOSUser(u)
 }
+
+// serverUser is the OS user dbarena creates for its servers.
+const serverUser = "dbarena"
 
 func toOSUser(u *user.User) (osUser, error) {
 	uid, err1 := strconv.Atoi(u.Uid)
@@ -73,3 +86,13 @@ func toOSUser(u *user.User) (osUser, error) {
 	}
 	return osUser{Name: u.Username, UID: uid, GID: gid, set: true}, nil
 }
+
+// rootSecurer is an engine whose installer leaves a passwordless
+// superuser: the first start runs secureSQL as an init file, before the
+// server serves any connection, to drop the accounts TCP could reach and
+// give the superuser the admin password.
+type rootSecurer interface {
+	secureSQL(rootPassword, hostname string) string
+}
+
+var _ rootSecurer = mysqlFamily{}

@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"syscall"
@@ -22,6 +23,29 @@ func mkdirPrivate(dir string, u osUser) error {
 		return fmt.Errorf("chmod %s: %w", dir, err)
 	}
 	return u.chown(dir)
+}
+
+// privatize takes every permission of group and others off the files and
+// directories under dir (symbolic links and sockets aside).
+func privatize(dir string) error {
+	return filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.Type()&(fs.ModeSymlink|fs.ModeSocket) != 0 {
+			return nil
+		}
+		fi, err := d.Info()
+		if err != nil {
+			return err
+		}
+		if perm := fi.Mode().Perm(); perm&0o077 != 0 {
+			if err := os.Chmod(p, perm&^0o077); err != nil {
+				return fmt.Errorf("chmod %s: %w", p, err)
+			}
+		}
+		return nil
+	})
 }
 
 // writePrivate writes data to path atomically, mode 0600, owned by u.

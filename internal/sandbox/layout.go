@@ -40,11 +40,14 @@ type record struct {
 	PID   int   `json:"pid,omitempty"`
 	// Command is the start command's arguments; the live process must
 	// show them in its command line.
-	Command     []string  `json:"command,omitempty"`
-	Initialized bool      `json:"initialized"`
-	Layout      layout    `json:"layout"`
-	CreatedAt   time.Time `json:"created_at"`
-	StartedAt   time.Time `json:"started_at,omitzero"`
+	Command     []string `json:"command,omitempty"`
+	Initialized bool     `json:"initialized"`
+	// Secured: the installer's passwordless accounts are gone and the
+	// superuser has the admin password (MySQL family).
+	Secured   bool      `json:"secured,omitempty"`
+	Layout    layout    `json:"layout"`
+	CreatedAt time.Time `json:"created_at"`
+	StartedAt time.Time `json:"started_at,omitzero"`
 }
 
 const recordSchema = "dbarena.sandbox/v1"
@@ -138,15 +141,26 @@ func (rec *record) liveState() State {
 func (m *Manager) prepareDirs(rec *record, u osUser) error {
 	l := rec.Layout
 	if u.set {
-		// ServerRoot is traversable, the per-home directory is the server user's.
-		if err := os.MkdirAll(m.ServerRoot, 0o711); err != nil {
-			return fmt.Errorf("create %s: %w", m.ServerRoot, err)
-		}
-		if err := mkdirPrivate(m.serverRootFor(), u); err != nil {
-			return err
+		// ServerRoot and the per-home directory are traversable, not
+		// listable, and stay dbarena's: sandboxes of several flavors run as
+		// different users. Each sandbox's directory is its server user's.
+		for _, d := range []string{m.ServerRoot, m.serverRootFor()} {
+			if err := os.MkdirAll(d, 0o711); err != nil {
+				return fmt.Errorf("create %s: %w", d, err)
+			}
+			if err := os.Chmod(d, 0o711); err != nil {
+				return fmt.Errorf("chmod %s: %w", d, err)
+			}
+			if err := os.Lchown(d, os.Geteuid(), os.Getegid()); err != nil {
+				return fmt.Errorf("chown %s: %w", d, err)
+			}
 		}
 	}
-	for _, d := range []string{l.ServerDir, l.RunDir, l.TmpDir} {
+	dirs := []string{l.ServerDir, l.RunDir, l.TmpDir}
+	if rec.Flavor.Family() == target.MySQL {
+		dirs = append(dirs, fileDir(l))
+	}
+	for _, d := range dirs {
 		if d == "" {
 			continue
 		}
@@ -154,8 +168,24 @@ func (m *Manager) prepareDirs(rec *record, u osUser) error {
 			return err
 		}
 	}
+	// A server that writes its own log must own it; dbarena appends the
+	// installer's output to it too.
+	if u.set && within(l.ErrorLog, l.ServerDir) {
+		f, err := os.OpenFile(l.ErrorLog, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o600)
+		if err != nil {
+			return fmt.Errorf("create %s: %w", l.ErrorLog, err)
+		}
+		f.Close()
+		if err := u.chown(l.ErrorLog); err != nil {
+			return err
+		}
+	}
 	return nil
 }
+
+// fileDir is the only directory the server's file functions (LOAD_FILE,
+// INTO OUTFILE, LOAD DATA INFILE) reach: secure_file_priv.
+func fileDir(l layout) string { return filepath.Join(l.ServerDir, "files") }
 
 func writeFiles(files []configFile, u osUser) error {
 	for _, f := range files {

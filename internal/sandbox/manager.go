@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"sort"
 	"time"
+
+	"github.com/dbarena/dbarena/internal/target"
 )
 
 // Manager creates and runs the sandboxes under Home/sandboxes. Its methods
@@ -16,13 +18,17 @@ import (
 type Manager struct {
 	// Home is $DBARENA_HOME.
 	Home string
-	// ServerRoot holds the files of servers that cannot run as the current
-	// user (PostgreSQL when dbarena runs as root), in ServerRoot/HASH/NAME
+	// ServerRoot holds the files of servers that do not run as the current
+	// user (every server when dbarena runs as root), in ServerRoot/HASH/NAME
 	// owned by ServerUser. Default /var/lib/dbarena.
 	ServerRoot string
-	// ServerUser is the unprivileged OS user such servers run as; "" means
-	// "postgres" if it exists, else "dbarena" (created with useradd).
+	// ServerUser is the unprivileged OS user servers run as when dbarena
+	// runs as root; "" means "dbarena" (created with useradd if missing),
+	// or "postgres" for PostgreSQL if that user exists.
 	ServerUser string
+	// Notify, if set, receives one-line notices of changes to the system
+	// made on the caller's behalf (a created OS user).
+	Notify func(msg string)
 	// SearchDirs are the directories (glob patterns allowed) Discover
 	// searches, in order.
 	SearchDirs []string
@@ -97,4 +103,15 @@ func (m *Manager) List() ([]*Sandbox, error) {
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
 	return out, errors.Join(errs...)
+}
+
+// Admin returns the superuser connection of the sandbox name through its
+// unix socket (see Sandbox.AdminTarget): for what the workload account may
+// not do, such as SET GLOBAL.
+func (m *Manager) Admin(name string) (target.Target, error) {
+	sb, err := m.Get(name)
+	if err != nil {
+		return target.Target{}, err
+	}
+	return sb.AdminTarget(), nil
 }

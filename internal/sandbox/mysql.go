@@ -80,20 +80,21 @@ func (mysqlFamily) ConfigBeforeInit() bool { return true }
 
 func (mysqlFamily) StopSignal() syscall.Signal { return syscall.SIGTERM }
 
-// Layout implements engine. MySQL-family servers run as the current user
-// (root included, with --user=root), so every file lives under dir.
-func (mysqlFamily) Layout(dir, _ string, _ int) layout {
-	run := shortRunDir(filepath.Join(dir, "run"), "mysqld.sock.lock")
+// Layout implements engine. Every file the server writes lives in
+// serverDir, which the server's OS user owns (the sandbox directory itself
+// when the server runs as the current user).
+func (mysqlFamily) Layout(dir, serverDir string, _ int) layout {
+	run := shortRunDir(filepath.Join(serverDir, "run"), "mysqld.sock.lock")
 	return layout{
 		Dir:       dir,
-		ServerDir: dir,
-		Datadir:   filepath.Join(dir, "data"),
+		ServerDir: serverDir,
+		Datadir:   filepath.Join(serverDir, "data"),
 		RunDir:    run,
 		Socket:    filepath.Join(run, "mysqld.sock"),
-		PIDFile:   filepath.Join(dir, "mysqld.pid"),
-		ErrorLog:  filepath.Join(dir, "error.log"),
-		TmpDir:    filepath.Join(dir, "tmp"),
-		Config:    filepath.Join(dir, "my.cnf"),
+		PIDFile:   filepath.Join(serverDir, "mysqld.pid"),
+		ErrorLog:  filepath.Join(serverDir, "error.log"),
+		TmpDir:    filepath.Join(serverDir, "tmp"),
+		Config:    filepath.Join(serverDir, "my.cnf"),
 	}
 }
 
@@ -152,6 +153,9 @@ func (e mysqlFamily) renderMyCnf(c serverConfig, extra []Setting) ([]configFile,
 		{"pid_file", l.PIDFile},
 		{"log_error", l.ErrorLog},
 		{"tmpdir", l.TmpDir},
+		// LOAD_FILE, LOAD DATA INFILE and SELECT ... INTO OUTFILE reach
+		// only this private directory.
+		{"secure_file_priv", fileDir(l)},
 	}
 	if c.Basedir != "" {
 		opts = append([]Setting{{"basedir", c.Basedir}}, opts...)
@@ -224,7 +228,7 @@ func (e mariadbEngine) InitCommand(c serverConfig) command {
 }
 
 // InitCommand implements engine: root@localhost gets an empty password,
-// which only the owner of the private socket directory can use.
+// replaced on the first start (secureSQL) before connections are served.
 func (e mysqlEngine) InitCommand(c serverConfig) command {
 	args := []string{"--defaults-file=" + c.Layout.Config, "--initialize-insecure"}
 	if c.Basedir != "" {
@@ -250,8 +254,55 @@ func (e mysqlFamily) AdminTarget(c serverConfig) target.Target {
 	return target.Target{Flavor: e.bin.Flavor, Version: e.bin.Version, Socket: c.Layout.Socket, User: "root"}
 }
 
+// secureSQL implements rootSecurer: the init file of the first start
+// drops the accounts the installer made that TCP could reach (root at
+// 127.0.0.1, ::1 and the host name, anonymous ones), drops anonymous
+// grants, and gives root@localhost a password. One statement per line, as
+// init files want.
+func (e mysqlFamily) secureSQL(rootPassword, hostname string) string {
+	var b strings.Builder
+	for _, acct := range [][2]string{{"root", "127.0.0.1"}, {"root", "::1"}, {"root", hostname}, {"", "localhost"}, {"", hostname}} {
+		if acct[1] == "" || (acct[0] == "root" && acct[1] == "localhost") {
+			continue
+		}
+		fmt.Fprintf(&b, "DROP USER IF EXISTS %s@%s;\n", sqlString(acct[0]), sqlString(acct[1]))
+	}
+	if e.bin.Flavor == target.FlavorMariaDB {
+		// Old installers grant every user (User '') the test databases.
+		b.WriteString("DELETE FROM mysql.db WHERE User = '';\nFLUSH PRIVILEGES;\n")
+	}
+	fmt.Fprintf(&b, "%s;\n", e.setPasswordSQL("root", "localhost", rootPassword))
+	return b.String()
+}
+
+// setPasswordSQL sets an account's password; MariaDB before 10.2 has no
+// ALTER USER, SET PASSWORD with PASSWORD() does the same.
+func (e mysqlFamily) setPasswordSQL(user, host, password string) string {
+	if e.oldMariaDB() {
+		return fmt.Sprintf("SET PASSWORD FOR %s@%s = PASSWORD(%s)", sqlString(user), sqlString(host), sqlString(password))
+	}
+	return fmt.Sprintf("ALTER USER %s@%s IDENTIFIED BY %s", sqlString(user), sqlString(host), sqlString(password))
+}
+
+func (e mysqlFamily) oldMariaDB() bool {
+	return e.bin.Flavor == target.FlavorMariaDB && e.bin.Version != "" && !versionAtLeast(e.bin.Version, "10.2")
+}
+
+// sqlString quotes s as a MySQL string literal (backslash escapes on).
+func sqlString(s string) string {
+	return "'" + strings.NewReplacer(`\`, `\\`, `'`, `\'`, "\x00", `\0`, "\n", `\n`, "\r", `\r`).Replace(s) + "'"
+}
+
+// workloadGrants are the global privileges of the workload account besides
+// ALL on its database: PROCESS for the InnoDB and processlist views of
+// monitoring. Not FILE, SUPER or GRANT OPTION.
+const workloadGrants = "PROCESS"
+
 // Bootstrap implements engine: the database, and the account at 127.0.0.1
-// and localhost with every privilege (sysbench and tpcc need broad rights).
+// and localhost with ALL on that database, workloadGrants and SELECT on
+// performance_schema. An account made by an older dbarena with every
+// privilege loses them first. Anonymous accounts and root at any host but
+// localhost are dropped, whatever made them.
 func (e mysqlFamily) Bootstrap(ctx context.Context, admin target.Target, a account) error {
 	d := dialect.MySQLDialect{}
 	cfg := d.Config(admin, dialect.OpenOptions{MaxConns: 1})
@@ -264,22 +315,61 @@ func (e mysqlFamily) Bootstrap(ctx context.Context, admin target.Target, a accou
 	}
 	db := sql.OpenDB(conn)
 	defer db.Close()
-	stmts := []stmt{{"CREATE DATABASE IF NOT EXISTS " + d.QuoteIdent(a.Database), nil}}
-	// MariaDB before 10.2 has no ALTER USER: SET PASSWORD does the same.
-	setPassword := "ALTER USER ?@? IDENTIFIED BY ?"
-	if e.bin.Flavor == target.FlavorMariaDB && e.bin.Version != "" && !versionAtLeast(e.bin.Version, "10.2") {
-		setPassword = "SET PASSWORD FOR ?@? = PASSWORD(?)"
+	if err := dropReachable(ctx, db); err != nil {
+		return err
 	}
+	stmts := []stmt{{"CREATE DATABASE IF NOT EXISTS " + d.QuoteIdent(a.Database), nil}}
 	for _, host := range []string{"127.0.0.1", "localhost"} {
 		stmts = append(stmts,
 			stmt{"CREATE USER IF NOT EXISTS ?@? IDENTIFIED BY ?", []any{a.User, host, a.Password}},
-			stmt{setPassword, []any{a.User, host, a.Password}},
-			stmt{"GRANT ALL PRIVILEGES ON *.* TO ?@? WITH GRANT OPTION", []any{a.User, host}},
+			stmt{e.setPasswordSQL(a.User, host, a.Password), nil})
+		var broad bool
+		err := db.QueryRowContext(ctx, `SELECT COUNT(*) > 0 FROM mysql.user WHERE User = ? AND Host = ?
+			AND (Select_priv = 'Y' OR File_priv = 'Y' OR Super_priv = 'Y' OR Grant_priv = 'Y')`, a.User, host).Scan(&broad)
+		if err != nil {
+			return fmt.Errorf("bootstrap: privileges of %s@%s: %w", a.User, host, err)
+		}
+		if broad {
+			stmts = append(stmts, stmt{"REVOKE ALL PRIVILEGES, GRANT OPTION FROM ?@?", []any{a.User, host}})
+		}
+		stmts = append(stmts,
+			stmt{"GRANT ALL PRIVILEGES ON " + d.QuoteIdent(a.Database) + ".* TO ?@?", []any{a.User, host}},
+			stmt{"GRANT " + workloadGrants + " ON *.* TO ?@?", []any{a.User, host}},
+			stmt{"GRANT SELECT ON performance_schema.* TO ?@?", []any{a.User, host}},
 		)
 	}
 	for _, s := range stmts {
 		if _, err := db.ExecContext(ctx, s.q, s.args...); err != nil {
 			return fmt.Errorf("bootstrap %q: %w", s.q, err)
+		}
+	}
+	return nil
+}
+
+// dropReachable drops anonymous accounts and root at hosts other than
+// localhost (reachable over TCP, with empty passwords as installers make
+// them).
+func dropReachable(ctx context.Context, db *sql.DB) error {
+	rows, err := db.QueryContext(ctx, "SELECT User, Host FROM mysql.user WHERE User = '' OR (User = 'root' AND Host <> 'localhost')")
+	if err != nil {
+		return fmt.Errorf("bootstrap: list accounts: %w", err)
+	}
+	var accts [][2]string
+	for rows.Next() {
+		var u, h string
+		if err := rows.Scan(&u, &h); err != nil {
+			rows.Close()
+			return fmt.Errorf("bootstrap: list accounts: %w", err)
+		}
+		accts = append(accts, [2]string{u, h})
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return fmt.Errorf("bootstrap: list accounts: %w", err)
+	}
+	for _, a := range accts {
+		if _, err := db.ExecContext(ctx, "DROP USER ?@?", a[0], a[1]); err != nil {
+			return fmt.Errorf("bootstrap: drop account %q@%q: %w", a[0], a[1], err)
 		}
 	}
 	return nil

@@ -23,11 +23,14 @@ type startPlan struct {
 	preload string
 	// tlsFiles are a TLS sandbox's server certificate and key (addTLS).
 	tlsFiles []configFile
+	// secure is the init file of a first start (rootSecurer), "" when
+	// the sandbox is secured already.
+	secure string
 }
 
 // changed reports whether a server running as rec would differ from p.
 func (p *startPlan) changed(rec *record) bool {
-	return configChanged(p.files) || !slices.Equal(rec.Command, p.start.Args) || rec.Preload != p.preload
+	return configChanged(p.files) || !slices.Equal(rec.Command, p.start.Args) || rec.Preload != p.preload || p.secure != ""
 }
 
 // plan applies spec to rec (binary, port, layout, password...) and works
@@ -48,7 +51,14 @@ func (m *Manager) plan(rec *record, spec Spec, isNew bool) (*startPlan, error) {
 		return nil, err
 	}
 	rec.ServerUser = p.user.Name
-	rec.Layout = p.eng.Layout(m.dir(rec.Name), m.serverDir(rec.Name, p.user), rec.Port)
+	l := p.eng.Layout(m.dir(rec.Name), m.serverDir(rec.Name, p.user), rec.Port)
+	if rec.Initialized && rec.Layout.Datadir != l.Datadir {
+		// An older dbarena ran MySQL-family servers as root, in the
+		// sandbox directory.
+		return nil, fmt.Errorf("%w: sandbox %q keeps its data in %s, but its server must now run from %s as another OS user (older dbarena versions ran it as root); remove it (dbarena server rm %s) and start it again",
+			ErrInvalidSpec, rec.Name, rec.Layout.Datadir, l.Datadir, rec.Name)
+	}
+	rec.Layout = l
 	pw, err := m.password(rec, spec)
 	if err != nil {
 		return nil, err
@@ -68,6 +78,15 @@ func (m *Manager) plan(rec *record, spec Spec, isNew bool) (*startPlan, error) {
 	}
 	p.acct = account{User: rec.User, Password: pw, Database: rec.Database}
 	p.admin = p.eng.AdminTarget(p.cfg)
+	if rs, ok := p.eng.(rootSecurer); ok {
+		if p.admin.Password, err = adminPassword(m.dir(rec.Name)); err != nil {
+			return nil, fmt.Errorf("sandbox %q: %w", rec.Name, err)
+		}
+		if !rec.Secured {
+			host, _ := os.Hostname()
+			p.secure = rs.secureSQL(p.admin.Password, host)
+		}
+	}
 	p.start = p.eng.StartCommand(p.cfg)
 	if p.preload, err = allocatorPreload(rec.Allocator); err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrInvalidSpec, err)

@@ -59,3 +59,27 @@ func (m *Manager) password(rec *record, spec Spec) (string, error) {
 	}
 	return pw, nil
 }
+
+// adminPasswordPath is the file holding the server superuser's password
+// (0600), beside the workload one.
+func adminPasswordPath(dir string) string { return filepath.Join(dir, "admin-password") }
+
+// adminPassword returns the superuser password of the sandbox in dir,
+// generating and keeping it on first use.
+func adminPassword(dir string) (string, error) {
+	b, err := os.ReadFile(adminPasswordPath(dir))
+	if err == nil {
+		return strings.TrimRight(string(b), "\n"), nil
+	}
+	if !errors.Is(err, os.ErrNotExist) {
+		return "", fmt.Errorf("read admin password: %w", err)
+	}
+	pw, err := generatePassword()
+	if err != nil {
+		return "", err
+	}
+	if err := writePrivate(adminPasswordPath(dir), []byte(pw+"\n"), osUser{}); err != nil {
+		return "", fmt.Errorf("save admin password: %w", err)
+	}
+	return pw, nil
+}

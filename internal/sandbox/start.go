@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
+	"slices"
 	"time"
 
 	"github.com/dbarena/dbarena/internal/dialect"
@@ -128,8 +130,9 @@ func (m *Manager) initialize(ctx context.Context, rec *record, p *startPlan) err
 	if err := runInit(ctx, eng.InitCommand(p.cfg), l.ServerDir, u, l.ErrorLog); err != nil {
 		return &StartError{Name: rec.Name, Phase: "initialize", Err: err, LogFile: l.ErrorLog, LogTail: tailLog(l.ErrorLog, offset, 20)}
 	}
-	if err := os.Chmod(l.Datadir, 0o700); err != nil {
-		return fmt.Errorf("chmod %s: %w", l.Datadir, err)
+	// Installer scripts create some files with dbarena's umask.
+	if err := privatize(l.ServerDir); err != nil {
+		return fmt.Errorf("sandbox %q: %w", rec.Name, err)
 	}
 	rec.Initialized = true
 	return m.save(rec)
@@ -143,7 +146,18 @@ func (m *Manager) launch(ctx context.Context, rec *record, p *startPlan) error {
 	fail := func(phase string, err error) error {
 		return &StartError{Name: rec.Name, Phase: phase, Err: err, LogFile: l.ErrorLog, LogTail: tailLog(l.ErrorLog, offset, 20)}
 	}
-	proc, err := startDetached(p.start, l.ServerDir, p.user, l.ErrorLog)
+	start := p.start
+	if p.secure != "" {
+		// The init file runs before the server serves connections; the
+		// recorded command leaves it out (it is a suffix of the live one).
+		initFile := filepath.Join(fileDir(l), "secure.sql")
+		if err := writePrivate(initFile, []byte(p.secure), p.user); err != nil {
+			return fail("start", err)
+		}
+		defer os.Remove(initFile)
+		start.Args = append(slices.Clone(start.Args), "--init-file="+initFile)
+	}
+	proc, err := startDetached(start, l.ServerDir, p.user, l.ErrorLog)
 	if err != nil {
 		return fail("start", err)
 	}
@@ -160,6 +174,9 @@ func (m *Manager) launch(ctx context.Context, rec *record, p *startPlan) error {
 	if err := eng.Bootstrap(ctx, p.admin, p.acct); err != nil {
 		m.kill(rec, eng)
 		return fail("bootstrap", err)
+	}
+	if p.secure != "" {
+		rec.Secured = true
 	}
 	return m.save(rec)
 }

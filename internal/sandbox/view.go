@@ -1,6 +1,11 @@
 package sandbox
 
-import "github.com/dbarena/dbarena/internal/target"
+import (
+	"os"
+	"strings"
+
+	"github.com/dbarena/dbarena/internal/target"
+)
 
 // State is the live state of a sandbox.
 type State string
@@ -47,6 +52,8 @@ type Sandbox struct {
 	// TLSCA is the CA certificate of a TLS sandbox's server, for clients
 	// that verify it (tls-ca=, sslrootcert=); "" without TLS.
 	TLSCA string `json:"tls_ca,omitempty"`
+	// ServerUser is the OS user the server runs as, "" for dbarena's own.
+	ServerUser string `json:"server_user,omitempty"`
 
 	password string
 	admin    target.Target
@@ -62,7 +69,8 @@ func (s *Sandbox) Target() target.Target {
 }
 
 // AdminTarget is the server superuser's connection through the unix socket
-// (root or postgres, no password). Only the owner of the sandbox can use it.
+// (root with the sandbox's admin password, or postgres trusted on a socket
+// only the server's OS user and root can reach).
 func (s *Sandbox) AdminTarget() target.Target {
 	t := s.admin
 	t.Sandbox = s.Name
@@ -77,7 +85,7 @@ func (m *Manager) view(rec *record) *Sandbox {
 		User: rec.User, Database: rec.Database, Datadir: rec.Layout.Datadir,
 		State: rec.liveState(), Profile: rec.Profile, Basedir: rec.Basedir,
 		Server: rec.Server, Dir: rec.Layout.Dir, ErrorLog: rec.Layout.ErrorLog,
-		Settings: rec.Settings, Allocator: rec.Allocator,
+		Settings: rec.Settings, Allocator: rec.Allocator, ServerUser: rec.ServerUser,
 	}
 	s.TLSCA = tlsCAPath(rec)
 	if s.State != StateStopped {
@@ -91,6 +99,9 @@ func (m *Manager) view(rec *record) *Sandbox {
 		s.admin.User, s.admin.Database = pgSuperuser, "postgres"
 	} else {
 		s.admin.User = "root"
+		if b, err := os.ReadFile(adminPasswordPath(rec.Layout.Dir)); err == nil {
+			s.admin.Password = strings.TrimRight(string(b), "\n")
+		}
 	}
 	return s
 }

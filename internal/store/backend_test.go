@@ -60,7 +60,15 @@ func backendLocation(t *testing.T, name string) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	db, err := d.Open(tgt, dialect.OpenOptions{MaxConns: 1})
+	// The workload account may not create databases: on the MySQL family
+	// the sandbox's superuser makes the namespace and grants it.
+	owner := tgt
+	if name != "postgres" {
+		if owner, err = sandboxtest.Manager(t).Admin(tgt.Sandbox); err != nil {
+			t.Fatal(err)
+		}
+	}
+	db, err := d.Open(owner, dialect.OpenOptions{MaxConns: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -72,6 +80,11 @@ func backendLocation(t *testing.T, name string) string {
 	}
 	if _, err := db.ExecContext(context.Background(), create); err != nil {
 		t.Fatalf("%s: %v", create, err)
+	}
+	if name != "postgres" {
+		if _, err := db.ExecContext(context.Background(), "GRANT ALL ON "+ns+".* TO ?@'127.0.0.1'", tgt.User); err != nil {
+			t.Fatalf("grant %s: %v", ns, err)
+		}
 	}
 	t.Cleanup(func() {
 		db, err := d.Open(tgt, dialect.OpenOptions{MaxConns: 1})
