@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/dbarena/dbarena/internal/sandbox"
 	"github.com/dbarena/dbarena/internal/workload"
 	"github.com/dbarena/dbarena/internal/workload/micro"
 	"github.com/dbarena/dbarena/internal/workload/oltp"
@@ -162,4 +163,12 @@ func (a *App) home() string {
 		return filepath.Join(h, ".local", "share", "dbarena")
 	}
 	return filepath.Join(os.TempDir(), "dbarena")
+}
+
+// sandboxes is the sandbox manager of $DBARENA_HOME; what it does once
+// (creating the OS user servers run as) is said on stderr.
+func (a *App) sandboxes() *sandbox.Manager {
+	m := sandbox.NewManager(a.home())
+	m.Notify = func(msg string) { fmt.Fprintln(a.Stderr, "dbarena: "+msg) }
+	return m
 }

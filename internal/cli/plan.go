@@ -15,7 +15,6 @@ import (
 	"github.com/dbarena/dbarena/internal/hostinfo"
 	"github.com/dbarena/dbarena/internal/lab"
 	"github.com/dbarena/dbarena/internal/plan"
-	"github.com/dbarena/dbarena/internal/sandbox"
 	"github.com/dbarena/dbarena/internal/store"
 	"github.com/dbarena/dbarena/internal/summary"
 	"github.com/dbarena/dbarena/internal/target"
@@ -65,7 +64,7 @@ func (a *App) loadPlan(path string, scale float64) (*plan.Plan, []string, error)
 		return nil, nil, validate(errs)
 	}
 	cat, _ := catalog.Open(a.home()).List()
-	return p, lab.Expand(p, cat, sandbox.NewManager(a.home()).Discover), nil
+	return p, lab.Expand(p, cat, a.sandboxes().Discover), nil
 }
 
 func planFlags(name string) (*planOptions, *pflag.FlagSet) {
@@ -147,7 +146,7 @@ func (a *App) planRun(ctx context.Context, args []string) error {
 	host := hostinfo.Collect()
 	l := &lab.Lab{
 		Store:     st,
-		Sandboxes: lab.Local{Manager: sandbox.NewManager(a.home()), Catalog: catalog.Open(a.home())},
+		Sandboxes: lab.Local{Manager: a.sandboxes(), Catalog: catalog.Open(a.home())},
 		Pipeline:  planPipeline{a: a, st: st, host: host},
 		Observer:  planPrinter{w: a.Stdout, p: p},
 		Stamp: func(run *summary.Run, t target.Target) {

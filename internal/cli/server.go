@@ -31,7 +31,7 @@ func (a *App) server(ctx context.Context, args []string) error {
 	if len(args) == 0 {
 		return usagef("name a server command: start, stop, restart, rm, list, show, import, forget")
 	}
-	m := sandbox.NewManager(a.home())
+	m := a.sandboxes()
 	sub, rest := args[0], args[1:]
 	switch sub {
 	case "start":

@@ -17,7 +17,7 @@ import (
 // without a password gets one from cred and the environment; one with a
 // password works but draws a warning (it is visible in ps).
 func (a *App) resolveTarget(ctx context.Context, spec string, cred credentialFlags) (target.Target, error) {
-	m := sandbox.NewManager(a.home())
+	m := a.sandboxes()
 	if spec == "" || strings.HasPrefix(spec, "sandbox:") {
 		if cred.passwordFile != "" || cred.optionFile != "" {
 			return target.Target{}, usagef("--password-file and --mysql-option-file apply to a DSN --target; a sandbox keeps its own password")
