@@ -79,6 +79,11 @@ func (a *App) resolveStoreDSN(loc string) (string, error) {
 	if err != nil {
 		return loc, nil
 	}
+	switch u.Scheme {
+	case "mysql", "mariadb", "postgres", "postgresql":
+	default:
+		return loc, nil // not a store DSN: store.Open says why
+	}
 	if _, ok := u.User.Password(); ok {
 		a.warnArgvPassword("--results", resultsPasswordEnv)
 		return loc, nil
