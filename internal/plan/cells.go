@@ -40,6 +40,29 @@ func (p *Plan) Variants() []Variant {
 	return out
 }
 
+// SandboxTLS reports whether server s's sandbox is started with TLS: the
+// server says tls: true or a tls axis has the value on. Such a sandbox
+// takes plain and TLS connections alike.
+func (p *Plan) SandboxTLS(s Server) bool {
+	if s.DSN != "" {
+		return false
+	}
+	if s.TLS {
+		return true
+	}
+	for _, a := range p.Axes {
+		if a.Name != AxisTLS {
+			continue
+		}
+		for _, v := range a.Values {
+			if v.Value == "on" {
+				return true
+			}
+		}
+	}
+	return false
+}
+
 // Cell is one point of the matrix, run once per round.
 type Cell struct {
 	// ID is the cell's coordinates as "k=v,k=v", stable across runs of the
@@ -59,6 +82,9 @@ type Cell struct {
 	// Settings are server settings from the plan's server and server.KEY
 	// axes, axes last.
 	Settings []Param
+	// TLS: the cell connects over TLS, verifying the server (tls axis
+	// value on, or the server's tls: true without a tls axis).
+	TLS bool
 	// DataKey identifies the prepared data the cell needs on its variant.
 	DataKey string
 }
@@ -140,12 +166,15 @@ func (p *Plan) cell(w Workload, vi int, v Variant, chosen map[string]string) Cel
 	}
 	c.Params = append(c.Params, w.Params...)
 	c.Settings = append(c.Settings, v.Server.Settings...)
+	c.TLS = v.Server.TLS
 	for _, a := range p.Axes {
 		val := chosen[a.Name]
 		c.Coords = append(c.Coords, Param{Key: a.Name, Value: val})
 		switch {
 		case a.Name == AxisThreads:
 			c.Threads, _ = strconv.Atoi(val)
+		case a.Name == AxisTLS:
+			c.TLS = val == "on"
 		case strings.HasPrefix(a.Name, ServerAxisPrefix):
 			c.Settings = setParam(c.Settings, strings.TrimPrefix(a.Name, ServerAxisPrefix), val)
 		default:

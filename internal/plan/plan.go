@@ -89,6 +89,9 @@ type Server struct {
 	// Engines are storage-engine variants (MySQL family); each is its own
 	// sandbox with coordinate "engine".
 	Engines []Param
+	// TLS starts the server with TLS on and connects its runs over TLS,
+	// verifying the server (tls: true); a tls axis decides per cell.
+	TLS bool
 	// Line is the line of the server's server, flavor, dsn or catalog key
 	// (of its mapping when it has none).
 	Line int
@@ -110,8 +113,8 @@ type Param struct {
 	Line       int
 }
 
-// Axis is one swept dimension: threads, a workload parameter, or a server
-// setting (server.KEY).
+// Axis is one swept dimension: threads, tls, a workload parameter, or a
+// server setting (server.KEY).
 type Axis struct {
 	Name   string
 	Values []Param // Key empty; Value is the value
@@ -127,6 +130,9 @@ type Action struct {
 // Axis kinds.
 const (
 	AxisThreads = "threads"
+	// AxisTLS is tls: [off, on]: a cell connects over TLS (on) or in plain
+	// text (off) to the same sandbox, started with TLS so that it takes both.
+	AxisTLS = "tls"
 	// ServerAxisPrefix marks server-setting axes: server.sync_binlog.
 	ServerAxisPrefix = "server."
 )
@@ -368,6 +374,18 @@ func (p *Plan) check() []error {
 				}
 			}
 		}
+		if a.Name == AxisTLS {
+			for _, v := range a.Values {
+				if v.Value != "on" && v.Value != "off" {
+					bad(v.Line, "tls %q: want on or off", v.Value)
+				}
+			}
+			for _, s := range p.Servers {
+				if s.DSN != "" {
+					bad(s.Line, "server %q: a dsn server cannot take the tls axis (line %d): dbarena does not start it; give its TLS in the dsn (tls=, sslmode=) or list it in another plan", s.Name, a.Line)
+				}
+			}
+		}
 	}
 	if p.AutoWarmup && p.Warmup <= 0 {
 		bad(p.Lines["warmup"], "warmup: auto needs warmup_max > 0")
@@ -471,7 +489,7 @@ func parseServers(key, v *yaml.Node, bad badFunc) []Server {
 	var out []Server
 	for _, n := range sequence(key, v, bad) {
 		if n.Kind != yaml.MappingNode {
-			bad(n, "a server is a mapping (name, server|flavor|dsn|catalog, profile, settings, engines), not %s", kindName(n))
+			bad(n, "a server is a mapping (name, server|flavor|dsn|catalog, profile, settings, engines, tls), not %s", kindName(n))
 			continue
 		}
 		s := Server{Line: n.Line, nameLine: n.Line}
@@ -536,8 +554,16 @@ func parseServers(key, v *yaml.Node, bad badFunc) []Server {
 				for _, e := range sequence(k, val, bad) {
 					s.Engines = append(s.Engines, Param{Value: scalar(nil, e, bad), Line: e.Line})
 				}
+			case "tls":
+				switch b := scalar(k, val, bad); strings.ToLower(b) {
+				case "true":
+					s.TLS = true
+				case "false":
+				default:
+					bad(val, "tls %q: want true or false", b)
+				}
 			default:
-				bad(k, "unknown server key %q (want name, server, flavor, dsn, catalog, profile, buffer_pool, allocator, settings, engines)", k.Value)
+				bad(k, "unknown server key %q (want name, server, flavor, dsn, catalog, profile, buffer_pool, allocator, settings, engines, tls)", k.Value)
 			}
 		}
 		if sources != 1 {
@@ -553,8 +579,8 @@ func parseServers(key, v *yaml.Node, bad badFunc) []Server {
 				bad(n, "a server needs a name")
 			}
 		}
-		if s.DSN != "" && (len(s.Settings) > 0 || s.Profile != "" || s.Allocator != "" || s.BufferPool != "") {
-			bad(n, "server %q: a dsn server is not managed by dbarena: no profile, settings, buffer_pool or allocator", s.Name)
+		if s.DSN != "" && (len(s.Settings) > 0 || s.Profile != "" || s.Allocator != "" || s.BufferPool != "" || s.TLS) {
+			bad(n, "server %q: a dsn server is not managed by dbarena: no profile, settings, buffer_pool, allocator or tls (give TLS in the dsn: tls=, sslmode=)", s.Name)
 		}
 		out = append(out, s)
 	}
