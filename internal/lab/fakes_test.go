@@ -90,16 +90,23 @@ func (s *fakeStore) SaveRun(_ context.Context, run *summary.Run) (int64, error) 
 
 type fakeSandboxes world
 
-func (f *fakeSandboxes) Start(_ context.Context, name string, s plan.Server, settings []plan.Param) (target.Target, error) {
+// Start logs "start NAME SETTINGS" (and " tls" for a TLS sandbox, whose CA
+// is /ca/NAME.pem).
+func (f *fakeSandboxes) Start(_ context.Context, name string, s plan.Server, settings []plan.Param) (target.Target, string, error) {
 	var kv []string
 	for _, p := range settings {
 		kv = append(kv, p.Key+"="+p.Value)
 	}
-	f.log = append(f.log, strings.TrimSpace("start "+name+" "+strings.Join(kv, ",")))
-	if err := f.startErr[name]; err != nil {
-		return target.Target{}, err
+	line := strings.TrimSpace("start " + name + " " + strings.Join(kv, ","))
+	ca := ""
+	if s.TLS {
+		line, ca = line+" tls", "/ca/"+name+".pem"
 	}
-	return target.Target{Flavor: target.Flavor(s.Flavor), Host: "127.0.0.1", Port: 3306, Sandbox: name}, nil
+	f.log = append(f.log, line)
+	if err := f.startErr[name]; err != nil {
+		return target.Target{}, "", err
+	}
+	return target.Target{Flavor: target.Flavor(s.Flavor), Host: "127.0.0.1", Port: 3306, Sandbox: name}, ca, nil
 }
 
 func (f *fakeSandboxes) Restart(_ context.Context, name string) error {

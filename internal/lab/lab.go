@@ -36,8 +36,10 @@ type Store interface {
 // Sandboxes starts and stops the variants' servers. Local is the real one.
 type Sandboxes interface {
 	// Start starts sandbox name for server s with settings, replacing the
-	// settings of a sandbox already running, and returns its target.
-	Start(ctx context.Context, name string, s plan.Server, settings []plan.Param) (target.Target, error)
+	// settings of a sandbox already running, and returns its target (with
+	// no TLS parameters) and, for a sandbox with TLS on (s.TLS), the CA
+	// certificate file that verifies its server.
+	Start(ctx context.Context, name string, s plan.Server, settings []plan.Param) (t target.Target, tlsCA string, err error)
 	// Restart restarts a running sandbox.
 	Restart(ctx context.Context, name string) error
 	// Stop stops a sandbox.
@@ -212,7 +214,7 @@ func roundKey(cell, round string) string { return cell + "#" + round }
 // step runs one step; a step that cannot run is stored as a failed run.
 func (l *Lab) step(ctx context.Context, p *plan.Plan, session string, step plan.Step, s *server) *summary.Run {
 	j := Job{Plan: p, Step: step, Session: session}
-	t, err := l.target(ctx, s, step.Cell)
+	t, err := l.target(ctx, p, s, step.Cell)
 	j.Target = t
 	if err != nil {
 		return l.fail(ctx, j, fmt.Errorf("server %s: %w", s.v.Server.Name, err))

@@ -20,27 +20,27 @@ type Local struct {
 var _ Sandboxes = Local{}
 
 // Start starts the sandbox of Spec(name, s, settings).
-func (l Local) Start(ctx context.Context, name string, s plan.Server, settings []plan.Param) (target.Target, error) {
+func (l Local) Start(ctx context.Context, name string, s plan.Server, settings []plan.Param) (target.Target, string, error) {
 	spec := Spec(name, s, settings)
 	switch {
 	case s.Server != "":
 		e, err := l.Catalog.Get(s.Server)
 		if err != nil {
-			return target.Target{}, err
+			return target.Target{}, "", err
 		}
 		spec.Basedir = e.Basedir
 	case s.Flavor != "":
 		f, err := target.ParseFlavor(s.Flavor)
 		if err != nil {
-			return target.Target{}, err
+			return target.Target{}, "", err
 		}
 		spec.Flavor = f
 	}
 	sb, err := l.Manager.Start(ctx, spec)
 	if err != nil {
-		return target.Target{}, err
+		return target.Target{}, "", err
 	}
-	return sb.Target(), nil
+	return sb.Target(), sb.TLSCA, nil
 }
 
 // Restart restarts sandbox name.
@@ -66,11 +66,11 @@ func (Local) DropCaches() error {
 
 // Spec is the sandbox of a plan server with a cell's settings: the plan's
 // profile (default "default"), buffer pool and allocator (default the C
-// library's) and whether unsafe settings are allowed, without the binary
-// (Local.Start finds it).
+// library's), TLS and whether unsafe settings are allowed, without the
+// binary (Local.Start finds it).
 func Spec(name string, s plan.Server, settings []plan.Param) sandbox.Spec {
 	spec := sandbox.Spec{Name: name, Profile: s.Profile, BufferPool: s.BufferPool, Allocator: s.Allocator,
-		AllowUnsafe: s.AllowUnsafeSettings}
+		AllowUnsafe: s.AllowUnsafeSettings, TLS: s.TLS}
 	if spec.Allocator == "" {
 		spec.Allocator = "system"
 	}

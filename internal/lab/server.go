@@ -2,10 +2,12 @@ package lab
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"strings"
 
 	"github.com/dbarena/dbarena/internal/credentials"
+	"github.com/dbarena/dbarena/internal/dialect"
 	"github.com/dbarena/dbarena/internal/plan"
 	"github.com/dbarena/dbarena/internal/target"
 )
@@ -16,6 +18,7 @@ type server struct {
 	name string // sandbox name
 	// target is the server's connection once started (or parsed, for a DSN).
 	target target.Target
+	tlsCA  string // CA certificate of a sandbox with TLS on
 	err    error  // the server could not be started
 	key    string // settings applied at the last start
 	data   string // DataKey of the data loaded, "" for none
@@ -32,9 +35,40 @@ func SandboxName(v plan.Variant) string {
 	return n
 }
 
-// target starts (or reuses) the variant's server with the cell's settings.
-// A DSN server is used as it is.
-func (l *Lab) target(ctx context.Context, s *server, cell plan.Cell) (target.Target, error) {
+// target starts (or reuses) the variant's server with the cell's settings
+// (with TLS on when a cell of the plan needs it) and returns its target,
+// which verifies the server over TLS for a cell with TLS. A DSN server is
+// used as it is.
+func (l *Lab) target(ctx context.Context, p *plan.Plan, s *server, cell plan.Cell) (target.Target, error) {
+	t, err := l.sandboxTarget(ctx, p, s, cell)
+	if err != nil || !cell.TLS {
+		return t, err
+	}
+	if s.tlsCA == "" {
+		return t, fmt.Errorf("TLS asked for, but sandbox %s gave no CA certificate", s.name)
+	}
+	return WithTLS(t, s.tlsCA), nil
+}
+
+// WithTLS returns a copy of t that connects over TLS and verifies the
+// server with the CA certificate file ca: tls=true and tls-ca=CA for the
+// MySQL family, sslmode=verify-full and sslrootcert=CA for PostgreSQL.
+func WithTLS(t target.Target, ca string) target.Target {
+	params := make(map[string]string, len(t.Params)+2)
+	for k, v := range t.Params {
+		params[k] = v
+	}
+	if t.Family() == target.Postgres {
+		params["sslmode"], params["sslrootcert"] = "verify-full", ca
+	} else {
+		params[dialect.ParamTLS], params[dialect.ParamTLSCA] = "true", ca
+	}
+	t.Params = params
+	return t
+}
+
+// sandboxTarget is target without the cell's TLS parameters.
+func (l *Lab) sandboxTarget(ctx context.Context, p *plan.Plan, s *server, cell plan.Cell) (target.Target, error) {
 	if dsn := s.v.Server.DSN; dsn != "" {
 		if s.target.Host == "" && s.target.Socket == "" {
 			t, err := target.ParseDSN(dsn)
@@ -60,13 +94,15 @@ func (l *Lab) target(ctx context.Context, s *server, cell plan.Cell) (target.Tar
 	if s.started && s.err == nil && s.key == key {
 		return s.target, nil
 	}
-	t, err := l.Sandboxes.Start(ctx, s.name, s.v.Server, cell.Settings)
+	srv := s.v.Server
+	srv.TLS = p.SandboxTLS(srv)
+	t, ca, err := l.Sandboxes.Start(ctx, s.name, srv, cell.Settings)
 	s.started = true
 	if err != nil {
 		s.err = err
 		return target.Target{}, err
 	}
-	s.err, s.key, s.target = nil, key, t
+	s.err, s.key, s.target, s.tlsCA = nil, key, t, ca
 	return t, nil
 }
 

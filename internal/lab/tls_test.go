@@ -1,0 +1,198 @@
+package lab
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"testing"
+	"time"
+
+	"github.com/dbarena/dbarena/internal/catalog"
+	"github.com/dbarena/dbarena/internal/dialect"
+	"github.com/dbarena/dbarena/internal/sandbox/sandboxtest"
+	"github.com/dbarena/dbarena/internal/store"
+	"github.com/dbarena/dbarena/internal/summary"
+	"github.com/dbarena/dbarena/internal/target"
+)
+
+// tlsParams renders a target's TLS parameters as "k=v k=v" in key order.
+func tlsParams(t target.Target) string {
+	var keys []string
+	for k := range t.Params {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	s := ""
+	for _, k := range keys {
+		s += fmt.Sprintf(" %s=%s", k, t.Params[k])
+	}
+	return s
+}
+
+// TestTLSAxisTargets: with tls: [off, on] each sandbox starts once, with
+// TLS on, and only the tls=on cells' targets verify the server with its CA
+// (tls/tls-ca for MariaDB, sslmode/sslrootcert for PostgreSQL); the runs'
+// plan coordinates carry tls.
+func TestTLSAxisTargets(t *testing.T) {
+	w := newWorld()
+	var seen []string
+	w.onRun = func(j Job) {
+		seen = append(seen, fmt.Sprintf("%s tls=%s:%s", j.Step.CoordMap()["server"], j.Step.CoordMap()["tls"], tlsParams(j.Target)))
+	}
+	p := mustParse(t, `name: tls
+servers:
+  - {name: a, flavor: mariadb}
+  - {name: b, flavor: postgres}
+workloads: [oltp_point_select]
+axes:
+  tls: [off, on]
+rounds: 1
+`)
+	if _, err := w.lab().Run(context.Background(), p, Options{Session: "s"}); err != nil {
+		t.Fatal(err)
+	}
+	equal(t, "starts", w.logged("start"), []string{"start lab-a tls", "start lab-b tls"})
+	equal(t, "targets", seen, []string{
+		"a tls=off:",
+		"a tls=on: tls=true tls-ca=/ca/lab-a.pem",
+		"b tls=off:",
+		"b tls=on: sslmode=verify-full sslrootcert=/ca/lab-b.pem",
+	})
+	for _, r := range w.runs {
+		if v := r.Plan.Coords["tls"]; v != "on" && v != "off" {
+			t.Errorf("run %d: plan coords %v lack tls", r.ID, r.Plan.Coords)
+		}
+	}
+	if n := w.statuses()[summary.StatusComplete]; n != 4 {
+		t.Errorf("%d complete runs, want 4: %v", n, w.lines)
+	}
+}
+
+// TestServerTLSWithoutAxis: a server's tls: true starts its sandbox with
+// TLS and its runs verify it; another server of the plan stays plain.
+func TestServerTLSWithoutAxis(t *testing.T) {
+	w := newWorld()
+	var seen []string
+	w.onRun = func(j Job) { seen = append(seen, j.Step.CoordMap()["server"]+":"+tlsParams(j.Target)) }
+	p := mustParse(t, `name: tls
+servers:
+  - {name: a, flavor: mariadb, tls: true}
+  - {name: b, flavor: mariadb}
+workloads: [oltp_point_select]
+rounds: 1
+`)
+	if _, err := w.lab().Run(context.Background(), p, Options{Session: "s"}); err != nil {
+		t.Fatal(err)
+	}
+	equal(t, "starts", w.logged("start"), []string{"start lab-a tls", "start lab-b"})
+	equal(t, "targets", seen, []string{"a: tls=true tls-ca=/ca/lab-a.pem", "b:"})
+}
+
+// TestTLSAxisChecks: the tls axis is no workload parameter.
+func TestTLSAxisChecks(t *testing.T) {
+	p := mustParse(t, "name: c\nservers:\n  - {name: a, flavor: mariadb}\nworkloads: [toy]\naxes:\n  tls: [off, on]\n")
+	if errs := Check(p, toys); len(errs) > 0 {
+		t.Fatal(errs)
+	}
+}
+
+// TestWithTLSCopies: WithTLS leaves the target it is given as it was.
+func TestWithTLSCopies(t *testing.T) {
+	plain := target.Target{Flavor: target.FlavorMariaDB, Params: map[string]string{"x": "1"}}
+	got := WithTLS(plain, "/ca.pem")
+	if len(plain.Params) != 1 || tlsParams(got) != " tls=true tls-ca=/ca.pem x=1" {
+		t.Errorf("plain %v, with TLS %v", plain.Params, got.Params)
+	}
+}
+
+// sslProbe is a pipeline that stores each run with the session's cipher
+// (SHOW STATUS LIKE 'Ssl_cipher') as seen through the job's target.
+type sslProbe struct {
+	st      *store.Store
+	ciphers map[string]string // tls coordinate: cipher
+}
+
+func (*sslProbe) Prepare(context.Context, Job) error { return nil }
+
+func (pr *sslProbe) Run(ctx context.Context, j Job) (*summary.Run, error) {
+	d, err := dialect.For(j.Target.Family())
+	if err != nil {
+		return nil, err
+	}
+	db, err := d.Open(j.Target, dialect.OpenOptions{MaxConns: 1})
+	if err != nil {
+		return nil, err
+	}
+	defer db.Close()
+	var name, cipher string
+	if err := db.QueryRowContext(ctx, "SHOW STATUS LIKE 'Ssl_cipher'").Scan(&name, &cipher); err != nil {
+		return nil, err
+	}
+	pr.ciphers[j.Step.CoordMap()["tls"]] = cipher
+	run := &summary.Run{Schema: summary.Schema, Status: summary.StatusComplete, Workload: j.Step.Workload,
+		StartedAt: time.Now().UTC(), EndedAt: time.Now().UTC(), Threads: j.Threads(), Plan: j.Ref(), Tags: map[string]string{}}
+	for _, kv := range j.Tags() {
+		run.Tags[kv[0]] = kv[1]
+	}
+	_, err = pr.st.SaveRun(ctx, run)
+	return run, err
+}
+
+// TestLocalTLSAxis runs tls: [off, on] on a real MariaDB sandbox: the
+// tls=on run's session is encrypted (verified against the sandbox's CA),
+// the tls=off run's is not, and the stored runs carry the tls coordinate.
+func TestLocalTLSAxis(t *testing.T) {
+	m := sandboxtest.Manager(t)
+	if bins, _ := m.Discover(); !hasFlavor(bins, target.FlavorMariaDB) {
+		if os.Getenv("CI") != "" {
+			t.Fatal("no mariadb server binary")
+		}
+		t.Skip("no mariadb server binary")
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	st, err := store.Open(ctx, filepath.Join(t.TempDir(), "r.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	p := mustParse(t, `name: tlsreal
+servers:
+  - {name: m, flavor: mariadb, profile: fast}
+workloads: [probe]
+axes:
+  tls: [off, on]
+rounds: 1
+`)
+	pr := &sslProbe{st: st, ciphers: map[string]string{}}
+	l := &Lab{Store: st, Sandboxes: Local{Manager: m, Catalog: catalog.Open(t.TempDir())}, Pipeline: pr}
+	res, err := l.Run(ctx, p, Options{Session: "s"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := (Result{Session: "s", Ran: 2}); res != want {
+		rows, _ := st.List(ctx, store.Filter{})
+		for _, r := range rows {
+			if full, err := st.Run(ctx, r.ID); err == nil {
+				t.Logf("run %d: %s %s", r.ID, full.Status, full.Error)
+			}
+		}
+		t.Fatalf("result %+v, want %+v", res, want)
+	}
+	if pr.ciphers["off"] != "" || pr.ciphers["on"] == "" {
+		t.Errorf("Ssl_cipher: tls=off %q, tls=on %q; want plain and encrypted", pr.ciphers["off"], pr.ciphers["on"])
+	}
+	rows, err := st.List(ctx, store.Filter{Tags: map[string]string{TagPlan: "tlsreal"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cells := map[string]bool{}
+	for _, r := range rows {
+		cells[r.Tags[TagCell]] = true
+	}
+	if !cells["workload=probe,server=m,tls=off"] || !cells["workload=probe,server=m,tls=on"] {
+		t.Errorf("stored cells %v", cells)
+	}
+}
