@@ -9,6 +9,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/dbarena/dbarena/internal/catalog"
+	"github.com/dbarena/dbarena/internal/credentials"
 	"github.com/dbarena/dbarena/internal/sandbox"
 	"github.com/dbarena/dbarena/internal/target"
 )
@@ -18,7 +19,7 @@ const serverUsage = `dbarena server COMMAND
   start NAME [--flavor mariadb|mysql|percona|postgres] [--basedir DIR] [--port N]
              [--profile default|durable|fast] [--set KEY=VALUE ...] [--allow-unsafe-set]
              [--buffer-pool SIZE]
-             [--user U] [--password P] [--database DB]
+             [--user U] [--password-file FILE | --password P] [--database DB]
              [--server CATALOGUE-NAME] [--allocator system|jemalloc|tcmalloc] [--tls]
   stop NAME | restart NAME | rm NAME
   list [--json]
@@ -67,6 +68,7 @@ func (a *App) serverStart(ctx context.Context, m *sandbox.Manager, args []string
 		flavor   string
 		settings [][2]string
 		server   string
+		pwFile   string
 	)
 	fs := newFlagSet("server start")
 	fs.StringVar(&flavor, "flavor", "", "mariadb, mysql, percona or postgres (default: first server found, MySQL family first)")
@@ -77,7 +79,8 @@ func (a *App) serverStart(ctx context.Context, m *sandbox.Manager, args []string
 	fs.BoolVar(&spec.AllowUnsafe, "allow-unsafe-set", false, "let --set run code, load libraries, open listeners or reach files outside the sandbox (init_file, plugin_load, archive_command, shared_preload_libraries...)")
 	fs.StringVar(&spec.BufferPool, "buffer-pool", "", "innodb_buffer_pool_size / shared_buffers, e.g. 512M")
 	fs.StringVar(&spec.User, "user", "", "workload account (default dbarena)")
-	fs.StringVar(&spec.Password, "password", "", "workload account password (default: generated, kept in the sandbox directory)")
+	fs.StringVar(&spec.Password, "password", "", "workload account password (visible in ps: prefer --password-file; default: generated, kept in the sandbox directory)")
+	fs.StringVar(&pwFile, "password-file", "", "read the workload account password from the first line of this file (keeps it out of ps)")
 	fs.StringVar(&spec.Database, "database", "", "workload database (default sbtest)")
 	fs.StringVar(&server, "server", "", "catalogued server to run (see `dbarena server list`; dbarena server import)")
 	fs.StringVar(&spec.Allocator, "allocator", "", "memory allocator preloaded into the server: system, jemalloc or tcmalloc")
@@ -89,6 +92,18 @@ func (a *App) serverStart(ctx context.Context, m *sandbox.Manager, args []string
 		return usagef("server start needs exactly one sandbox NAME")
 	}
 	spec.Name = fs.Arg(0)
+	switch {
+	case fs.Changed("password") && pwFile != "":
+		return usagef("--password and --password-file exclude each other: keep only --password-file")
+	case fs.Changed("password"):
+		a.warnArgvPassword("--password", "--password-file")
+	case pwFile != "":
+		pw, err := credentials.ReadPasswordFile(pwFile)
+		if err != nil {
+			return usagef("%w", err)
+		}
+		spec.Password = pw
+	}
 	basedirFlag := "--basedir " + spec.Basedir
 	if server != "" {
 		if spec.Basedir != "" {
