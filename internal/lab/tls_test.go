@@ -108,10 +108,11 @@ func TestWithTLSCopies(t *testing.T) {
 }
 
 // sslProbe is a pipeline that stores each run with the session's cipher
-// (SHOW STATUS LIKE 'Ssl_cipher') as seen through the job's target.
+// as seen through the job's target (SHOW STATUS LIKE 'Ssl_cipher',
+// pg_stat_ssl).
 type sslProbe struct {
 	st      *store.Store
-	ciphers map[string]string // tls coordinate: cipher
+	ciphers map[string]string // "server tls=on|off": cipher
 }
 
 func (*sslProbe) Prepare(context.Context, Job) error { return nil }
@@ -126,11 +127,18 @@ func (pr *sslProbe) Run(ctx context.Context, j Job) (*summary.Run, error) {
 		return nil, err
 	}
 	defer db.Close()
-	var name, cipher string
-	if err := db.QueryRowContext(ctx, "SHOW STATUS LIKE 'Ssl_cipher'").Scan(&name, &cipher); err != nil {
+	var cipher string
+	if j.Target.Family() == target.Postgres {
+		err = db.QueryRowContext(ctx, "SELECT coalesce(cipher, '') FROM pg_stat_ssl WHERE pid = pg_backend_pid()").Scan(&cipher)
+	} else {
+		var name string
+		err = db.QueryRowContext(ctx, "SHOW STATUS LIKE 'Ssl_cipher'").Scan(&name, &cipher)
+	}
+	if err != nil {
 		return nil, err
 	}
-	pr.ciphers[j.Step.CoordMap()["tls"]] = cipher
+	c := j.Step.CoordMap()
+	pr.ciphers[c["server"]+" tls="+c["tls"]] = cipher
 	run := &summary.Run{Schema: summary.Schema, Status: summary.StatusComplete, Workload: j.Step.Workload,
 		StartedAt: time.Now().UTC(), EndedAt: time.Now().UTC(), Threads: j.Threads(), Plan: j.Ref(), Tags: map[string]string{}}
 	for _, kv := range j.Tags() {
@@ -140,16 +148,17 @@ func (pr *sslProbe) Run(ctx context.Context, j Job) (*summary.Run, error) {
 	return run, err
 }
 
-// TestLocalTLSAxis runs tls: [off, on] on a real MariaDB sandbox: the
-// tls=on run's session is encrypted (verified against the sandbox's CA),
-// the tls=off run's is not, and the stored runs carry the tls coordinate.
+// TestLocalTLSAxis runs tls: [off, on] on real MariaDB and PostgreSQL
+// sandboxes: the tls=on runs' sessions are encrypted (verified against the
+// sandbox's CA), the tls=off runs' are not, and the stored runs carry the
+// tls coordinate.
 func TestLocalTLSAxis(t *testing.T) {
 	m := sandboxtest.Manager(t)
-	if bins, _ := m.Discover(); !hasFlavor(bins, target.FlavorMariaDB) {
+	if bins, _ := m.Discover(); !hasFlavor(bins, target.FlavorMariaDB) || !hasFlavor(bins, target.FlavorPostgres) {
 		if os.Getenv("CI") != "" {
-			t.Fatal("no mariadb server binary")
+			t.Fatal("no mariadb or postgres server binary")
 		}
-		t.Skip("no mariadb server binary")
+		t.Skip("no mariadb or postgres server binary")
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
@@ -161,6 +170,7 @@ func TestLocalTLSAxis(t *testing.T) {
 	p := mustParse(t, `name: tlsreal
 servers:
   - {name: m, flavor: mariadb, profile: fast}
+  - {name: pg, flavor: postgres, profile: fast}
 workloads: [probe]
 axes:
   tls: [off, on]
@@ -172,7 +182,7 @@ rounds: 1
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := (Result{Session: "s", Ran: 2}); res != want {
+	if want := (Result{Session: "s", Ran: 4}); res != want {
 		rows, _ := st.List(ctx, store.Filter{})
 		for _, r := range rows {
 			if full, err := st.Run(ctx, r.ID); err == nil {
@@ -181,8 +191,10 @@ rounds: 1
 		}
 		t.Fatalf("result %+v, want %+v", res, want)
 	}
-	if pr.ciphers["off"] != "" || pr.ciphers["on"] == "" {
-		t.Errorf("Ssl_cipher: tls=off %q, tls=on %q; want plain and encrypted", pr.ciphers["off"], pr.ciphers["on"])
+	for _, srv := range []string{"m", "pg"} {
+		if off, on := pr.ciphers[srv+" tls=off"], pr.ciphers[srv+" tls=on"]; off != "" || on == "" {
+			t.Errorf("server %s: cipher with tls=off %q, tls=on %q; want plain and encrypted", srv, off, on)
+		}
 	}
 	rows, err := st.List(ctx, store.Filter{Tags: map[string]string{TagPlan: "tlsreal"}})
 	if err != nil {
@@ -192,7 +204,7 @@ rounds: 1
 	for _, r := range rows {
 		cells[r.Tags[TagCell]] = true
 	}
-	if !cells["workload=probe,server=m,tls=off"] || !cells["workload=probe,server=m,tls=on"] {
+	if len(cells) != 4 || !cells["workload=probe,server=m,tls=off"] || !cells["workload=probe,server=pg,tls=on"] {
 		t.Errorf("stored cells %v", cells)
 	}
 }
