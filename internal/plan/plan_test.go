@@ -275,13 +275,14 @@ func TestSummarise(t *testing.T) {
 	if !a.Noisy {
 		t.Error("A (cv 10%) should be noisy at 5%")
 	}
-	// A vs B: ratio 0.5, se 0.5·√(100/3)/100, df 2 -> half width 4.303·se.
+	// A vs B: ratio 0.5, se of ln(ratio) √(100/3)/100, df 2 -> the interval
+	// is 0.5·e^(±4.303·se).
 	if a.Relative == nil || a.Baseline != "B" {
 		t.Fatalf("A relative = %+v baseline %q", a.Relative, a.Baseline)
 	}
-	se := 0.5 * math.Sqrt(100.0/3) / 100
+	se := math.Sqrt(100.0/3) / 100
 	near("A ratio", a.Relative.Value, 0.5)
-	near("A ratio low", a.Relative.Low, 0.5-4.303*se)
+	near("A ratio low", a.Relative.Low, 0.5*math.Exp(-4.303*se))
 	if !a.Relative.Significant {
 		t.Error("A vs B should be significant")
 	}

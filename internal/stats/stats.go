@@ -78,14 +78,20 @@ func Relative(xs, base []float64) Ratio {
 	if a.N < 2 || b.N < 2 {
 		return r
 	}
-	// Delta method: var(A/B) ≈ (A/B)² (varA/(nA·A²) + varB/(nB·B²)).
+	// Delta method on the log of the ratio: var(ln A/B) ≈ varA/(nA·A²) +
+	// varB/(nB·B²). The interval is exp(ln r ± t·se): asymmetric, and never
+	// below zero as the interval of r itself can be with few noisy rounds.
 	va := a.SD * a.SD / float64(a.N)
 	vb := b.SD * b.SD / float64(b.N)
 	rel := va/(a.Mean*a.Mean) + vb/(b.Mean*b.Mean)
-	se := math.Abs(r.Value) * math.Sqrt(rel)
 	df := welchDF(va, vb, a.N, b.N)
-	half := TQuantile975(df) * se
-	r.Low, r.High, r.HasCI = r.Value-half, r.Value+half, true
+	half := TQuantile975(df) * math.Sqrt(rel)
+	if r.Value <= 0 { // a sign change: no log scale; the linear interval
+		se := math.Abs(r.Value) * math.Sqrt(rel)
+		r.Low, r.High, r.HasCI = r.Value-TQuantile975(df)*se, r.Value+TQuantile975(df)*se, true
+	} else {
+		r.Low, r.High, r.HasCI = r.Value*math.Exp(-half), r.Value*math.Exp(half), true
+	}
 	r.Significant = r.Low > 1 || r.High < 1
 	return r
 }

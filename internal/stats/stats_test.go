@@ -37,9 +37,10 @@ func TestRelative(t *testing.T) {
 		significant      bool
 	}{
 		// A: mean 110, sd 1 (n=3); B: mean 100, sd 1 (n=3). va=vb=1/3.
-		// rel = (1/3)/12100 + (1/3)/10000; se = 1.1*sqrt(rel) = 0.0085983;
-		// df = (2/3)^2 / (2*(1/9)/2) = 4, t = 2.776, half = 0.023869.
-		{"clear gain", []float64{109, 110, 111}, []float64{99, 100, 101}, 1.1, 1.1 - 0.023869, 1.1 + 0.023869, true},
+		// rel = (1/3)/12100 + (1/3)/10000; se(ln r) = sqrt(rel) = 0.0078166;
+		// df = (2/3)^2 / (2*(1/9)/2) = 4, t = 2.776, half = 0.021699 on the
+		// log scale: [1.1·e^-half, 1.1·e^half].
+		{"clear gain", []float64{109, 110, 111}, []float64{99, 100, 101}, 1.1, 1.1 * math.Exp(-0.0216990), 1.1 * math.Exp(0.0216990), true},
 		{"noise", []float64{90, 110, 100}, []float64{95, 105, 100}, 1.0, 0, 0, false},
 	}
 	for _, tt := range tests {
