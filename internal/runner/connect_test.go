@@ -194,3 +194,23 @@ func TestConnectWithRate(t *testing.T) {
 		t.Errorf("driver connections %d, want >= 20", got)
 	}
 }
+
+// TestConnectDialer checks Config.Connect with Workers that own their
+// connections: each new connection is a new DialWorker, and the old Worker
+// is closed.
+func TestConnectDialer(t *testing.T) {
+	h := newHarness(t, nil)
+	d := &dialingRunner{fakeRunner: h.runner}
+	cfg := testConfig(1, 6)
+	cfg.Connect = 2
+	res, err := Run(context.Background(), cfg, h.env, d, nil)
+	if err != nil || res.Err != nil || res.Events != 6 {
+		t.Fatalf("Run: %v, %+v", err, res)
+	}
+	if d.dials.Load() != 3 || res.Connects != 2 || h.db.connects.Load() != 0 {
+		t.Errorf("%d dials, %d connects, %d pool connections; want 3, 2, 0", d.dials.Load(), res.Connects, h.db.connects.Load())
+	}
+	if h.runner.closed.Load() != 3 {
+		t.Errorf("%d Workers closed, want 3", h.runner.closed.Load())
+	}
+}
