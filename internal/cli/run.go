@@ -57,6 +57,7 @@ func (o *runOptions) flags(fs *pflag.FlagSet) {
 	fs.Var(keyValues{&o.tags}, "tag", "KEY=VALUE label stored with the run (repeatable)")
 	fs.StringVar(&o.jsonPath, "json", "", "write the run summary (dbarena.run/v1) to this file")
 	fs.StringVar(&o.results, "results", "", "results store: a SQLite file (its directory must exist), or mysql://... or postgres://... for a shared store; default $DBARENA_HOME/results.db")
+	fs.Var(&o.cfg.Connect, "connect", "persistent, per-event (a new connection for every event, as pgbench -C) or every=N (a new one every N events, as mysqlslap --detach=N); connect time is measured apart")
 	durationFlag(fs, &o.cfg.ReconnectTimeout, "reconnect-timeout", o.cfg.ReconnectTimeout, "how long a worker tries to reconnect to a lost target before the run fails")
 	monitorFlag(fs, &o.monitor)
 }

@@ -52,6 +52,11 @@ type Config struct {
 	// trying to make a new one (with exponential back-off) before the run
 	// fails with ErrUnreachable.
 	ReconnectTimeout time.Duration
+	// Connect is how often workers open a new connection (0: persistent).
+	// Each such connect and set-up is timed apart from the events
+	// (Result.Connect); refusals are counted in ConnectErrors and retried
+	// with the reconnect back-off until ReconnectTimeout.
+	Connect Connect
 	// Checkpoint is the longest time between two OnCheckpoint calls.
 	Checkpoint time.Duration
 	// OnCheckpoint, if not nil, is called at least every Checkpoint during
@@ -136,6 +141,9 @@ func (c Config) Validate() []error {
 	}
 	if c.ReconnectTimeout <= 0 {
 		add("--reconnect-timeout must be > 0, got %v", c.ReconnectTimeout)
+	}
+	if c.Connect < 0 {
+		add("--connect: every=N needs N >= 1, got %d", int(c.Connect))
 	}
 	if c.Checkpoint < 0 || (c.OnCheckpoint != nil && c.Checkpoint == 0) {
 		add("the checkpoint period must be > 0 with a checkpoint callback, got %v", c.Checkpoint)

@@ -14,6 +14,7 @@ import (
 
 	"github.com/dbarena/dbarena/internal/dialect"
 	"github.com/dbarena/dbarena/internal/workload"
+	"github.com/go-sql-driver/mysql"
 )
 
 // stubDB is an in-memory database/sql connector: connections do nothing
@@ -22,9 +23,13 @@ type stubDB struct {
 	connects  atomic.Int64 // driver connections opened
 	closes    atomic.Int64 // driver connections closed
 	rollbacks atomic.Int64
-	fail      error       // when set, Connect fails with it
-	down      atomic.Bool // while set, Connect fails: the server is gone
+	fail      error        // when set, Connect fails with it
+	down      atomic.Bool  // while set, Connect fails: the server is gone
+	refuse    atomic.Int64 // while > 0, Connect fails with 1040 and counts it down
 }
+
+// errTooMany is what Connect returns while refuse > 0.
+var errTooMany = &mysql.MySQLError{Number: 1040, Message: "Too many connections"}
 
 // errRefused is what Connect returns while the stub server is down.
 var errRefused = errors.New("dial tcp 127.0.0.1:3306: connect: connection refused")
@@ -36,6 +41,10 @@ func (s *stubDB) Connect(context.Context) (driver.Conn, error) {
 	if s.down.Load() {
 		return nil, errRefused
 	}
+	if s.refuse.Add(-1) >= 0 {
+		return nil, errTooMany
+	}
+	s.refuse.Store(0)
 	s.connects.Add(1)
 	return &stubConn{db: s}, nil
 }

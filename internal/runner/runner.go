@@ -49,6 +49,9 @@ type Interval struct {
 	Queries workload.Queries
 	// Errors, Retries, Reconnects, Late and Dropped are as in Result.
 	Errors, Retries, Reconnects, Late, Dropped int64
+	// Connects and ConnectErrors are as in Result: with them, the
+	// interval's connect success rate.
+	Connects, ConnectErrors int64
 	// Latency percentiles of the interval's successful events (1%
 	// precision).
 	P50, P95, P99, Max time.Duration
@@ -102,6 +105,14 @@ type Result struct {
 	Retries int64
 	// Reconnects counts connections made again after one was lost.
 	Reconnects int64
+	// Connects counts the new connections Config.Connect made (not the
+	// first of each worker); ConnectErrors the attempts refused (too many
+	// connections, refused, timed out), which are also in ErrorsByCode
+	// but not in Errors, and are retried.
+	Connects, ConnectErrors int64
+	// Connect holds the time of each of Connects: connect, authentication
+	// and the Worker's set-up. It is never part of Latency.
+	Connect *hist.Histogram
 	// Late counts rate-mode events started more than 1ms after their
 	// intended time; Dropped those that found the queue full and never ran.
 	Late, Dropped int64
@@ -201,7 +212,7 @@ func Run(ctx context.Context, cfg Config, env workload.Env, w workload.Runner, o
 		if ctx.Err() != nil {
 			now := time.Now()
 			return &Result{Started: now, Ended: now, Interrupted: true, ErrorsByCode: map[string]int64{},
-				Latency: hist.New(), PerType: map[string]*TypeResult{}}, nil
+				Latency: hist.New(), Connect: hist.New(), PerType: map[string]*TypeResult{}}, nil
 		}
 		return nil, err
 	}
@@ -779,6 +790,7 @@ type worker struct {
 	conn  *sql.Conn
 	w     workload.Worker
 	opens int               // connections opened so far, for seeds
+	used  int               // events started on the current connection
 	ids   map[string]uint16 // cache of r.names
 }
 

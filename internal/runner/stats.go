@@ -12,12 +12,14 @@ import (
 
 // Record kinds.
 const (
-	kSuccess   uint8 = iota // an event succeeded
-	kError                  // an event failed (ignored, lost connection or fatal)
-	kRetry                  // an attempt failed and the event is rerun
-	kReconnect              // a lost connection was made again
-	kDrop                   // rate mode: lat events found the queue full
-	kAborted                // an event cut short by the runner's stop: latency so far
+	kSuccess    uint8 = iota // an event succeeded
+	kError                   // an event failed (ignored, lost connection or fatal)
+	kRetry                   // an attempt failed and the event is rerun
+	kReconnect               // a lost connection was made again
+	kDrop                    // rate mode: lat events found the queue full
+	kAborted                 // an event cut short by the runner's stop: latency so far
+	kConnect                 // Config.Connect: a new connection, lat its connect and set-up time
+	kConnectErr              // Config.Connect: a new connection was refused (code)
 )
 
 // Record flags.
@@ -148,6 +150,7 @@ type counts struct {
 	events                                     int64
 	queries                                    workload.Queries
 	errors, retries, reconnects, late, dropped int64
+	connects, connectErrors                    int64
 }
 
 // typeStats are one transaction type's figures over the measured period or
@@ -193,13 +196,14 @@ type collector struct {
 	unfinished int64
 	codes      []int64 // by code id - 1
 	lat        *hist.Histogram
-	types      []*typeStats // by type id - 1; full histograms
+	conn       *hist.Histogram // connect times (Config.Connect)
+	types      []*typeStats    // by type id - 1; full histograms
 	typeLimit  []time.Duration
 }
 
 func newCollector(ri time.Duration, n *names, limits map[string]time.Duration) *collector {
 	return &collector{ri: int64(ri), names: n, limits: limits, lat: hist.New(),
-		limit: math.MaxInt64}
+		conn: hist.New(), limit: math.MaxInt64}
 }
 
 // phase starts the warm-up or the measured period at origin, ns since t0;
@@ -297,6 +301,9 @@ func (c *collector) add(r *record) {
 	if measured {
 		c.maxEnd = max(c.maxEnd, r.end)
 		apply(&c.tot, &c.types, c.lat, r, late, tl, false)
+		if r.kind == kConnect {
+			c.conn.Record(time.Duration(r.lat))
+		}
 		if r.code > 0 {
 			i := int(r.code) - 1
 			for len(c.codes) <= i {
@@ -319,7 +326,7 @@ func apply(ct *counts, ts *[]*typeStats, lat *hist.Histogram, r *record, late bo
 		ct.late++
 	}
 	var t *typeStats
-	if r.typ > 0 && r.kind != kReconnect && r.kind != kDrop {
+	if r.typ > 0 && r.kind != kReconnect && r.kind != kDrop && r.kind != kConnect && r.kind != kConnectErr {
 		t = typ(ts, r.typ, coarse)
 	}
 	switch r.kind {
@@ -348,6 +355,10 @@ func apply(ct *counts, ts *[]*typeStats, lat *hist.Histogram, r *record, late bo
 		ct.reconnects++
 	case kDrop:
 		ct.dropped += r.lat
+	case kConnect:
+		ct.connects++
+	case kConnectErr:
+		ct.connectErrors++
 	}
 }
 
@@ -410,6 +421,7 @@ func (c *collector) closeFirst() Interval {
 		c.open = c.open[1:]
 		iv.Events, iv.Queries = b.c.events, b.c.queries
 		iv.Errors, iv.Retries, iv.Reconnects, iv.Late, iv.Dropped = b.c.errors, b.c.retries, b.c.reconnects, b.c.late, b.c.dropped
+		iv.Connects, iv.ConnectErrors = b.c.connects, b.c.connectErrors
 		iv.P50, iv.P95, iv.P99, iv.Max = b.lat.Quantile(50), b.lat.Quantile(95), b.lat.Quantile(99), b.lat.Max()
 		for i, t := range b.types {
 			if t == nil || t.count+t.errors+t.retries == 0 {
@@ -450,9 +462,10 @@ func (c *collector) fill(res *Result, clone bool) {
 			res.ErrorsByCode[c.names.name(uint16(i+1))] = n
 		}
 	}
-	res.Latency = c.lat
+	res.Connects, res.ConnectErrors = c.tot.connects, c.tot.connectErrors
+	res.Latency, res.Connect = c.lat, c.conn
 	if clone {
-		res.Latency = c.lat.Clone()
+		res.Latency, res.Connect = c.lat.Clone(), c.conn.Clone()
 	}
 	res.PerType = make(map[string]*TypeResult, len(c.types))
 	for i, t := range c.types {

@@ -45,6 +45,7 @@ func (wk *worker) open(ctx context.Context) error {
 	}
 	wk.conn, wk.w = conn, w
 	wk.opens++
+	wk.used = 0
 	return nil
 }
 
@@ -98,6 +99,13 @@ func (wk *worker) loop() {
 	ev := new(workload.Event)
 	var intended time.Time
 	for !r.stopped.Load() {
+		if n := int(r.cfg.Connect); n > 0 && wk.used >= n && !r.allClaimed() {
+			// Before the queue, so that in rate mode the connect is not
+			// in the next event's latency either.
+			if !wk.reopen() {
+				return
+			}
+		}
 		if r.queue != nil {
 			select {
 			case off := <-r.queue:
@@ -127,6 +135,7 @@ func (wk *worker) loop() {
 			}
 			start = intended
 		}
+		wk.used++
 		wk.buf.begin(int64(start.Sub(r.t0)), measured)
 		q, pause, out, code, err := wk.event(ev, flags)
 		now := time.Now()
@@ -275,6 +284,67 @@ func (wk *worker) reconnect(lost time.Time) bool {
 		}
 		wait = min(2*wait, backoffMax)
 	}
+	return false
+}
+
+// allClaimed reports whether every measured event of an Events run has
+// been claimed, so that no new connection is opened for nothing.
+func (r *run) allClaimed() bool {
+	return r.cfg.Events > 0 && r.measured.Load() && r.tickets.Load() >= r.cfg.Events
+}
+
+// reopen replaces the worker's connection and Worker for Config.Connect,
+// recording the time it took (kConnect). A refused attempt is recorded
+// (kConnectErr, with its code) and retried with exponential back-off until
+// it succeeds, the run stops, or cfg.ReconnectTimeout has passed (then the
+// run fails with ErrUnreachable). It reports whether the worker may go on.
+func (wk *worker) reopen() bool {
+	r := wk.r
+	wk.close(true) // closed, not pooled: the next one must be new
+	deadline := time.Now().Add(r.cfg.ReconnectTimeout)
+	wait := backoffMin
+	for !r.stopped.Load() {
+		var flags uint8
+		if r.measured.Load() {
+			flags = fMeasured
+		}
+		ctx, cancel := context.WithDeadline(r.wctx, deadline)
+		start := time.Now()
+		err := wk.open(ctx)
+		timedOut := ctx.Err() != nil
+		cancel()
+		now := time.Now()
+		if err == nil {
+			wk.buf.put(record{end: int64(now.Sub(r.t0)), lat: int64(now.Sub(start)), kind: kConnect, flags: flags}, false)
+			return true
+		}
+		if r.wctx.Err() != nil {
+			break
+		}
+		var ce *ConnectError
+		if !errors.As(err, &ce) && !timedOut { // connected, but the Worker cannot be set up
+			r.fail(err)
+			break
+		}
+		code := r.env.Dialect.Classify(err).Code
+		if code == "" {
+			code = "unknown"
+		}
+		wk.buf.put(record{end: int64(now.Sub(r.t0)), kind: kConnectErr, code: wk.intern(code), flags: flags}, false)
+		left := time.Until(deadline)
+		if left <= 0 {
+			r.fail(fmt.Errorf("worker %d: %w: no new connection within %v: %w", wk.id, ErrUnreachable, r.cfg.ReconnectTimeout, err))
+			break
+		}
+		t := time.NewTimer(min(wait, left))
+		select {
+		case <-t.C:
+		case <-r.stopCh:
+			t.Stop()
+		}
+		wait = min(2*wait, backoffMax)
+	}
+	r.active.Add(-1)
 	return false
 }
 

@@ -1,0 +1,43 @@
+package cli
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/dbarena/dbarena/internal/dialect"
+)
+
+// TestRunConnectPerEvent: --connect per-event opens a new server
+// connection for every event (the server's Connections counter).
+func TestRunConnectPerEvent(t *testing.T) {
+	needServers(t)
+	freshTables(t, "oltp_point_select", "--tables", "1", "--table-size", "1000")
+	tgt := suite.mariadb.Target()
+	d, err := dialect.For(tgt.Family())
+	if err != nil {
+		t.Fatal(err)
+	}
+	db, err := d.Open(tgt, dialect.OpenOptions{MaxConns: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	connections := func() int64 {
+		t.Helper()
+		var name string
+		var n int64
+		if err := db.QueryRow("SHOW GLOBAL STATUS LIKE 'Connections'").Scan(&name, &n); err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	before := connections()
+	dbarena(t, "run", "oltp_point_select", "--tables", "1", "--table-size", "1000", "--connect", "per-event",
+		"--threads", "2", "--events", "200", "--report-interval", "0", "--monitor", "off").mustSucceed(t)
+	if grew := connections() - before; grew < 200 {
+		t.Errorf("the server's Connections grew by %d over 200 events, want >= 200", grew)
+	}
+	if r := dbarena(t, "run", "oltp_point_select", "--connect", "every=0", "--events", "1"); r.code != 2 || !strings.Contains(r.stderr, "--connect") {
+		t.Errorf("--connect every=0: exit %d, stderr %q; want 2 naming --connect", r.code, r.stderr)
+	}
+}
