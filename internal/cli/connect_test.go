@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
@@ -32,10 +33,20 @@ func TestRunConnectPerEvent(t *testing.T) {
 		return n
 	}
 	before := connections()
-	dbarena(t, "run", "oltp_point_select", "--tables", "1", "--table-size", "1000", "--connect", "per-event",
-		"--threads", "2", "--events", "200", "--report-interval", "0", "--monitor", "off").mustSucceed(t)
+	js := jsonPath(t)
+	r := dbarena(t, "run", "oltp_point_select", "--tables", "1", "--table-size", "1000", "--connect", "per-event",
+		"--threads", "2", "--events", "200", "--report-interval", "0", "--monitor", "off", "--json", js).mustSucceed(t)
 	if grew := connections() - before; grew < 200 {
 		t.Errorf("the server's Connections grew by %d over 200 events, want >= 200", grew)
+	}
+	// Each worker's first connection opens before the clock: 200 events
+	// on 2 workers make 198 more (199 if one worker never got an event),
+	// each timed apart from the events.
+	run := readSummary(t, js)
+	want := fmt.Sprintf("Connections (--connect): %d made", run.Totals.Connects)
+	if run.Totals.Connects < 198 || run.Totals.Connects > 199 || run.ConnectMS == nil || run.ConnectMS.Max <= 0 ||
+		!strings.Contains(r.stdout, want) {
+		t.Errorf("connects %d, connect_ms %+v; stdout:\n%s", run.Totals.Connects, run.ConnectMS, tail(r.stdout, 1500))
 	}
 	if r := dbarena(t, "run", "oltp_point_select", "--connect", "every=0", "--events", "1"); r.code != 2 || !strings.Contains(r.stderr, "--connect") {
 		t.Errorf("--connect every=0: exit %d, stderr %q; want 2 naming --connect", r.code, r.stderr)

@@ -32,6 +32,9 @@ func formatInterval(iv runner.Interval, warmup time.Duration) string {
 		label, iv.Threads, per(iv.Events), per(iv.Queries.Total()),
 		per(iv.Queries.Read), per(iv.Queries.Write), per(iv.Queries.Other),
 		ms(iv.P95), per(iv.Errors), per(iv.Reconnects))
+	if iv.Connects > 0 || iv.ConnectErrors > 0 {
+		line += fmt.Sprintf(" conn/s: %.2f refused/s: %.2f", per(iv.Connects), per(iv.ConnectErrors))
+	}
 	if iv.Late > 0 || iv.Dropped > 0 {
 		line += fmt.Sprintf(" late: %d dropped: %d", iv.Late, iv.Dropped)
 	}
@@ -104,6 +107,13 @@ func (a *App) printSummary(r *summary.Run) {
 			fmt.Fprintf(w, "    %-14s count %-8d errors %-6d p90 %.2f ms  max %.2f ms\n",
 				n, pt.Count, pt.Errors, pt.LatencyMS.P90, pt.LatencyMS.Max)
 		}
+	}
+	if c := r.ConnectMS; c != nil || r.Totals.ConnectErrors > 0 {
+		fmt.Fprintf(w, "\nConnections (--connect): %d made, %d refused", r.Totals.Connects, r.Totals.ConnectErrors)
+		if c != nil {
+			fmt.Fprintf(w, "; connect ms avg %.2f p95 %.2f max %.2f", c.Avg, c.P95, c.Max)
+		}
+		fmt.Fprintln(w)
 	}
 	if q, ok := r.ServerCounters["queries"]; ok {
 		fmt.Fprintf(w, "\nServer counters: %d statements (Questions), %d commits\n", q, r.ServerCounters["commits"])

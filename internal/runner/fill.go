@@ -24,14 +24,16 @@ func (r *Result) Fill(run *summary.Run) {
 	run.DurationS = secs
 	run.WarmupS = r.Warmup.Seconds()
 	run.Totals = summary.Totals{
-		Events:     r.Events,
-		Queries:    queries(r.Queries),
-		Errors:     r.Errors,
-		Retries:    r.Retries,
-		Reconnects: r.Reconnects,
-		Late:       r.Late,
-		Dropped:    r.Dropped,
-		Unfinished: r.Unfinished,
+		Events:        r.Events,
+		Queries:       queries(r.Queries),
+		Errors:        r.Errors,
+		Retries:       r.Retries,
+		Reconnects:    r.Reconnects,
+		Late:          r.Late,
+		Dropped:       r.Dropped,
+		Unfinished:    r.Unfinished,
+		Connects:      r.Connects,
+		ConnectErrors: r.ConnectErrors,
 	}
 	if len(r.ErrorsByCode) > 0 {
 		run.Totals.ErrorsByCode = maps.Clone(r.ErrorsByCode)
@@ -56,6 +58,11 @@ func (r *Result) Fill(run *summary.Run) {
 	run.Intervals = make([]summary.Interval, 0, len(r.Intervals))
 	for _, iv := range r.Intervals {
 		run.Intervals = append(run.Intervals, iv.Summary())
+	}
+	run.ConnectMS = nil
+	if r.Connect != nil && r.Connect.Count() > 0 {
+		l := r.Connect.Latency()
+		run.ConnectMS = &l
 	}
 	if r.TickWork.Ticks > 0 {
 		if run.Figures == nil {
@@ -103,19 +110,21 @@ func (iv Interval) Summary() summary.Interval {
 		return float64(n) / s
 	}
 	return summary.Interval{
-		TS:         iv.End.Seconds(),
-		Threads:    iv.Threads,
-		Events:     iv.Events,
-		TPS:        per(iv.Events),
-		QPS:        per(iv.Queries.Total()),
-		ReadQPS:    per(iv.Queries.Read),
-		WriteQPS:   per(iv.Queries.Write),
-		OtherQPS:   per(iv.Queries.Other),
-		P95MS:      millis(iv.P95),
-		Errors:     iv.Errors,
-		Reconnects: iv.Reconnects,
-		Late:       iv.Late,
-		PerType:    intervalTypes(iv.PerType),
+		TS:            iv.End.Seconds(),
+		Threads:       iv.Threads,
+		Events:        iv.Events,
+		TPS:           per(iv.Events),
+		QPS:           per(iv.Queries.Total()),
+		ReadQPS:       per(iv.Queries.Read),
+		WriteQPS:      per(iv.Queries.Write),
+		OtherQPS:      per(iv.Queries.Other),
+		P95MS:         millis(iv.P95),
+		Errors:        iv.Errors,
+		Reconnects:    iv.Reconnects,
+		Connects:      iv.Connects,
+		ConnectErrors: iv.ConnectErrors,
+		Late:          iv.Late,
+		PerType:       intervalTypes(iv.PerType),
 	}
 }
 

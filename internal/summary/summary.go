@@ -64,6 +64,9 @@ type Run struct {
 	// microseconds. It is kept in the store and omitted from --json output.
 	Histogram string `json:"histogram,omitempty"`
 
+	// ConnectMS is the connect and authentication time of Totals.Connects
+	// (--connect), apart from LatencyMS.
+	ConnectMS *Latency `json:"connect_ms,omitempty"`
 	// Outages are the windows of the measured period during which the
 	// target could not be reached.
 	Outages []Outage `json:"outages,omitempty"`
@@ -106,6 +109,10 @@ type Totals struct {
 	// Unfinished counts events still in flight when the run ended; their
 	// latency so far is in the histogram, they are not in Events.
 	Unfinished int64 `json:"unfinished"`
+	// Connects counts the connections --connect per-event|every=N made
+	// (not each worker's first); ConnectErrors the attempts refused.
+	Connects      int64 `json:"connects,omitempty"`
+	ConnectErrors int64 `json:"connect_errors,omitempty"`
 }
 
 // Queries counts statements by class.
@@ -162,7 +169,10 @@ type Interval struct {
 	P95MS      float64 `json:"p95_ms"`
 	Errors     int64   `json:"errors"`
 	Reconnects int64   `json:"reconnects"`
-	Late       int64   `json:"late,omitempty"`
+	// Connects and ConnectErrors are as in Totals, for the interval.
+	Connects      int64 `json:"connects,omitempty"`
+	ConnectErrors int64 `json:"connect_errors,omitempty"`
+	Late          int64 `json:"late,omitempty"`
 	// PerType holds the interval's figures by transaction type, for
 	// workloads that name their types (TPC-C).
 	PerType map[string]IntervalType `json:"per_type,omitempty"`
