@@ -2,9 +2,11 @@ package monitor
 
 import (
 	"context"
+	"maps"
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -34,7 +36,7 @@ func expect(t testing.TB, got map[string]float64, want map[string]float64) {
 	for k, w := range want {
 		g, ok := got[k]
 		if !ok {
-			t.Errorf("%s missing (have %v)", k, sortedKeys(got))
+			t.Errorf("%s missing (have %v)", k, slices.Sorted(maps.Keys(got)))
 			continue
 		}
 		near(t, k, g, w)

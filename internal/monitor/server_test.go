@@ -3,8 +3,10 @@ package monitor
 import (
 	"context"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"testing"
 	"time"
@@ -49,7 +51,7 @@ func TestServerCountersSeeKnownWork(t *testing.T) {
 				t.Fatal(err)
 			}
 			if _, ok := base[tt.gauge]; !ok {
-				t.Fatalf("baseline lacks %s: %v", tt.gauge, sortedKeys(base))
+				t.Fatalf("baseline lacks %s: %v", tt.gauge, slices.Sorted(maps.Keys(base)))
 			}
 
 			// N single-row inserts, each its own transaction, on a pool of

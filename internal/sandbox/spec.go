@@ -11,8 +11,10 @@ package sandbox
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -151,7 +153,7 @@ var managedSettings = map[string]string{
 }
 
 // managedNames are managedSettings' names in order.
-var managedNames = sortedKeys(managedSettings)
+var managedNames = slices.Sorted(maps.Keys(managedSettings))
 
 // normKey normalises a setting name for comparisons: MySQL treats '-' and
 // '_' alike, and both servers ignore case.

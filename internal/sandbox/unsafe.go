@@ -1,7 +1,8 @@
 package sandbox
 
 import (
-	"sort"
+	"maps"
+	"slices"
 	"strings"
 
 	"github.com/dbarena/dbarena/internal/target"
@@ -181,16 +182,7 @@ var mysqlExact = map[string]bool{
 
 // mysqlUnsafeNames are mysqlUnsafe's names in order, so that an
 // abbreviation always names the same option.
-var mysqlUnsafeNames = sortedKeys(mysqlUnsafe)
-
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
-}
+var mysqlUnsafeNames = slices.Sorted(maps.Keys(mysqlUnsafe))
 
 // abbreviates returns the first of names that the MySQL-family option name
 // k is a strict beginning of, if k is not a real option itself.

@@ -2,6 +2,8 @@ package micro
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -27,7 +29,7 @@ func (wl *Workload) IntervalHeader() string {
 // the interval, with their counts.
 func (wl *Workload) FormatInterval(iv workload.IntervalReport) string {
 	var parts []string
-	for _, op := range sortedKeys(iv.PerType) {
+	for _, op := range slices.Sorted(maps.Keys(iv.PerType)) {
 		if op == skipType || op == idleType {
 			continue
 		}
@@ -38,15 +40,6 @@ func (wl *Workload) FormatInterval(iv workload.IntervalReport) string {
 		parts = append(parts, "idle")
 	}
 	return fmt.Sprintf("[ %ds ] %s", int(iv.End.Seconds()+0.5), strings.Join(parts, ", "))
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	ks := make([]string, 0, len(m))
-	for k := range m {
-		ks = append(ks, k)
-	}
-	sort.Strings(ks)
-	return ks
 }
 
 // Summarize implements workload.Reporter: it leaves the pseudo events out
@@ -67,7 +60,7 @@ func (wl *Workload) Summarize(run *summary.Run) {
 	if run.Figures == nil {
 		run.Figures = map[string]float64{}
 	}
-	for _, op := range sortedKeys(wl.timings) {
+	for _, op := range slices.Sorted(maps.Keys(wl.timings)) {
 		t := wl.timings[op]
 		secs := t.elapsed.Seconds()
 		if t.capped && t.done > 0 {
