@@ -326,7 +326,7 @@ func targetFlag(s *Session) string {
 // setupError classifies an error from a run that could not start.
 func setupError(s *Session, w workload.Workload, err error) error {
 	msg := fmt.Errorf("run %s: %s", w.Name(), s.Target.Mask(err.Error()))
-	c := s.Dialect.Classify(errors.Unwrap(err))
+	c := s.Dialect.Classify(err) // Classify looks through the wrapping
 	switch {
 	case isMissingTable(c.Code):
 		return wrap(NotReady, fmt.Errorf("%w; run `dbarena prepare %s` first", msg, w.Name()))
@@ -349,12 +349,6 @@ func isServerLimit(code string) bool {
 	return code == "1040" || code == "1203" || code == "1461" || code == "53300"
 }
 
-// oneLine keeps the first line of s.
-func oneLine(s string) string {
-	for i := 0; i < len(s); i++ {
-		if s[i] == '\n' {
-			return s[:i]
-		}
-	}
-	return s
-}
+// oneLine folds s onto one line, as cli and lab do with errors they store
+// or print.
+func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
