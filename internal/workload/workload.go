@@ -14,6 +14,7 @@
 //   - Readier: whether the prepared data is there and complete.
 //   - Noter: warnings to print before a run.
 //   - MeasureBeginner: told when the measured period begins (after warm-up).
+//   - Sharder: narrows its work to one shard of a run spread over hosts.
 //
 // Each implementation carries `var _ workload.Iface = (*T)(nil)` beside it.
 package workload
@@ -164,6 +165,15 @@ type Noter interface {
 // begins, so that the warm-up is left out of them.
 type MeasureBeginner interface {
 	BeginMeasure()
+}
+
+// Sharder is a workload that can run shard i (0-based) of n of one run
+// spread over client hosts: it narrows its own work (TPC-C warehouses,
+// OLTP id ranges, replay sessions, HTTP users) so that the n shards
+// together do exactly the work of the same run on one machine. The runner
+// splits threads, events and rate itself.
+type Sharder interface {
+	Shard(i, n int) error
 }
 
 // Queries counts statements by sysbench's classes.
