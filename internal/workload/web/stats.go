@@ -99,7 +99,9 @@ func (s *slot) failed(time.Duration) {
 
 func (s *slot) reset() {
 	s.mu.Lock()
-	*s = slot{status: map[int]int64{}}
+	s.responses, s.ok, s.failures, s.bytes = 0, 0, 0, 0
+	s.rtSum, s.rtMin, s.rtMax = 0, 0, 0
+	clear(s.status)
 	s.mu.Unlock()
 }
 

@@ -214,3 +214,13 @@ func (s *seconds) Set(v string) error {
 	*s = seconds(d)
 	return nil
 }
+
+// Origin is the first URL's scheme and host: what a run without a
+// database is stored against.
+func (wl *Workload) Origin() string {
+	if len(wl.reqs) == 0 {
+		return ""
+	}
+	u := wl.reqs[0].URL
+	return u.Scheme + "://" + u.Host
+}
