@@ -173,4 +173,3 @@ func TestRunHTTPBadInput(t *testing.T) {
 		}
 	}
 }
-
