@@ -37,6 +37,7 @@ func newApp(t *testing.T) *app {
 	a := &app{hits: map[string]int{}}
 	mux := http.NewServeMux()
 	mux.HandleFunc("/ok", func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, "hello") })
+	mux.HandleFunc("/moved", func(w http.ResponseWriter, r *http.Request) { http.Redirect(w, r, "/ok", http.StatusFound) })
 	mux.HandleFunc("/missing", func(w http.ResponseWriter, r *http.Request) { http.NotFound(w, r) })
 	mux.HandleFunc("/boom", func(w http.ResponseWriter, r *http.Request) { http.Error(w, "boom", 500) })
 	mux.HandleFunc("/slow", func(w http.ResponseWriter, r *http.Request) {
@@ -230,6 +231,70 @@ func TestDelayIsAPause(t *testing.T) {
 	}
 	if n := a.count("/ok"); n != 10 {
 		t.Errorf("%d requests, want 10", n)
+	}
+}
+
+// TestRedirects: a 3xx is the result unless --follow-redirects.
+func TestRedirects(t *testing.T) {
+	a := newApp(t)
+	_, sum := run(t, configure(t, "--url", a.srv.URL+"/moved", "--reps", "2"), 1, time.Hour)
+	if a.count("/ok") != 0 || sum.Figures[FigStatus+"302"] != 2 || sum.Figures[FigSuccessful] != 2 {
+		t.Errorf("without --follow-redirects: /ok hit %d times, figures %v", a.count("/ok"), sum.Figures)
+	}
+	_, sum = run(t, configure(t, "--url", a.srv.URL+"/moved", "--reps", "2", "--follow-redirects"), 1, time.Hour)
+	if a.count("/ok") != 2 || sum.Figures[FigStatus+"200"] != 2 {
+		t.Errorf("with --follow-redirects: /ok hit %d times, figures %v", a.count("/ok"), sum.Figures)
+	}
+}
+
+// TestWarmupLeftOut: siege's figures restart when the measured period
+// begins.
+func TestWarmupLeftOut(t *testing.T) {
+	a := newApp(t)
+	wl := configure(t, "--url", a.srv.URL+"/ok")
+	w := newWorker(wl, 0, 1)
+	defer w.Close()
+	for i := 0; i < 3; i++ {
+		if err := w.Event(context.Background(), &workload.Event{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	wl.BeginMeasure()
+	if err := w.Event(context.Background(), &workload.Event{}); err != nil {
+		t.Fatal(err)
+	}
+	sum := &summary.Run{DurationS: 1}
+	wl.Summarize(sum)
+	if sum.Figures[FigTransactions] != 1 || sum.Figures[FigBytes] != 5 {
+		t.Errorf("figures after the warm-up: %v", sum.Figures)
+	}
+}
+
+// TestShard: shards number their users apart.
+func TestShard(t *testing.T) {
+	wl := New().(*Workload)
+	if err := wl.Shard(3, 3); err == nil {
+		t.Error("shard 3 of 3 accepted")
+	}
+	if err := wl.Shard(1, 3); err != nil {
+		t.Fatal(err)
+	}
+	if wl.user(0) != 1 || wl.user(2) != 7 {
+		t.Errorf("users of shard 1 of 3: %d, %d; want 1, 7", wl.user(0), wl.user(2))
+	}
+	// User 7's random order is the same on one machine (worker 7) as on
+	// shard 1 of 3 (its worker 2).
+	one := configure(t, "--url", "http://a/1", "--url", "/2", "--url", "/3", "--random")
+	sharded := configure(t, "--url", "http://a/1", "--url", "/2", "--url", "/3", "--random")
+	if err := sharded.Shard(1, 3); err != nil {
+		t.Fatal(err)
+	}
+	const seed = 42
+	a, b := newWorker(one, 7, seed+7), newWorker(sharded, 2, seed+2)
+	for i := 0; i < 20; i++ {
+		if x, y := a.rng.IntN(3), b.rng.IntN(3); x != y {
+			t.Fatalf("draw %d: %d on one machine, %d on the shard", i, x, y)
+		}
 	}
 }
 
