@@ -102,6 +102,9 @@ func (a *App) run(ctx context.Context, args []string) error {
 	if err := validate(o.validate(fs), w.Validate()); err != nil {
 		return err
 	}
+	if err := limitEvents(w, fs, &o.cfg); err != nil {
+		return err
+	}
 	setThreads(w, o.cfg.Threads)
 	if o.jsonPath != "" {
 		if err := checkWritable(o.jsonPath); err != nil {

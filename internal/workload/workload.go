@@ -16,6 +16,7 @@
 //   - MeasureBeginner: told when the measured period begins (after warm-up).
 //   - Sharder: narrows its work to one shard of a run spread over hosts.
 //   - Detached: Workers that use no database connection (HTTP).
+//   - EventLimiter: its own flags limit the run's events.
 //
 // A Worker whose Event returns ErrDone has no more events to run.
 //
@@ -197,6 +198,13 @@ type Detached interface {
 	// Classify says what the runner does about a Worker's error and under
 	// which code it is counted.
 	Classify(err error) dialect.Class
+}
+
+// EventLimiter is a workload whose own flags limit a run's measured events
+// (mysqlslap's --number-of-queries): the command runs until EventLimit
+// events, as with --events, when it is > 0.
+type EventLimiter interface {
+	EventLimit() int64
 }
 
 // Queries counts statements by sysbench's classes.
