@@ -33,11 +33,11 @@ type Workload struct {
 	delimiter string
 	// numberOfQueries is mysqlslap's --number-of-queries (see limit.go).
 	numberOfQueries int64
-	create    string
-	protocol  string
-	scale     int
-	defines   []string
-	seed      int64
+	create          string
+	protocol        string
+	scale           int
+	defines         []string
+	seed            int64
 
 	seedOnce    sync.Once
 	defaultSeed int64

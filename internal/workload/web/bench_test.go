@@ -1,9 +1,9 @@
 package web
 
 import (
-	"context"
 	"bufio"
 	"bytes"
+	"context"
 	"net"
 	"testing"
 
