@@ -31,13 +31,13 @@ type Workload struct {
 	builtins  []string
 	queries   []string
 	delimiter string
+	create    string
+	protocol  string
+	scale     int
+	defines   []string
+	seed      int64
 	// numberOfQueries is mysqlslap's --number-of-queries (see limit.go).
 	numberOfQueries int64
-	create          string
-	protocol        string
-	scale           int
-	defines         []string
-	seed            int64
 
 	seedOnce    sync.Once
 	defaultSeed int64
