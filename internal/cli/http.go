@@ -45,6 +45,9 @@ func (a *App) runDetached(ctx context.Context, w workload.Workload, args []strin
 		return err
 	}
 	setThreads(w, o.cfg.Threads)
+	if err := limitEvents(w, fs, &o.cfg); err != nil {
+		return err
+	}
 	if o.jsonPath != "" {
 		if err := checkWritable(o.jsonPath); err != nil {
 			return usagef("--json: %w", err)

@@ -8,15 +8,15 @@ import (
 )
 
 // limitEvents applies a workload.EventLimiter's limit (mysqlslap's
-// --number-of-queries) as --events: alone, it runs until the limit, not
-// for the default --time.
+// --number-of-queries, siege's --reps) as --events: without --time, the
+// run goes until the limit, not for the default --time.
 func limitEvents(w workload.Workload, fs *pflag.FlagSet, cfg *runner.Config) error {
 	el, ok := w.(workload.EventLimiter)
 	if !ok || el.EventLimit() <= 0 {
 		return nil
 	}
 	if fs.Changed("events") {
-		return usagef("--number-of-queries and --events both limit the run: give one")
+		return usagef("--events and the workload's own limit (--number-of-queries, --reps) both limit the run: give one")
 	}
 	cfg.Events = el.EventLimit()
 	if !fs.Changed("time") {

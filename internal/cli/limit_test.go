@@ -3,6 +3,8 @@ package cli
 import (
 	"strings"
 	"testing"
+
+	"github.com/dbarena/dbarena/internal/workload/web"
 )
 
 // TestNumberOfQueries: mysqlslap's --number-of-queries N runs N statements
@@ -32,5 +34,28 @@ func TestNumberOfQueries(t *testing.T) {
 		if r.code != 2 || !strings.Contains(r.stderr, c.want) {
 			t.Errorf("%v: exit %d, stderr %q; want 2 with %q", c.args, r.code, r.stderr, c.want)
 		}
+	}
+}
+
+// TestRepsLimitEvents: an http run with --reps and no --time is not cut by
+// the default --time: it goes until threads x reps requests.
+func TestRepsLimitEvents(t *testing.T) {
+	w := web.New()
+	var o runOptions
+	fs := newFlagSet("run http")
+	o.flags(fs)
+	w.Flags(fs)
+	if err := parseFlags(fs, []string{"--url", "http://127.0.0.1:1/", "--reps", "5", "--threads", "4"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := validate(o.validate(fs), w.Validate()); err != nil {
+		t.Fatal(err)
+	}
+	setThreads(w, o.cfg.Threads)
+	if err := limitEvents(w, fs, &o.cfg); err != nil {
+		t.Fatal(err)
+	}
+	if o.cfg.Events != 20 || o.cfg.Duration != 0 {
+		t.Errorf("events %d, time %v; want 20 and none", o.cfg.Events, o.cfg.Duration)
 	}
 }

@@ -43,6 +43,8 @@ type Workload struct {
 
 	// Set by Shard: this run is shard shard of shards.
 	shard, shards int
+	// threads is the number of workers (SetThreads).
+	threads int
 
 	stats statsSet
 }
@@ -54,6 +56,7 @@ var (
 	_ workload.Reporter        = (*Workload)(nil)
 	_ workload.MeasureBeginner = (*Workload)(nil)
 	_ workload.Sharder         = (*Workload)(nil)
+	_ workload.EventLimiter    = (*Workload)(nil)
 )
 
 // New returns the workload with siege's defaults (30 s timeout, keep-alive).
@@ -191,6 +194,19 @@ func (wl *Workload) Shard(i, n int) error {
 	}
 	wl.shard, wl.shards = i, n
 	return nil
+}
+
+// SetThreads tells the workload how many workers the run has.
+func (wl *Workload) SetThreads(n int) { wl.threads = n }
+
+// EventLimit implements workload.EventLimiter: with --reps, the run is at
+// most threads x reps successful requests, so that it is not cut by the
+// default --time; the workers stop on their own after their reps.
+func (wl *Workload) EventLimit() int64 {
+	if wl.reps <= 0 || wl.threads <= 0 {
+		return 0
+	}
+	return int64(wl.reps) * int64(wl.threads)
 }
 
 // user is the global number of worker id, across shards.
