@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/spf13/pflag"
+
 	"github.com/dbarena/dbarena/internal/dialect"
 	"github.com/dbarena/dbarena/internal/execute"
 	"github.com/dbarena/dbarena/internal/hostinfo"
@@ -27,7 +29,7 @@ func (a *App) runDetached(ctx context.Context, w workload.Workload, args []strin
 	var dbTarget string
 	fs := newFlagSet("run " + w.Name())
 	o.flags(fs)
-	fs.StringVar(&dbTarget, "db-target", "", "the database behind the application: sandbox:NAME or a DSN; its server is monitored and the run stored against it")
+	detachedFlags(w, fs, &dbTarget)
 	w.Flags(fs)
 	if err := parseFlags(fs, args); err != nil {
 		return err
@@ -97,6 +99,17 @@ func (a *App) runDetached(ctx context.Context, w workload.Workload, args []strin
 		}
 	}
 	return runErr
+}
+
+// detachedFlags adds --db-target to a Detached workload's run flags and
+// hides --target and --connect, which it refuses.
+func detachedFlags(w workload.Workload, fs *pflag.FlagSet, dbTarget *string) {
+	if _, ok := w.(workload.Detached); !ok {
+		return
+	}
+	fs.StringVar(dbTarget, "db-target", "", "the database behind the application: sandbox:NAME or a DSN; its server is monitored and the run stored against it")
+	_ = fs.MarkHidden("target")
+	_ = fs.MarkHidden("connect")
 }
 
 // targetLabel is how the run's opening line names s: the masked DSN, or

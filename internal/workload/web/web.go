@@ -80,7 +80,7 @@ func (wl *Workload) Flags(fs *pflag.FlagSet) {
 	fs.Var(&wl.delay, "delay", "random think time of 0..D before each request (siege -d), left out of the latency; 0 = none (siege -b)")
 	fs.BoolVar(&wl.random, "random", false, "pick each request at random from the list (siege -i); default in order")
 	fs.StringVar(&wl.keepAlive, "keep-alive", wl.keepAlive, "on: reuse connections (ab -k); off: one connection per request")
-	fs.Var(&wl.timeout, "timeout", "connect and response-header timeout per request (siege -t... in siegerc: timeout)")
+	fs.Var(&wl.timeout, "timeout", "connect and response-header timeout of each request (siegerc's timeout; seconds or a duration)")
 	fs.StringArrayVar(&wl.headers, "header", nil, "'Name: value' added to every request (repeatable, siege -H)")
 	fs.BoolVar(&wl.follow, "follow-redirects", false, "follow redirects (up to 10); default: a 3xx response is the result")
 }
