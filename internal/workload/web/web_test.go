@@ -156,7 +156,7 @@ func TestFailuresByCause(t *testing.T) {
 	closed := "http://" + l.Addr().String() + "/"
 	l.Close()
 	wl := configure(t, "--url", a.srv.URL+"/ok", "--url", "/missing", "--url", "/boom", "--url", "/slow",
-		"--url", closed, "--reps", "5", "--timeout", "0.3")
+		"--url", closed, "--reps", "5", "--timeout", "1.5")
 	res, sum := run(t, wl, 2, time.Hour)
 	want := map[string]int64{Cause4xx: 2, Cause5xx: 2, CauseTimeout: 2, CauseRefused: 2}
 	for k, v := range want {
