@@ -324,3 +324,21 @@ func TestValidate(t *testing.T) {
 		}
 	}
 }
+
+// TestRateWithReps: --rate paces the requests (open model) and --reps
+// still makes exactly threads x reps of them.
+func TestRateWithReps(t *testing.T) {
+	a := newApp(t)
+	wl := configure(t, "--url", a.srv.URL+"/ok", "--reps", "5")
+	cfg := runner.DefaultConfig()
+	cfg.Threads, cfg.Duration, cfg.Rate = 2, time.Hour, 200
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	res, err := runner.Run(ctx, cfg, workload.Env{}, wl, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Err != nil || res.Events != 10 || a.count("/ok") != 10 {
+		t.Errorf("err %v, events %d, requests %d; want 10", res.Err, res.Events, a.count("/ok"))
+	}
+}
