@@ -17,6 +17,7 @@ import (
 	"github.com/dbarena/dbarena/internal/workload/oltp"
 	"github.com/dbarena/dbarena/internal/workload/script"
 	"github.com/dbarena/dbarena/internal/workload/tpcc"
+	"github.com/dbarena/dbarena/internal/workload/web"
 )
 
 // Exit codes (docs/CLI.md).
@@ -53,7 +54,7 @@ func NewApp(stdout, stderr io.Writer, args []string, getenv func(string) string,
 		Getenv:     getenv,
 		Args:       args,
 		Interrupts: interrupts,
-		Registry:   workload.NewRegistry(append(append(append(oltp.All(), tpcc.All()...), script.All()...), micro.New)...),
+		Registry:   workload.NewRegistry(append(append(append(oltp.All(), tpcc.All()...), script.All()...), micro.New, web.New)...),
 	}
 }
 

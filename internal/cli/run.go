@@ -86,6 +86,9 @@ func (a *App) run(ctx context.Context, args []string) error {
 	if _, ok := w.(workload.Runner); !ok {
 		return missing(w, "run")
 	}
+	if _, ok := w.(workload.Detached); ok {
+		return a.runDetached(ctx, w, rest)
+	}
 	var o runOptions
 	fs := newFlagSet("run " + w.Name())
 	o.flags(fs)
@@ -97,6 +100,9 @@ func (a *App) run(ctx context.Context, args []string) error {
 		return usagef("unexpected argument %q", fs.Arg(0))
 	}
 	if err := validate(o.validate(fs), w.Validate()); err != nil {
+		return err
+	}
+	if err := limitEvents(w, fs, &o.cfg); err != nil {
 		return err
 	}
 	setThreads(w, o.cfg.Threads)
@@ -218,7 +224,7 @@ func (p *runPrinter) Begin(s *execute.Session, spec *execute.Spec, notes []strin
 	}
 	w := p.a.Stdout
 	fmt.Fprintf(w, "Running %s on %s %s (%s): %d threads", spec.Workload.Name(), s.Target.Flavor, s.Target.Version,
-		s.Target.MaskedDSN(), spec.Config.Threads)
+		targetLabel(s), spec.Config.Threads)
 	if spec.Config.Rate > 0 {
 		fmt.Fprintf(w, ", fixed rate %g events/s", spec.Config.Rate)
 	}

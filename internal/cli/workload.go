@@ -217,6 +217,7 @@ func (a *App) help(_ context.Context, args []string) error {
 		if args[0] == "run" {
 			var o runOptions
 			o.flags(fs)
+			detachedFlags(w, fs, new(string))
 		} else {
 			var c workloadCommand
 			c.flags(fs, args[0] == "prepare")

@@ -24,6 +24,9 @@ type counterProbe struct {
 }
 
 func newCounterProbe(s *Session) (*counterProbe, error) {
+	if s.NoDatabase {
+		return nil, errors.New("no database")
+	}
 	db, err := s.Dialect.Open(s.Target, dialect.OpenOptions{MaxConns: 1})
 	if err != nil {
 		return nil, err

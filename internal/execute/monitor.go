@@ -63,7 +63,7 @@ func StartMonitor(ctx context.Context, home string, s *Session, mode string) *Mo
 	}
 	rm := &Monitor{}
 	var samplers []monitor.Sampler
-	local := monitor.IsLocal(s.Target)
+	local := s.NoDatabase || monitor.IsLocal(s.Target) // Standalone: this host
 	switch {
 	case !local:
 		rm.note(fmt.Sprintf("remote target %s: server counters and dbarena's own figures only (host and server-process figures would describe this machine, not the server)", s.Target.MaskedDSN()))
@@ -72,11 +72,16 @@ func StartMonitor(ctx context.Context, home string, s *Session, mode string) *Mo
 	default:
 		rm.Host = true
 		samplers = append(samplers, monitor.HostSamplers(procRoot, sysRoot)...)
-		pid, datadir := serverProcess(ctx, home, s)
-		if pid > 0 {
+		pid, datadir := 0, ""
+		if !s.NoDatabase {
+			pid, datadir = serverProcess(ctx, home, s)
+		}
+		switch {
+		case s.NoDatabase:
+		case pid > 0:
 			// PostgreSQL serves each connection from a child of the postmaster.
 			samplers = append(samplers, monitor.NewProcessSampler(procRoot, "server", pid, s.Target.Family() == target.Postgres))
-		} else {
+		default:
 			rm.note("server process not found: no server.* figures")
 		}
 		if datadir != "" {
@@ -86,7 +91,9 @@ func StartMonitor(ctx context.Context, home string, s *Session, mode string) *Mo
 		}
 	}
 	samplers = append(samplers, monitor.NewProcessSampler(procRoot, "client", os.Getpid(), false))
-	if srv, err := monitor.OpenServerSampler(ctx, s.Dialect, s.Target); err == nil {
+	if s.NoDatabase {
+		rm.note("no database: host and dbarena's own figures only")
+	} else if srv, err := monitor.OpenServerSampler(ctx, s.Dialect, s.Target); err == nil {
 		samplers = append(samplers, srv)
 	} else {
 		rm.note("server counters: " + s.Target.Mask(err.Error()))

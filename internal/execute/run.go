@@ -99,9 +99,12 @@ func Run(ctx context.Context, st Store, s *Session, spec Spec, obs Observer) (*O
 	if err != nil {
 		return nil, err
 	}
-	notes, err := checkLimits(ctx, s, w, spec.Config.Threads, spec.Home)
-	if err != nil {
-		return nil, err
+	_, detached := w.(workload.Detached) // its workers use no database connection
+	var notes []string
+	if !detached {
+		if notes, err = checkLimits(ctx, s, w, spec.Config.Threads, spec.Home); err != nil {
+			return nil, err
+		}
 	}
 	if warning != "" {
 		notes = append(notes, warning)
@@ -113,7 +116,9 @@ func Run(ctx context.Context, st Store, s *Session, spec Spec, obs Observer) (*O
 	cfg := spec.Config
 	// Closing the pool's sockets stops statements in flight, so they can
 	// run under a context the drivers need not watch.
-	cfg.Abort = s.Sockets.CloseAll
+	if !detached {
+		cfg.Abort = s.Sockets.CloseAll
+	}
 	mctx := context.WithoutCancel(ctx) // sampling has its own time limits
 	mon := StartMonitor(mctx, spec.Home, s, spec.Monitor)
 	defer mon.Stop()
@@ -277,6 +282,9 @@ func newRun(s *Session, spec *Spec) *summary.Run {
 	if run.Tags == nil {
 		run.Tags = map[string]string{}
 	}
+	if s.NoDatabase {
+		run.Target.DSN = s.Target.Host
+	}
 	run.EndedAt = run.StartedAt
 	return run
 }
@@ -326,6 +334,9 @@ func targetFlag(s *Session) string {
 // setupError classifies an error from a run that could not start.
 func setupError(s *Session, w workload.Workload, err error) error {
 	msg := fmt.Errorf("run %s: %s", w.Name(), s.Target.Mask(err.Error()))
+	if s.NoDatabase {
+		return wrap(Failed, msg)
+	}
 	c := s.Dialect.Classify(err) // Classify looks through the wrapping
 	switch {
 	case isMissingTable(c.Code):

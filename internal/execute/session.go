@@ -22,6 +22,8 @@ type Session struct {
 	DB      *sql.DB
 	// Sockets are the pool's connections, closed to abort a run at once.
 	Sockets *dialect.Sockets
+	// NoDatabase marks a Standalone session: no DB, Dialect or Sockets.
+	NoDatabase bool
 }
 
 // Env is the workload environment of the session.
@@ -30,7 +32,20 @@ func (s *Session) Env() workload.Env {
 }
 
 // Close closes the pool.
-func (s *Session) Close() error { return s.DB.Close() }
+func (s *Session) Close() error {
+	if s.DB == nil {
+		return nil
+	}
+	return s.DB.Close()
+}
+
+// Standalone is a session without a database, for a workload.Detached run
+// on its own (an HTTP run without --db-target): its monitor samples the
+// host and dbarena only, and the run is stored against a target whose
+// flavor is kind and whose DSN is address.
+func Standalone(kind, address string) *Session {
+	return &Session{Target: target.Target{Flavor: target.Flavor(kind), Host: address}, NoDatabase: true}
+}
 
 // Connect opens a pool on t, checks that the server answers and fills in
 // its flavor and version. Errors are BadInput (the DSN) or Unreachable.

@@ -381,6 +381,10 @@ func SiegeTable(runs []*summary.Run) Table {
 			{Name: "LA", Numeric: true, Help: "maximum load average (1 min)"},
 			{Name: "MEM", Numeric: true, Help: "maximum memory used, MB"}}}
 	for _, r := range runs {
+		if row, ok := httpRow(r); ok {
+			t.Rows = append(t.Rows, row)
+			continue
+		}
 		rt := r.LatencyMS.Avg / 1000
 		la, mem := math.NaN(), math.NaN()
 		if r.Monitor != nil {

@@ -26,6 +26,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/dbarena/dbarena/internal/dialect"
 	"github.com/dbarena/dbarena/internal/hist"
 	"github.com/dbarena/dbarena/internal/workload"
 	"golang.org/x/sys/unix"
@@ -201,11 +202,12 @@ func Run(ctx context.Context, cfg Config, env workload.Env, w workload.Runner, o
 	if errs := cfg.Validate(); len(errs) > 0 {
 		return nil, fmt.Errorf("runner: %w", errors.Join(errs...))
 	}
-	if env.DB == nil || env.Dialect == nil || w == nil {
+	_, detached := w.(workload.Detached)
+	if w == nil || (!detached && (env.DB == nil || env.Dialect == nil)) {
 		return nil, errors.New("runner: env.DB, env.Dialect and the workload must be set")
 	}
 	r := newRun(cfg, env, w)
-	if r.dialer != nil {
+	if r.dialer != nil && r.detached == nil {
 		defer setProcs(cfg.Threads)()
 	}
 	if err := r.connectAll(ctx); err != nil {
@@ -309,7 +311,8 @@ type run struct {
 	cfg       Config
 	env       workload.Env
 	w         workload.Runner
-	dialer    workload.Dialer // set when Workers own their connections
+	dialer    workload.Dialer   // set when Workers own their connections
+	detached  workload.Detached // set when Workers use no database connection
 	ignore    map[string]bool
 	ignoreAll bool
 	limits    map[string]time.Duration // response-time limits by event type
@@ -351,6 +354,9 @@ func newRun(cfg Config, env workload.Env, w workload.Runner) *run {
 	if d, ok := w.(workload.Dialer); ok && d.OwnsConns(env) {
 		r.dialer = d
 	}
+	if d, ok := w.(workload.Detached); ok {
+		r.dialer, r.detached = d, d
+	}
 	if rl, ok := w.(workload.ResponseLimiter); ok {
 		r.limits = rl.ResponseLimits()
 	}
@@ -359,6 +365,15 @@ func newRun(cfg Config, env workload.Env, w workload.Runner) *run {
 		r.pacer = &recBuf{}
 	}
 	return r
+}
+
+// classify classifies a Worker's error: by the workload when it is
+// Detached, else by the target's dialect.
+func (r *run) classify(err error) dialect.Class {
+	if r.detached != nil {
+		return r.detached.Classify(err)
+	}
+	return r.env.Dialect.Classify(err)
 }
 
 // since is now in ns since t0.

@@ -38,7 +38,7 @@ func (wk *worker) open(ctx context.Context) error {
 		}
 	}
 	if err != nil {
-		if r.env.Dialect.Classify(err).Kind == dialect.ConnLost {
+		if r.classify(err).Kind == dialect.ConnLost {
 			return &ConnectError{Worker: wk.id, Err: err}
 		}
 		return fmt.Errorf("worker %d: set up: %w", wk.id, err)
@@ -77,6 +77,7 @@ const (
 	connLost          // counted as an error; the worker reconnects
 	fatal             // counted as an error; the run stops
 	aborted           // cut short by the stop: counted as unfinished
+	done              // the Worker has no more events (workload.ErrDone): not counted
 )
 
 // intern interns s (an event type or an error code) through the worker's cache.
@@ -154,6 +155,12 @@ func (wk *worker) loop() {
 			rec.kind = kAborted
 			wk.buf.put(rec, true)
 			return
+		case done:
+			wk.buf.inflight.Store(0) // no event ran
+			if ticket {
+				r.tickets.Add(-1)
+			}
+			return
 		}
 		rec.kind, rec.code = kError, wk.intern(code)
 		wk.buf.put(rec, true)
@@ -186,10 +193,13 @@ func (wk *worker) event(ev *workload.Event, flags uint8) (q workload.Queries, pa
 		if err == nil {
 			return q, pause, succeeded, "", nil
 		}
+		if errors.Is(err, workload.ErrDone) {
+			return q, pause, done, "", nil
+		}
 		if r.wctx.Err() != nil {
 			return q, pause, aborted, "", nil
 		}
-		c := r.env.Dialect.Classify(err)
+		c := r.classify(err)
 		code = c.Code
 		if code == "" {
 			code = "unknown"
@@ -208,7 +218,7 @@ func (wk *worker) event(ev *workload.Event, flags uint8) (q workload.Queries, pa
 		default:
 			wk.rollback()
 		}
-		if r.ignoreAll || r.ignore[code] {
+		if r.ignoreAll || r.ignore[code] || r.detached != nil {
 			return q, pause, failed, code, err
 		}
 		return q, pause, fatal, code, err
@@ -326,7 +336,7 @@ func (wk *worker) reopen() bool {
 			r.fail(err)
 			break
 		}
-		code := r.env.Dialect.Classify(err).Code
+		code := r.classify(err).Code
 		if code == "" {
 			code = "unknown"
 		}

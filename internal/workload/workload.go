@@ -15,6 +15,10 @@
 //   - Noter: warnings to print before a run.
 //   - MeasureBeginner: told when the measured period begins (after warm-up).
 //   - Sharder: narrows its work to one shard of a run spread over hosts.
+//   - Detached: Workers that use no database connection (HTTP).
+//   - EventLimiter: its own flags limit the run's events.
+//
+// A Worker whose Event returns ErrDone has no more events to run.
 //
 // Each implementation carries `var _ workload.Iface = (*T)(nil)` beside it.
 package workload
@@ -22,6 +26,7 @@ package workload
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
 	"io"
 	"sort"
@@ -174,6 +179,32 @@ type MeasureBeginner interface {
 // splits threads, events and rate itself.
 type Sharder interface {
 	Shard(i, n int) error
+}
+
+// ErrDone, returned by Worker.Event, says the worker has no more events to
+// run (siege's --reps): that event did not happen, the worker stops, and
+// the run ends once every worker has stopped.
+var ErrDone = errors.New("worker done")
+
+// Detached is a Runner whose Workers talk to something other than the
+// target database (an HTTP application): they dial their own clients
+// (DialWorker; OwnsConns is not asked), the workload classifies their
+// errors, and the target, if any, is only monitored and its counters read.
+// Env.DB and Env.Dialect may then be nil. Its errors never stop a run (as
+// siege goes on after failed requests): each is counted under its code and
+// the worker goes on, after dialing a new Worker for a dialect.ConnLost.
+type Detached interface {
+	Dialer
+	// Classify says what the runner does about a Worker's error and under
+	// which code it is counted.
+	Classify(err error) dialect.Class
+}
+
+// EventLimiter is a workload whose own flags limit a run's measured events
+// (mysqlslap's --number-of-queries): the command runs until EventLimit
+// events, as with --events, when it is > 0.
+type EventLimiter interface {
+	EventLimit() int64
 }
 
 // Queries counts statements by sysbench's classes.

@@ -36,6 +36,8 @@ type Workload struct {
 	scale     int
 	defines   []string
 	seed      int64
+	// numberOfQueries is mysqlslap's --number-of-queries (see limit.go).
+	numberOfQueries int64
 
 	seedOnce    sync.Once
 	defaultSeed int64
@@ -93,6 +95,7 @@ func (wl *Workload) Flags(fs *pflag.FlagSet) {
 	fs.StringArrayVar(&wl.builtins, "builtin", nil, "pgbench built-in script NAME[@WEIGHT]: tpcb-like, simple-update, select-only (repeatable; tpcb-like when no script is given, as pgbench)")
 	fs.StringArrayVar(&wl.queries, "query", nil, "mysqlslap-style statements \"SQL;SQL\" run in order as one event (repeatable)")
 	fs.StringVar(&wl.delimiter, "delimiter", wl.delimiter, "statement delimiter of --query and --create")
+	fs.Int64Var(&wl.numberOfQueries, "number-of-queries", 0, "stop after this many --query statements in total across workers (mysqlslap), in whole events; 0 = until --time/--events")
 	fs.StringVar(&wl.create, "create", "", "FILE of statements (split at --delimiter) run once before the run")
 	fs.StringVar(&wl.protocol, "protocol", wl.protocol, "how statements are sent: simple (text, :vars substituted), extended (parameters), prepared (prepared once per connection)")
 	fs.IntVar(&wl.scale, "scale", wl.scale, "pgbench scale factor: prepare loads 100000 x scale accounts; :scale in scripts")
@@ -227,6 +230,9 @@ func (wl *Workload) Validate() []error {
 				wl.createSQL = append(wl.createSQL, c.Text)
 			}
 		}
+	}
+	if err := wl.checkQueryLimit(); err != nil {
+		errs = append(errs, err)
 	}
 	if len(wl.scripts) > 0 && wl.totalW == 0 {
 		errs = append(errs, errors.New("every script has weight 0"))
