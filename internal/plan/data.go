@@ -32,7 +32,7 @@ type Data struct {
 const (
 	// ReloadOnce loads once per sandbox and engine in a plan run.
 	ReloadOnce = "once"
-	// ReloadAlways loads again before every round.
+	// ReloadAlways loads again before every round of every workload.
 	ReloadAlways = "always"
 	// ReloadNever loads only into a database that holds no tables yet, so
 	// a sandbox loaded by an earlier plan run is used as it is.
