@@ -414,7 +414,7 @@ func (s *Scanner) matchDelim() bool {
 }
 
 // backslashes reports whether a string opened by q at pos takes backslash
-// escapes: MySQL strings do; PostgreSQL only E'' strings.
+// escapes: MySQL strings do; PostgreSQL only E” strings.
 func (s *Scanner) backslashes(q byte) bool {
 	if s.syntax == MySQL {
 		return q != '`'

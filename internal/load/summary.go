@@ -1,7 +1,6 @@
 package load
 
 import (
-
 	"github.com/dbarena/dbarena/internal/summary"
 	"github.com/dbarena/dbarena/internal/target"
 )
