@@ -44,6 +44,9 @@ type Options struct {
 	ProgressEvery time.Duration
 	// NoStats skips the per-table figures read after the load.
 	NoStats bool
+	// NoChecksum reads the per-table rows and sizes without the content
+	// checksum (which reads every row once more).
+	NoChecksum bool
 }
 
 // Progress is a snapshot of a running load.
@@ -201,7 +204,13 @@ func Load(ctx context.Context, env workload.Env, o Options) (*Result, error) {
 	l.res.Databases = l.databases
 	if err == nil && !o.NoStats {
 		l.report(ctx, "stats")
-		if serr := l.stats(ctx); serr != nil {
+		serr := error(nil)
+		if o.NoChecksum {
+			serr = l.stats(ctx)
+		} else if serr = l.checksums(ctx); serr != nil {
+			serr = errors.Join(serr, l.stats(ctx))
+		}
+		if serr != nil {
 			l.res.Notes = append(l.res.Notes, "per-table figures: "+oneLine(serr.Error()))
 		}
 	}

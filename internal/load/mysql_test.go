@@ -17,6 +17,7 @@ import (
 
 	"github.com/klauspost/compress/zstd"
 
+	"github.com/dbarena/dbarena/internal/checksum"
 	"github.com/dbarena/dbarena/internal/dialect"
 	"github.com/dbarena/dbarena/internal/dump"
 	"github.com/dbarena/dbarena/internal/sandbox/sandboxtest"
@@ -182,6 +183,10 @@ func TestMariaDBDumpEngines(t *testing.T) {
 	want := rowsOf(t, src, itemsQuery)
 	wantLog := rowsOf(t, src, "SELECT * FROM log ORDER BY id")
 	ctx := context.Background()
+	srcSums, err := checksum.Tables(ctx, src, "mariadb", env.Target.Database)
+	if err != nil {
+		t.Fatal(err)
+	}
 	for _, c := range []struct {
 		file, db, engine, opts string
 	}{
@@ -225,6 +230,7 @@ func TestMariaDBDumpEngines(t *testing.T) {
 			if len(progress) == 0 || !progress[len(progress)-1].Done || progress[len(progress)-1].Bytes != res.Bytes {
 				t.Errorf("progress: %+v", progress)
 			}
+			sameChecksums(t, res, srcSums)
 			run := res.Summary(env.Target, nil)
 			if run.Workload != "load" || run.Tags["engine"] != c.engine || run.PerType["items"].Count != 4 || run.Figures["load.rows"] != 6 {
 				t.Errorf("summary: %+v", run)
@@ -297,5 +303,20 @@ func TestMariaDBCompressedAndErrors(t *testing.T) {
 	}
 	if s := res.Summary(env.Target, err); s.Status != "interrupted" {
 		t.Errorf("summary status %q", s.Status)
+	}
+}
+
+// sameChecksums compares a load's per-table checksums with the source's.
+func sameChecksums(t *testing.T, res *Result, src []checksum.Table) {
+	t.Helper()
+	var got []checksum.Table
+	for _, tb := range res.Tables {
+		if tb.Checksum == "" {
+			t.Errorf("table %s has no checksum", tb.Name)
+		}
+		got = append(got, checksum.Table{Name: checksumName(tb.Name), Rows: tb.Rows, Sum: tb.Checksum})
+	}
+	if d := checksum.Diff(got, src); d != nil {
+		t.Errorf("checksums differ from the source: %v", d)
 	}
 }

@@ -6,8 +6,65 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/dbarena/dbarena/internal/checksum"
+	"github.com/dbarena/dbarena/internal/dialect"
 	"github.com/dbarena/dbarena/internal/target"
 )
+
+// checksums fills in each table's rows, sizes, engine and content
+// checksum (package checksum), one database at a time.
+func (l *loader) checksums(ctx context.Context) error {
+	byDB := map[string][]int{}
+	var dbs []string
+	for i, t := range l.res.Tables {
+		if _, ok := byDB[t.Database]; !ok {
+			dbs = append(dbs, t.Database)
+		}
+		byDB[t.Database] = append(byDB[t.Database], i)
+	}
+	d, err := dialect.For(l.t.Family())
+	if err != nil {
+		return err
+	}
+	var errs []error
+	for _, db := range dbs {
+		tg := l.t
+		if db != "" {
+			tg.Database = db
+		}
+		h, err := d.Open(tg, dialect.OpenOptions{MaxConns: 1})
+		if err != nil {
+			return err
+		}
+		names := make([]string, 0, len(byDB[db]))
+		for _, i := range byDB[db] {
+			names = append(names, checksumName(l.res.Tables[i].Name))
+		}
+		sums, err := checksum.Run(ctx, h, string(l.t.Flavor), tg.Database, checksum.Options{Tables: names})
+		h.Close()
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		found := map[string]checksum.Table{}
+		for _, s := range sums {
+			found[s.Name] = s
+		}
+		for _, i := range byDB[db] {
+			t := &l.res.Tables[i]
+			if s, ok := found[checksumName(t.Name)]; ok {
+				t.Rows, t.Checksum, t.DataBytes, t.IndexBytes, t.Engine = s.Rows, s.Sum, s.DataBytes, s.IndexBytes, s.Engine
+			}
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// checksumName is a table's name as package checksum lists it: without
+// PostgreSQL's default schema.
+func checksumName(name string) string {
+	return strings.TrimPrefix(name, "public.")
+}
 
 // stats fills in each table's row count, sizes and engine from the server.
 func (l *loader) stats(ctx context.Context) error {
