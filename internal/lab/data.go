@@ -2,7 +2,11 @@ package lab
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"maps"
+	"os"
+	"slices"
 	"strconv"
 
 	"github.com/dbarena/dbarena/internal/plan"
@@ -131,4 +135,34 @@ func linkPorts(servers []*server) {
 			}
 		}
 	}
+}
+
+// dataWarnings names the dumps of p that do not exist (yet): their cells
+// fail at the load.
+func dataWarnings(p *plan.Plan) []string {
+	var out []string
+	seen := map[string]bool{}
+	check := func(d *plan.Data) {
+		if d == nil {
+			return
+		}
+		files := []string{d.Dump}
+		for _, f := range slices.Sorted(maps.Keys(d.Dumps)) {
+			files = append(files, d.Dumps[f])
+		}
+		for _, f := range files {
+			if f == "" || seen[f] {
+				continue
+			}
+			seen[f] = true
+			if _, err := os.Stat(f); err != nil {
+				out = append(out, fmt.Sprintf("%s:%d: data dump %s: %v: its servers' cells will fail (generate or fetch it first)", p.File, d.Line, f, errors.Unwrap(err)))
+			}
+		}
+	}
+	check(p.Data)
+	for _, s := range p.Servers {
+		check(s.Data)
+	}
+	return out
 }

@@ -3,10 +3,15 @@ package lab
 import (
 	"context"
 	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
+	"github.com/dbarena/dbarena/internal/plan"
 	"github.com/dbarena/dbarena/internal/runner"
+	"github.com/dbarena/dbarena/internal/sandbox"
 	"github.com/dbarena/dbarena/internal/summary"
 )
 
@@ -209,5 +214,22 @@ duration: 1s
 	var c runner.Connect
 	if c.String() != "persistent" {
 		t.Errorf("zero Connect is %q", c)
+	}
+}
+
+// TestDataWarnings: a dump that does not exist is a warning naming the
+// plan's line; one that exists is not.
+func TestDataWarnings(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "my.sql"), nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	p, errs := plan.Parse(filepath.Join(dir, "p.yaml"), []byte(fmt.Sprintf(dataPlan, "")))
+	if len(errs) > 0 {
+		t.Fatal(errs)
+	}
+	got := Expand(p, nil, func() ([]sandbox.Binary, error) { return nil, nil })
+	if len(got) != 1 || !strings.Contains(got[0], "p.yaml:5: data dump "+filepath.Join(dir, "pg.sql")) {
+		t.Errorf("warnings %q", got)
 	}
 }

@@ -1,6 +1,7 @@
 package plan
 
 import (
+	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
@@ -189,4 +190,58 @@ func validPort(key, v *yaml.Node, bad badFunc) int {
 		return 0
 	}
 	return n
+}
+
+// pathParams are the workload parameters that name files (the script
+// workload's file and create): relative ones are taken from the plan
+// file's directory, as data dumps are.
+var pathParams = map[string]bool{"file": true, "create": true}
+
+// resolvePaths makes the plan's relative file paths (data dumps, file and
+// create parameters and axes) relative to the plan file's directory.
+func (p *Plan) resolvePaths() {
+	dir := filepath.Dir(p.File)
+	if dir == "." {
+		return
+	}
+	fix := func(v string) string {
+		path, weight, hasWeight := strings.Cut(v, "@")
+		if path == "" || filepath.IsAbs(path) {
+			return v
+		}
+		path = filepath.Join(dir, path)
+		if hasWeight {
+			return path + "@" + weight
+		}
+		return path
+	}
+	data := func(d *Data) {
+		if d == nil {
+			return
+		}
+		if d.Dump != "" {
+			d.Dump = fix(d.Dump)
+		}
+		for k, v := range d.Dumps {
+			d.Dumps[k] = fix(v)
+		}
+	}
+	data(p.Data)
+	for i := range p.Servers {
+		data(p.Servers[i].Data)
+	}
+	for i := range p.Workloads {
+		for j, kv := range p.Workloads[i].Params {
+			if pathParams[normParam(kv.Key)] {
+				p.Workloads[i].Params[j].Value = fix(kv.Value)
+			}
+		}
+	}
+	for i := range p.Axes {
+		if pathParams[normParam(p.Axes[i].Name)] {
+			for j := range p.Axes[i].Values {
+				p.Axes[i].Values[j].Value = fix(p.Axes[i].Values[j].Value)
+			}
+		}
+	}
 }

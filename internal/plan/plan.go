@@ -7,7 +7,8 @@
 // and data size.
 //
 // Every value keeps the line it came from, so that errors name the file
-// and line. The package knows nothing of workloads' flags: the caller
+// and line. Relative file paths in a plan (data dumps, the script
+// workload's file and create) are taken from the plan file's directory. The package knows nothing of workloads' flags: the caller
 // checks parameters with the lines Param carries.
 package plan
 
@@ -345,6 +346,7 @@ func Parse(file string, data []byte) (*Plan, []error) {
 	for i := range p.Servers {
 		p.Servers[i].AllowUnsafeSettings = p.AllowUnsafeSettings
 	}
+	p.resolvePaths()
 	errs = append(errs, p.check()...)
 	if err := p.checkSize(); err != nil {
 		return nil, append(errs, err) // too big to expand or to check further

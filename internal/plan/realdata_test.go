@@ -150,3 +150,34 @@ func TestRealdataErrors(t *testing.T) {
 		}
 	}
 }
+
+// TestPathsFromPlanDir: relative dumps and script files are taken from the
+// plan file's directory; absolute ones and weights are kept.
+func TestPathsFromPlanDir(t *testing.T) {
+	p, errs := Parse("plans/x.yaml", []byte(`name: x
+servers:
+  - {name: a, flavor: mariadb, data: {dump: /abs/own.sql}}
+  - {name: b, flavor: postgres}
+data:
+  dump: {mysql: eshop/my.sql, postgres: eshop/pg.sql}
+workloads:
+  - name: script
+    params: {file: eshop/shop.sql@3, create: setup.sql, define: products=10}
+axes:
+  file: [a.sql, /b.sql]
+`))
+	if len(errs) > 0 {
+		t.Fatal(errs)
+	}
+	got := []string{p.Servers[0].Data.Dump, p.Data.DumpFor("mysql"), p.Data.DumpFor("postgres")}
+	for _, kv := range p.Workloads[0].Params {
+		got = append(got, kv.Key+"="+kv.Value)
+	}
+	for _, v := range p.Axes[0].Values {
+		got = append(got, v.Value)
+	}
+	want := "/abs/own.sql plans/eshop/my.sql plans/eshop/pg.sql file=plans/eshop/shop.sql@3 create=plans/setup.sql define=products=10 plans/a.sql /b.sql"
+	if strings.Join(got, " ") != want {
+		t.Errorf("paths\n got %s\nwant %s", strings.Join(got, " "), want)
+	}
+}

@@ -15,6 +15,9 @@
 //	                    category pages, 2% view-counter updates
 //	product_page.sql    the product page alone (read only)
 //
+// The scripts take the size from --define products=N; plans/eshop holds
+// a copy of them.
+//
 // The same --products and --seed give the same bytes. Every column type
 // compares across MySQL and PostgreSQL in `dbarena checksum`, so the two
 // dumps loaded give equal checksums.
@@ -94,8 +97,7 @@ func run(args []string, stderr io.Writer) error {
 		}
 	}
 	if *only == "" || *only == "scripts" {
-		sz := sizesFor(*products)
-		for name, text := range map[string]string{"shop.sql": shopScript(sz), "product_page.sql": productPageScript(sz)} {
+		for name, text := range map[string]string{"shop.sql": shopScript(), "product_page.sql": productPageScript()} {
 			if err := write(name, func(w io.Writer) error { _, err := io.WriteString(w, text); return err }); err != nil {
 				return err
 			}

@@ -170,3 +170,13 @@ func TestLoadsEverywhereWithEqualChecksums(t *testing.T) {
 		}
 	}
 }
+
+// TestShippedScriptsCurrent: plans/eshop holds the generator's scripts.
+func TestShippedScriptsCurrent(t *testing.T) {
+	for name, text := range map[string]string{"shop.sql": shopScript(), "product_page.sql": productPageScript()} {
+		b, err := os.ReadFile(filepath.Join("..", "..", "plans", "eshop", name))
+		if err != nil || string(b) != text {
+			t.Errorf("plans/eshop/%s differs from gen-eshop's (%v): go run ./scripts/gen-eshop --only scripts --dir plans/eshop", name, err)
+		}
+	}
+}

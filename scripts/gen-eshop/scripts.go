@@ -1,7 +1,5 @@
 package main
 
-import "fmt"
-
 // productPage is a product page's statements (after \set pid): the product
 // joined to its ten lookups, then its images, attributes, stock and prices.
 const productPage = `SELECT p.id, p.sku, p.name, p.price, p.old_price, p.description, p.rating, p.reviews,
@@ -42,25 +40,28 @@ const categoryPage = `SELECT p.id, p.name, p.slug, p.price, p.old_price, p.ratin
 SELECT count(*) FROM product WHERE category_id = :cid AND is_active;
 `
 
-func productPageScript(sz sizes) string {
-	return fmt.Sprintf(`-- dbarena gen-eshop: one product page view (pgbench script language; read only).
--- dbarena run script --file product_page.sql
-\set pid random(1, %d)
-%s`, sz.products, productPage)
+// The scripts take the shop's size from --define products=N (the
+// --products of the dump), so one copy serves every size.
+
+func productPageScript() string {
+	return `-- dbarena gen-eshop: one product page view (pgbench script language; read only).
+-- dbarena run script --file product_page.sql --define products=N (N: gen-eshop --products)
+\set pid random(1, :products)
+` + productPage
 }
 
-func shopScript(sz sizes) string {
-	return fmt.Sprintf(`-- dbarena gen-eshop: a shop visitor's page view (pgbench script language), as
--- document 000's site: 98%% reads, 2%% writes. 70%% product pages, 28%% category
--- pages, 2%% view-counter updates.
--- dbarena run script --file shop.sql
+func shopScript() string {
+	return `-- dbarena gen-eshop: a shop visitor's page view (pgbench script language), as
+-- document 000's site: 98% reads, 2% writes. 70% product pages, 28% category
+-- pages, 2% view-counter updates.
+-- dbarena run script --file shop.sql --define products=N (N: gen-eshop --products)
 \set r random(1, 100)
-\set pid random(1, %d)
-\set cid random(1, %d)
+\set pid random(1, :products)
+\set cid random(1, greatest(20, :products / 200))
 \if :r <= 70
-%s\elif :r <= 98
-%s\else
+` + productPage + `\elif :r <= 98
+` + categoryPage + `\else
 UPDATE product SET views = views + 1 WHERE id = :pid;
 \endif
-`, sz.products, sz.categories, productPage, categoryPage)
+`
 }
