@@ -104,6 +104,7 @@ func (l *Lab) load(ctx context.Context, j Job, d *plan.Data, s *server, note fun
 	if run.Status != summary.StatusComplete {
 		return fmt.Errorf("load %s: %s %s", lj.Dump, run.Status, run.Error)
 	}
+	note("server %s: loaded %s in %.1fs (%d rows)", s.v.Label(), lj.Dump, run.DurationS, run.Totals.Events)
 	return nil
 }
 
