@@ -25,10 +25,11 @@ type planLoader struct {
 }
 
 // Tags of a plan load's run, besides the lab's: what was loaded where, so
-// that reload: never finds it again.
+// that reload: never finds it again. The place is the sandbox, or the
+// masked DSN of a server dbarena does not manage.
 const (
-	tagLoadDump    = "load.dump"
-	tagLoadSandbox = "load.sandbox"
+	tagLoadDump  = "load.dump"
+	tagLoadPlace = "load.place"
 )
 
 // defaultPlanLoadThreads is a plan load's parallelism without data: threads.
@@ -53,7 +54,11 @@ func (pl planLoader) Load(ctx context.Context, j lab.LoadJob) (*summary.Run, err
 	if engine == "" {
 		engine = "as-dumped"
 	}
-	tags := map[string]string{tagLoadDump: file, tagLoadSandbox: j.Target.Sandbox, "engine": engine}
+	place := j.Target.Sandbox
+	if place == "" {
+		place = j.Target.MaskedDSN()
+	}
+	tags := map[string]string{tagLoadDump: file, tagLoadPlace: place, "engine": engine}
 	if j.KeepLoaded {
 		if kept, err := pl.loaded(ctx, s.DB, s.Target, tags); err != nil || kept {
 			return nil, err
@@ -84,12 +89,13 @@ func (pl planLoader) Load(ctx context.Context, j lab.LoadJob) (*summary.Run, err
 	return run, nil
 }
 
-// loaded reports whether this sandbox holds a complete earlier load of the
-// same dump and engine (a stored run says so, and its database still has
-// tables).
+// loaded reports whether the place holds a complete load of the same dump
+// and engine: the latest load stored there is that one, and its database
+// still has tables.
 func (pl planLoader) loaded(ctx context.Context, db *sql.DB, t target.Target, tags map[string]string) (bool, error) {
-	runs, err := pl.st.List(ctx, store.Filter{Workload: load.Workload, Tags: tags, Limit: 1})
-	if err != nil || len(runs) == 0 || runs[0].Status != summary.StatusComplete {
+	runs, err := pl.st.List(ctx, store.Filter{Workload: load.Workload, Tags: map[string]string{tagLoadPlace: tags[tagLoadPlace]}, Limit: 1})
+	if err != nil || len(runs) == 0 || runs[0].Status != summary.StatusComplete ||
+		runs[0].Tags[tagLoadDump] != tags[tagLoadDump] || runs[0].Tags["engine"] != tags["engine"] {
 		return false, err
 	}
 	q := "SELECT COUNT(*) FROM information_schema.TABLES WHERE TABLE_SCHEMA = DATABASE() AND TABLE_TYPE = 'BASE TABLE'"

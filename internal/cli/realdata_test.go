@@ -89,6 +89,22 @@ duration: 1s
 		}
 	}
 
+	// reload: never keeps what the latest load at each place left: the
+	// PostgreSQL data, not MariaDB's (Aria came last, so MyISAM loads again,
+	// and then Aria again).
+	text, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, path, strings.Replace(string(text), "  engine: [MyISAM, Aria]\n", "  engine: [MyISAM, Aria]\n  reload: never\n", 1), 0o600)
+	r = dbarena(t, "plan", "run", path, "--results", results).mustSucceed(t)
+	if !strings.Contains(r.stdout, "server pg: data kept (reload: never)") {
+		t.Errorf("reload: never: no note of the kept data:\n%s", r.stdout)
+	}
+	if n := len(planRuns(t, results, "shopdata")); n != len(rows)+2+3 {
+		t.Errorf("reload: never: %d runs after the second plan run, want %d (2 loads, 3 runs)", n, len(rows)+5)
+	}
+
 	// The lookups (not written by the script) match across the servers.
 	tables := "brand,category,currency,product_attribute,product_image,product_price,stock,supplier,warehouse"
 	a, b := filepath.Join(dir, "a.json"), filepath.Join(dir, "b.json")
