@@ -38,16 +38,16 @@ type loadJSON struct {
 const loadShownErrors = 10
 
 type loadFlags struct {
-	target, sandbox, database  string
+	target, sandbox, database    string
 	engine, engineMap, tableOpts string
-	keepDefiners               bool
-	threads                    int
-	continueOnError            bool
-	noChecksum                 bool
-	jsonPath, results          string
-	progress                   time.Duration
-	tags                       [][2]string
-	cred                       credentialFlags
+	keepDefiners                 bool
+	threads                      int
+	continueOnError              bool
+	noChecksum                   bool
+	jsonPath, results            string
+	progress                     time.Duration
+	tags                         [][2]string
+	cred                         credentialFlags
 }
 
 func (f *loadFlags) flags(fs *pflag.FlagSet) {
@@ -345,4 +345,3 @@ func formatBytes(n int64) string {
 	}
 	return fmt.Sprintf("%d B", n)
 }
-
