@@ -95,3 +95,19 @@ func TestClassify(t *testing.T) {
 		t.Errorf("COPY: %+v", cp)
 	}
 }
+
+func TestSplitIndexes(t *testing.T) {
+	st := Statement{Kind: Schema, Creates: true, Table: "p", SQL: "CREATE TABLE `p` (\n  `id` int NOT NULL,\n  `c` varchar(10) DEFAULT 'KEY (x), y',\n  PRIMARY KEY (`id`),\n  UNIQUE KEY `u` (`c`),\n  KEY `k1` (`c`(5),`id`),\n  INDEX k2 (id)\n) ENGINE=InnoDB"}
+	alter := SplitIndexes(&st)
+	if alter != "ALTER TABLE `p` ADD KEY `k1` (`c`(5),`id`), ADD INDEX k2 (id)" {
+		t.Errorf("alter = %q", alter)
+	}
+	want := "CREATE TABLE `p` (`id` int NOT NULL,`c` varchar(10) DEFAULT 'KEY (x), y',PRIMARY KEY (`id`),UNIQUE KEY `u` (`c`)\n) ENGINE=InnoDB"
+	if st.SQL != want {
+		t.Errorf("create = %q", st.SQL)
+	}
+	fk := Statement{Kind: Schema, Creates: true, Table: "c", SQL: "CREATE TABLE c (id int, p int, KEY k (p), CONSTRAINT f FOREIGN KEY (p) REFERENCES p (id))"}
+	if a := SplitIndexes(&fk); a != "" {
+		t.Errorf("table with a foreign key: %q", a)
+	}
+}
