@@ -61,6 +61,11 @@ type Statement struct {
 	Meta bool
 	// Creates is set for CREATE TABLE (Table is the table).
 	Creates bool
+	// IndexBuild marks post-data that builds an index of one table
+	// (ENABLE KEYS, CREATE INDEX, ADD PRIMARY KEY / UNIQUE): such
+	// statements of different tables may run in parallel, before the
+	// rest of the post-data.
+	IndexBuild bool
 	// File and Line locate the statement's first line.
 	File string
 	Line int
@@ -151,7 +156,7 @@ func classifyMySQL(st *Statement) {
 			st.Table = unquoteName(identAfterKeywords(st.SQL, "TABLE", "IGNORE", "ONLINE"))
 		}
 		if len(w) >= 4 && w[1] == "TABLE" && w[len(w)-2] == "ENABLE" && w[len(w)-1] == "KEYS" {
-			st.Kind = PostData
+			st.Kind, st.IndexBuild = PostData, true
 		}
 	case "CREATE", "DROP":
 		obj := objectWord(w[1:])
@@ -222,6 +227,7 @@ func classifyPostgres(st *Statement) {
 		switch {
 		case len(w) > 1 && w[1] == "TABLE" && strings.Contains(up, " ADD CONSTRAINT "):
 			st.Kind = PostData
+			st.IndexBuild = strings.Contains(up, " PRIMARY KEY ") || strings.Contains(up, " UNIQUE ")
 		case len(w) > 1 && w[1] == "TABLE" && (strings.Contains(up, " CLUSTER ON ") || strings.Contains(up, " REPLICA IDENTITY ")):
 			st.Kind = PostData
 		}
@@ -232,6 +238,7 @@ func classifyPostgres(st *Statement) {
 			st.Kind, st.Name = Database, unquoteIdent(identAfterKeywords(st.SQL, "DATABASE"))
 		case "INDEX", "TRIGGER", "RULE", "POLICY":
 			st.Kind = PostData
+			st.IndexBuild = obj == "INDEX" && !strings.Contains(strings.ToUpper(st.SQL), " ONLY ")
 		default:
 			st.Kind = Schema
 			if obj == "TABLE" {

@@ -164,7 +164,7 @@ func (rw *Rewrite) createTable(st *Statement) (string, error) {
 		if j < len(toks) && toks[j].kind == tPunct && toks[j].text == "=" {
 			j++
 		}
-		if j >= len(toks) || (toks[j].kind != tWord && toks[j].kind != tQuoted) {
+		if j >= len(toks) || !(toks[j].kind == tWord || toks[j].kind == tQuoted && toks[j].text[0] == '`') {
 			continue
 		}
 		old := unquoteIdent(toks[j].text)
@@ -195,6 +195,9 @@ func (rw *Rewrite) createTable(st *Statement) (string, error) {
 			add += " " + rw.TableOptions
 		}
 		if add != "" {
+			if e := toks[closeAt].end; e < len(sql) && sql[e] > ' ' {
+				add += " "
+			}
 			edits = append(edits, edit{toks[closeAt].end, toks[closeAt].end, add})
 		}
 	}

@@ -67,6 +67,10 @@ type Scanner struct {
 	line  int // line of buf[pos]
 
 	delim []byte
+	// eolDelim: a delimiter ends a statement only at the end of a line
+	// (mydumper's files, split by myloader that way: a ';' inside a
+	// routine body is followed by a space).
+	eolDelim bool
 
 	copySQL  string // the COPY command while in a COPY block
 	copyLine int
@@ -406,12 +410,23 @@ func (s *Scanner) scanStatement() (int, error) {
 
 // matchDelim reports whether the delimiter starts at pos.
 func (s *Scanner) matchDelim() bool {
-	if len(s.delim) == 1 {
+	if len(s.delim) > 1 {
+		s.ensure(len(s.delim))
+		if !bytes.HasPrefix(s.buf[s.pos:], s.delim) {
+			return false
+		}
+	}
+	if !s.eolDelim {
 		return true
 	}
-	s.ensure(len(s.delim))
-	return bytes.HasPrefix(s.buf[s.pos:], s.delim)
+	s.ensure(len(s.delim) + 2)
+	i := s.pos + len(s.delim)
+	return i >= len(s.buf) || s.buf[i] == '\n' || (s.buf[i] == '\r' && s.at(i+1) == '\n')
 }
+
+// LineDelimited makes a delimiter end a statement only at the end of a
+// line, as myloader reads mydumper's files.
+func (s *Scanner) LineDelimited() { s.eolDelim = true }
 
 // backslashes reports whether a string opened by q at pos takes backslash
 // escapes: MySQL strings do; PostgreSQL only E” strings.

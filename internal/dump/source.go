@@ -381,7 +381,11 @@ func (d *Dump) OpenPart(ctx context.Context, p Part, c *Counter) (*Reader, error
 		f.Close()
 		return nil, err
 	}
-	return &Reader{Part: p, syntax: d.Syntax, sc: NewScanner(r, p.Path, d.Syntax), name: p.Path,
+	sc := NewScanner(r, p.Path, d.Syntax)
+	if d.Format == FormatMydumper {
+		sc.LineDelimited()
+	}
+	return &Reader{Part: p, syntax: d.Syntax, sc: sc, name: p.Path,
 		closer: func() error { closeZ(); return f.Close() }}, nil
 }
 

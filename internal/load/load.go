@@ -32,6 +32,10 @@ type Options struct {
 	Threads int
 	// Rewrite changes engines and table options (MySQL family).
 	Rewrite dump.Rewrite
+	// DeferIndexes (MySQL family) takes plain secondary indexes out of
+	// each CREATE TABLE and adds them after the data, one ALTER TABLE per
+	// table, tables in parallel.
+	DeferIndexes bool
 	// ContinueOnError counts failing statements and goes on.
 	ContinueOnError bool
 	// Admin, if set, is a superuser connection used only to create a

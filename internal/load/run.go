@@ -130,8 +130,24 @@ func (l *loader) run(ctx context.Context) error {
 	if runErr != nil {
 		return runErr
 	}
-	// Post-data on a fresh connection, replaying the session log in step.
+	// Index builds of different tables in parallel, then the rest of
+	// the post-data in order on a fresh connection, replaying the session
+	// log in step.
 	l.setPhase("post-data")
+	if len(st.indexes) > 0 {
+		ip := newPool(ctx, cancel, l)
+		for _, j := range st.indexes {
+			if !ip.submit(j) {
+				break
+			}
+		}
+		if err := ip.wait(); err != nil {
+			return err
+		}
+		if ctx.Err() != nil {
+			return context.Cause(ctx)
+		}
+	}
 	if len(st.post) == 0 {
 		return nil
 	}
@@ -155,6 +171,8 @@ type streamState struct {
 	log  []string // session statements, in dump order
 	cur  string   // current database
 	post []job
+	// indexes are post-data index builds (one table each).
+	indexes []job
 }
 
 // stream reads one part and runs its statements: in order on the schema
@@ -230,10 +248,22 @@ func (l *loader) stream(ctx context.Context, part *dump.Part, schema *session, p
 				return nil
 			}
 		case dump.PostData:
-			ss.post = append(ss.post, job{st: st, db: ss.cur, log: ss.log[:len(ss.log):len(ss.log)]})
+			j := job{st: st, db: ss.cur, log: ss.log[:len(ss.log):len(ss.log)]}
+			if st.IndexBuild {
+				ss.indexes = append(ss.indexes, j)
+			} else {
+				ss.post = append(ss.post, j)
+			}
 		case dump.Schema:
 			if st.Meta {
 				return &dump.BadInputError{Msg: fmt.Sprintf("%s: psql meta-command \\%s is not supported (dbarena runs SQL only)", st.Where(), st.SQL)}
+			}
+			if st.Creates && mysql && l.o.DeferIndexes {
+				if alter := dump.SplitIndexes(&st); alter != "" {
+					ix := st
+					ix.SQL, ix.Kind, ix.IndexBuild, ix.Creates = alter, dump.PostData, true, false
+					ss.indexes = append(ss.indexes, job{st: ix, db: ss.cur, log: ss.log[:len(ss.log):len(ss.log)]})
+				}
 			}
 			if st.Table != "" {
 				if st.Creates {
