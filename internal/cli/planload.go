@@ -4,7 +4,9 @@ import (
 	"context"
 	"database/sql"
 	"errors"
+	"fmt"
 	"path/filepath"
+	"strings"
 
 	"github.com/dbarena/dbarena/internal/dialect"
 	"github.com/dbarena/dbarena/internal/dump"
@@ -62,6 +64,15 @@ func (pl planLoader) Load(ctx context.Context, j lab.LoadJob) (*summary.Run, err
 	if j.KeepLoaded {
 		if kept, err := pl.loaded(ctx, s.DB, s.Target, tags); err != nil || kept {
 			return nil, err
+		}
+	}
+	if j.Engine != "" {
+		have, err := load.ServerEngines(ctx, s.DB)
+		if err != nil {
+			return nil, err
+		}
+		if m := load.MissingEngine(have, []string{j.Engine}); m != "" {
+			return nil, fmt.Errorf("engine %s is not available on %s %s (it has %s)", m, s.Target.Flavor, s.Target.Version, strings.Join(have, ", "))
 		}
 	}
 	res, err := load.Load(ctx, s.Env(), load.Options{Files: []string{file}, Threads: threads,
