@@ -133,3 +133,44 @@ func readSums(t *testing.T, b []byte) map[string]string {
 	}
 	return out
 }
+
+// TestPlanDataUnknownEngine: an engine the server lacks fails the cell
+// with the engines it has, before anything is loaded.
+func TestPlanDataUnknownEngine(t *testing.T) {
+	needServers(t)
+	dump := writeFile(t, filepath.Join(t.TempDir(), "d.sql"), "CREATE TABLE never_loaded (id INT) ENGINE=MyISAM;\n", 0o600)
+	my := suite.mariadb.Target()
+	path := writePlan(t, fmt.Sprintf(`name: badengine
+servers:
+  - name: maria
+    dsn: mysql://%s:%s@127.0.0.1:%d/%s
+data: {dump: %s, engine: NoSuchEngine}
+workloads:
+  - name: oltp_point_select
+    params: {tables: 1, table-size: 100}
+rounds: 1
+warmup: 0
+duration: 1s
+`, my.User, my.Password, my.Port, my.Database, dump))
+	results := filepath.Join(t.TempDir(), "r.db")
+	r := dbarena(t, "plan", "run", path, "--results", results)
+	if r.code != ExitFailed {
+		t.Fatalf("exit %d, want %d\n%s\n%s", r.code, ExitFailed, r.stdout, r.stderr)
+	}
+	rows := planRuns(t, results, "badengine")
+	st, err := store.Open(context.Background(), results)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	run, err := st.Run(context.Background(), rows[0].ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rows) != 1 || !strings.Contains(run.Error, "engine NoSuchEngine is not available") || !strings.Contains(run.Error, "InnoDB") {
+		t.Errorf("%d runs; error %q", len(rows), run.Error)
+	}
+	if r := dbarena(t, "checksum", "--tables", "never_loaded"); r.code != ExitUsage {
+		t.Errorf("table never_loaded exists after the failed load (checksum exit %d)", r.code)
+	}
+}
