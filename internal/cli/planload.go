@@ -26,6 +26,8 @@ type planLoader struct {
 	host summary.Host
 }
 
+var _ lab.Loader = planLoader{}
+
 // Tags of a plan load's run, besides the lab's: what was loaded where, so
 // that reload: never finds it again. The place is the sandbox, or the
 // masked DSN of a server dbarena does not manage.
