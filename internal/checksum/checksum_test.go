@@ -216,3 +216,22 @@ func TestDiff(t *testing.T) {
 		t.Error("Diff of equal lists not nil")
 	}
 }
+
+// TestMariaDBAndPostgresCompareZonedAndOthers: TIMESTAMP with timestamptz
+// (the same instant), TIME with time, ENUM with an enum type, CHAR with
+// character (trailing blanks) give equal sums.
+func TestMariaDBAndPostgresCompareZonedAndOthers(t *testing.T) {
+	my := sandboxtest.Env(t, target.FlavorMariaDB).DB
+	pg := sandboxtest.Env(t, target.FlavorPostgres).DB
+	exec(t, my, "DROP TABLE IF EXISTS cross_more",
+		"CREATE TABLE cross_more (id INT, ts TIMESTAMP(6) NULL, tm TIME(6), e ENUM('small','large'), c CHAR(5))",
+		"INSERT INTO cross_more VALUES (1, FROM_UNIXTIME(1704164645.123456), '10:11:12.5', 'large', 'ab '), (2, NULL, '00:00:00', NULL, '')")
+	exec(t, pg, "DROP TABLE IF EXISTS cross_more", "DROP TYPE IF EXISTS size_t", "CREATE TYPE size_t AS ENUM ('small', 'large')",
+		"CREATE TABLE cross_more (id int, ts timestamptz(6), tm time(6), e size_t, c character(5))",
+		"INSERT INTO cross_more VALUES (1, to_timestamp(1704164645) + interval '123456 microseconds', '10:11:12.5', 'large', 'ab '), (2, NULL, '00:00:00', NULL, '')")
+	a := sums(t, my, "mariadb", "cross_more")["cross_more"]
+	b := sums(t, pg, "postgres", "cross_more")["cross_more"]
+	if a.Rows != 2 || a.Sum != b.Sum || !a.Portable || !b.Portable {
+		t.Fatalf("MariaDB %+v, PostgreSQL %+v: want equal portable sums", a, b)
+	}
+}
