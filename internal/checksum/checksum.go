@@ -3,8 +3,12 @@
 // of one server) can be shown to hold the same data.
 //
 // Each row is turned into a canonical text: its columns in ordinal order,
-// each rendered by type (see canon.go) and joined with ','; NULL is "N",
-// which no rendered value can be. The table's sum is the sum over its rows
+// each rendered by type and joined with ','; NULL is "N", which no rendered
+// value can be. Numbers render as text, dates as YYYY-MM-DD, datetimes as
+// YYYY-MM-DD HH:MM:SS.ffffff (zoned ones in UTC), times as HH:MM:SS.ffffff,
+// booleans as 1/0; a string of up to 64 characters as LENGTH:TEXT, a longer
+// one as "m" and the MD5 of its UTF-8 bytes; binary data as the MD5 of its
+// bytes. Knowing the columns' types, the text can be read back unambiguously. The table's sum is the sum over its rows
 // of the first 60 bits of the MD5 of that text, an exact decimal on the
 // server (MySQL SUM over CAST(CONV(SUBSTR(MD5(..),1,15),16,10) AS UNSIGNED),
 // PostgreSQL sum(('x'||substr(md5(..),1,15))::bit(60)::bigint)), so row
@@ -66,6 +70,9 @@ type Options struct {
 	// Progress, if set, is called before each table.
 	Progress func(done, total int, table string)
 }
+
+// shortText is the longest string (in characters) rendered as itself.
+const shortText = 64
 
 // column is one column as the catalog describes it.
 type column struct {

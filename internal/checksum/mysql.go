@@ -3,6 +3,7 @@ package checksum
 import (
 	"context"
 	"database/sql"
+	"fmt"
 	"strings"
 )
 
@@ -69,7 +70,8 @@ func mysqlRender(col column) string {
 	case "time":
 		return "TIME_FORMAT(" + c + ",'%H:%i:%s.%f')"
 	case "char", "varchar", "tinytext", "text", "mediumtext", "longtext", "enum", "set":
-		return "MD5(CONVERT(" + c + " USING utf8mb4))"
+		u := "CONVERT(" + c + " USING utf8mb4)"
+		return fmt.Sprintf("CASE WHEN CHAR_LENGTH(%s) <= %d THEN CONCAT(CHAR_LENGTH(%s), ':', %s) ELSE CONCAT('m', MD5(%s)) END", u, shortText, u, u, u)
 	case "binary", "varbinary", "tinyblob", "blob", "mediumblob", "longblob":
 		return "MD5(" + c + ")"
 	}
