@@ -32,7 +32,7 @@ func (s Syntax) String() string {
 
 // CopyChunk is how much COPY data one statement carries at most (whole
 // lines; a single longer line makes a longer chunk).
-const CopyChunk = 4 << 20
+const CopyChunk = 1 << 20
 
 // maxStatement bounds one statement's size, so that a dump with an
 // unterminated string fails instead of eating memory.

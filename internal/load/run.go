@@ -100,7 +100,7 @@ func (l *loader) run(ctx context.Context) error {
 	defer func() { schema.c.close() }()
 
 	p := newPool(ctx, cancel, l)
-	st := &streamState{cur: start}
+	st := &streamState{cur: start, schemaDB: start}
 	var runErr error
 	for i := range l.d.Parts {
 		part := &l.d.Parts[i]
@@ -168,9 +168,11 @@ func (l *loader) run(ctx context.Context) error {
 
 // streamState carries what spans the parts of one load.
 type streamState struct {
-	log  []string // session statements, in dump order
-	cur  string   // current database
-	post []job
+	log []string // session statements, in dump order
+	cur string   // current database
+	// schemaDB is the schema connection's database.
+	schemaDB string
+	post     []job
 	// indexes are post-data index builds (one table each).
 	indexes []job
 }
@@ -188,6 +190,9 @@ func (l *loader) stream(ctx context.Context, part *dump.Part, schema *session, p
 			r.Close()
 		}
 	}()
+	// A mydumper file names its database instead of saying USE; the
+	// schema connection switches before the file's first schema
+	// statement (the database may be created by the file itself).
 	if l.o.Database == "" && part.Database != "" && part.Phase != dump.Mixed {
 		ss.cur = part.Database
 	}
@@ -236,6 +241,8 @@ func (l *loader) stream(ctx context.Context, part *dump.Part, schema *session, p
 				if e := l.fail(&st, err); e != nil {
 					return e
 				}
+			} else {
+				ss.schemaDB = st.Name
 			}
 		case dump.Data:
 			tc := l.table(ss.cur, st.Table)
@@ -277,6 +284,12 @@ func (l *loader) stream(ctx context.Context, part *dump.Part, schema *session, p
 			}
 			if err := schema.catchUp(ctx, l, ss.log); err != nil {
 				return err
+			}
+			if ss.cur != "" && ss.cur != ss.schemaDB {
+				if err := schema.use(ctx, ss.cur, ss.log); err != nil {
+					return l.fail(&st, fmt.Errorf("use database %s: %w", ss.cur, err))
+				}
+				ss.schemaDB = ss.cur
 			}
 			if _, err := schema.c.exec(ctx, st.SQL); err != nil {
 				if ctx.Err() != nil {
