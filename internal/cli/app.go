@@ -96,6 +96,8 @@ func (a *App) commands() []command {
 		{"run", "run a workload and store the result", (*App).run},
 		{"cleanup", "drop a workload's tables", (*App).cleanup},
 		{"check", "check a workload's data consistency", (*App).check},
+		{"checksum", "per-table rows, sizes and content checksums of a database", (*App).checksumCmd},
+		{"load", "load SQL dumps (mysqldump, mydumper, pg_dump) into a server, engine rewrite included", (*App).loadCmd},
 		{"workloads", "list the workloads", (*App).workloads},
 		{"results", "list and show stored runs", (*App).results},
 		{"report", "write an HTML, Markdown, CSV or JSON report of stored runs", (*App).report},

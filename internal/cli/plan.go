@@ -149,6 +149,7 @@ func (a *App) planRun(ctx context.Context, args []string) error {
 		Sandboxes: lab.Local{Manager: a.sandboxes(), Catalog: catalog.Open(a.home())},
 		Pipeline:  planPipeline{a: a, st: st, host: host},
 		Observer:  planPrinter{w: a.Stdout, p: p},
+		Loader:    planLoader{a: a, st: st, host: host},
 		Stamp: func(run *summary.Run, t target.Target) {
 			run.Host, run.Dbarena = host, summary.Dbarena{Version: Version, Command: maskArgs(a.Args, t)}
 		},

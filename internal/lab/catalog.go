@@ -17,7 +17,7 @@ var labelUnsafe = regexp.MustCompile(`[^a-zA-Z0-9_.-]`)
 // that flavor in cat (any PostgreSQL for postgres) and the first system
 // binary of it that discover finds (called only for such servers), and sets the baseline to the first server when the
 // plan names none. It returns warnings for catalogue servers the plan
-// names that cat does not hold.
+// names that cat does not hold and for data dumps that do not exist.
 func Expand(p *plan.Plan, cat []catalog.Entry, discover func() ([]sandbox.Binary, error)) []string {
 	var warnings []string
 	var bins []sandbox.Binary
@@ -63,5 +63,5 @@ func Expand(p *plan.Plan, cat []catalog.Entry, discover func() ([]sandbox.Binary
 	if len(p.Baseline) == 0 && len(out) > 0 {
 		p.Baseline = []plan.Param{{Key: "server", Value: out[0].Name}}
 	}
-	return warnings
+	return append(warnings, dataWarnings(p)...)
 }

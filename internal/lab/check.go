@@ -39,7 +39,7 @@ func Check(p *plan.Plan, reg *workload.Registry) []error {
 			set(kv.Line, kv.Key, kv.Value)
 		}
 		for _, ax := range p.Axes {
-			if ax.Name == plan.AxisThreads || ax.Name == plan.AxisTLS || strings.HasPrefix(ax.Name, plan.ServerAxisPrefix) {
+			if ax.Name == plan.AxisThreads || ax.Name == plan.AxisTLS || ax.Name == plan.AxisConnect || strings.HasPrefix(ax.Name, plan.ServerAxisPrefix) {
 				continue
 			}
 			for _, v := range ax.Values {

@@ -58,9 +58,9 @@ func (j Job) Workload(reg *workload.Registry) (workload.Workload, error) {
 	return w, nil
 }
 
-// Config is the runner configuration of the job: its threads and the
-// plan's duration, warm-up (ended at steady state for warmup: auto) and
-// report interval. It is not validated.
+// Config is the runner configuration of the job: its threads, its connect
+// axis value and the plan's duration, warm-up (ended at steady state for
+// warmup: auto) and report interval. It is not validated.
 func (j Job) Config() runner.Config {
 	p := j.Plan
 	cfg := runner.DefaultConfig()
@@ -68,6 +68,9 @@ func (j Job) Config() runner.Config {
 	cfg.Duration = p.Duration
 	cfg.Warmup = p.Warmup
 	cfg.ReportInterval = p.ReportInterval
+	if j.Step.Connect != "" { // checked by plan.Parse
+		cfg.Connect, _ = runner.ParseConnect(j.Step.Connect)
+	}
 	if p.AutoWarmup {
 		det := steady.Detector{}
 		cfg.WarmupUntil = func(ivs []runner.Interval) bool {

@@ -1,7 +1,8 @@
 // Package lab runs experiment plans: every step of a plan's schedule in
 // order, each variant's server in its own sandbox (started, restarted with
 // a cell's settings, stopped at the end), the actions between rounds, data
-// prepared once per variant and data size, resume of a session's incomplete
+// prepared once per variant and data size (or a plan's dump loaded once per
+// variant, through a Loader), servers of one fixed port run in turn, resume of a session's incomplete
 // rounds, and a cell that cannot run stored as a failed run while the plan
 // goes on.
 //
@@ -81,6 +82,8 @@ type Lab struct {
 	// Stamp, if set, fills in the host and program fields of a failed run
 	// (the pipeline fills them in for the runs it makes).
 	Stamp func(run *summary.Run, t target.Target)
+	// Loader loads the dumps of plans with data; nil fails their cells.
+	Loader Loader
 }
 
 // Options are how a plan is run.
@@ -131,6 +134,7 @@ func (l *Lab) Run(ctx context.Context, p *plan.Plan, o Options) (Result, error) 
 	for i, v := range variants {
 		servers[i] = &server{v: v, name: SandboxName(v)}
 	}
+	linkPorts(servers)
 	defer func() {
 		if o.Keep {
 			return
@@ -167,11 +171,14 @@ func (l *Lab) Run(ctx context.Context, p *plan.Plan, o Options) (Result, error) 
 		// rounds come before each block after the first round.
 		if block := fmt.Sprintf("%d/%d", step.Round, step.Variant); block != lastBlock {
 			lastBlock = block
+			if d := p.DataFor(s.v.Server); d != nil && d.Reload == plan.ReloadAlways {
+				s.data = "" // a fresh load before every round of every workload
+			}
 			if step.Round > 1 {
 				l.betweenRounds(ctx, p, s, note)
 			}
 		}
-		run := l.step(ctx, p, res.Session, step, s)
+		run := l.step(ctx, p, res.Session, step, s, note)
 		spent += time.Since(t0)
 		res.Ran++
 		if run.Status != summary.StatusComplete {
@@ -212,15 +219,20 @@ func (l *Lab) resume(ctx context.Context, name, session string) (string, map[str
 func roundKey(cell, round string) string { return cell + "#" + round }
 
 // step runs one step; a step that cannot run is stored as a failed run.
-func (l *Lab) step(ctx context.Context, p *plan.Plan, session string, step plan.Step, s *server) *summary.Run {
+func (l *Lab) step(ctx context.Context, p *plan.Plan, session string, step plan.Step, s *server, note func(string, ...any)) *summary.Run {
 	j := Job{Plan: p, Step: step, Session: session}
-	t, err := l.target(ctx, p, s, step.Cell)
+	t, err := l.target(ctx, p, s, step.Cell, note)
 	j.Target = t
 	if err != nil {
 		return l.fail(ctx, j, fmt.Errorf("server %s: %w", s.v.Server.Name, err))
 	}
 	if s.data != step.DataKey {
-		if err := l.Pipeline.Prepare(ctx, j); err != nil {
+		if d := p.DataFor(s.v.Server); d != nil {
+			if err := l.load(ctx, j, d, s, note); err != nil {
+				s.data = ""
+				return l.fail(ctx, j, fmt.Errorf("load: %w", err))
+			}
+		} else if err := l.Pipeline.Prepare(ctx, j); err != nil {
 			s.data = ""
 			return l.fail(ctx, j, fmt.Errorf("prepare: %w", err))
 		}

@@ -66,11 +66,11 @@ func (Local) DropCaches() error {
 
 // Spec is the sandbox of a plan server with a cell's settings: the plan's
 // profile (default "default"), buffer pool and allocator (default the C
-// library's), TLS and whether unsafe settings are allowed, without the
+// library's), TLS, the fixed port and whether unsafe settings are allowed, without the
 // binary (Local.Start finds it).
 func Spec(name string, s plan.Server, settings []plan.Param) sandbox.Spec {
 	spec := sandbox.Spec{Name: name, Profile: s.Profile, BufferPool: s.BufferPool, Allocator: s.Allocator,
-		AllowUnsafe: s.AllowUnsafeSettings, TLS: s.TLS}
+		AllowUnsafe: s.AllowUnsafeSettings, TLS: s.TLS, Port: s.Port}
 	if spec.Allocator == "" {
 		spec.Allocator = "system"
 	}

@@ -22,8 +22,11 @@ type server struct {
 	err    error  // the server could not be started
 	key    string // settings applied at the last start
 	data   string // DataKey of the data loaded, "" for none
-	// started: a start was tried (and err tells how it went).
+	// started: a start was tried (and err tells how it went); false again
+	// once stopped to free a fixed port.
 	started bool
+	// portPeers are the other servers of the same fixed port.
+	portPeers []*server
 }
 
 // SandboxName is the sandbox a plan variant runs in.
@@ -39,8 +42,8 @@ func SandboxName(v plan.Variant) string {
 // (with TLS on when a cell of the plan needs it) and returns its target,
 // which verifies the server over TLS for a cell with TLS. A DSN server is
 // used as it is.
-func (l *Lab) target(ctx context.Context, p *plan.Plan, s *server, cell plan.Cell) (target.Target, error) {
-	t, err := l.sandboxTarget(ctx, p, s, cell)
+func (l *Lab) target(ctx context.Context, p *plan.Plan, s *server, cell plan.Cell, note func(string, ...any)) (target.Target, error) {
+	t, err := l.sandboxTarget(ctx, p, s, cell, note)
 	if err != nil || !cell.TLS {
 		return t, err
 	}
@@ -68,7 +71,7 @@ func WithTLS(t target.Target, ca string) target.Target {
 }
 
 // sandboxTarget is target without the cell's TLS parameters.
-func (l *Lab) sandboxTarget(ctx context.Context, p *plan.Plan, s *server, cell plan.Cell) (target.Target, error) {
+func (l *Lab) sandboxTarget(ctx context.Context, p *plan.Plan, s *server, cell plan.Cell, note func(string, ...any)) (target.Target, error) {
 	if dsn := s.v.Server.DSN; dsn != "" {
 		if s.target.Host == "" && s.target.Socket == "" {
 			t, err := target.ParseDSN(dsn)
@@ -94,6 +97,9 @@ func (l *Lab) sandboxTarget(ctx context.Context, p *plan.Plan, s *server, cell p
 	if s.started && s.err == nil && s.key == key {
 		return s.target, nil
 	}
+	if err := l.stopPortPeers(ctx, s, note); err != nil {
+		return target.Target{}, err
+	}
 	srv := s.v.Server
 	srv.TLS = p.SandboxTLS(srv)
 	t, ca, err := l.Sandboxes.Start(ctx, s.name, srv, cell.Settings)
@@ -111,6 +117,7 @@ func (l *Lab) betweenRounds(ctx context.Context, p *plan.Plan, s *server, note f
 	if p.Reload {
 		s.data = ""
 	}
+
 	for _, act := range p.BetweenRounds {
 		switch act.Name {
 		case "restart":

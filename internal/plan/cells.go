@@ -25,15 +25,17 @@ func (v Variant) Label() string {
 	return v.Server.Name + "-" + strings.ToLower(v.Engine)
 }
 
-// Variants lists the plan's servers with their engine variants, in order.
+// Variants lists the plan's servers with their engine variants (a
+// server's engines, else its data's engines on the MySQL family), in order.
 func (p *Plan) Variants() []Variant {
 	var out []Variant
 	for _, s := range p.Servers {
-		if len(s.Engines) == 0 {
+		engines := p.engines(s)
+		if len(engines) == 0 {
 			out = append(out, Variant{Server: s})
 			continue
 		}
-		for _, e := range s.Engines {
+		for _, e := range engines {
 			out = append(out, Variant{Server: s, Engine: e.Value})
 		}
 	}
@@ -85,6 +87,9 @@ type Cell struct {
 	// TLS: the cell connects over TLS, verifying the server (tls axis
 	// value on, or the server's tls: true without a tls axis).
 	TLS bool
+	// Connect is the connect axis value (persistent, per-event, every=N),
+	// "" without one.
+	Connect string
 	// DataKey identifies the prepared data the cell needs on its variant.
 	DataKey string
 }
@@ -175,13 +180,16 @@ func (p *Plan) cell(w Workload, vi int, v Variant, chosen map[string]string) Cel
 			c.Threads, _ = strconv.Atoi(val)
 		case a.Name == AxisTLS:
 			c.TLS = val == "on"
+		case a.Name == AxisConnect:
+			c.Connect = val
 		case strings.HasPrefix(a.Name, ServerAxisPrefix):
 			c.Settings = setParam(c.Settings, strings.TrimPrefix(a.Name, ServerAxisPrefix), val)
 		default:
 			c.Params = setParam(c.Params, a.Name, val)
 		}
 	}
-	if v.Engine != "" {
+	data := p.DataFor(v.Server)
+	if v.Engine != "" && data == nil { // with data, the engine is the load's
 		c.Params = setParam(c.Params, "mysql-storage-engine", v.Engine)
 	}
 	parts := make([]string, len(c.Coords))
@@ -189,14 +197,17 @@ func (p *Plan) cell(w Workload, vi int, v Variant, chosen map[string]string) Cel
 		parts[i] = kv.Key + "=" + kv.Value
 	}
 	c.ID = strings.Join(parts, ",")
-	var data []string
-	data = append(data, "workload="+w.Name)
+	if data != nil {
+		c.DataKey = data.Key(v.Server.Family(), v.Engine)
+		return c
+	}
+	keys := []string{"workload=" + w.Name}
 	for _, kv := range c.Params {
 		if IsDataParam(kv.Key) {
-			data = append(data, normParam(kv.Key)+"="+kv.Value)
+			keys = append(keys, normParam(kv.Key)+"="+kv.Value)
 		}
 	}
-	c.DataKey = strings.Join(data, ",")
+	c.DataKey = strings.Join(keys, ",")
 	return c
 }
 

@@ -7,7 +7,8 @@
 // and data size.
 //
 // Every value keeps the line it came from, so that errors name the file
-// and line. The package knows nothing of workloads' flags: the caller
+// and line. Relative file paths in a plan (data dumps, the script
+// workload's file and create) are taken from the plan file's directory. The package knows nothing of workloads' flags: the caller
 // checks parameters with the lines Param carries.
 package plan
 
@@ -49,6 +50,9 @@ type Plan struct {
 	// Reload prepares the data again before every round (data: reload);
 	// the default keeps it.
 	Reload bool
+	// Data is the dump every server loads instead of the workloads'
+	// prepare (data: {dump: ...}); a server's own data takes precedence.
+	Data *Data
 	// Baseline names the coordinates of the baseline cells, e.g.
 	// server: mariadb-10.11; default: the first server.
 	Baseline []Param
@@ -92,6 +96,13 @@ type Server struct {
 	// TLS starts the server with TLS on and connects its runs over TLS,
 	// verifying the server (tls: true); a tls axis decides per cell.
 	TLS bool
+	// Port is the fixed TCP port of the server's sandbox (port: N), 0 for
+	// any free one. Servers sharing a port run in turn: the lab stops one
+	// before it starts the next.
+	Port int
+	// Data is the dump this server loads (data: {dump: ...}), overriding
+	// the plan's.
+	Data *Data
 	// Line is the line of the server's server, flavor, dsn or catalog key
 	// (of its mapping when it has none).
 	Line int
@@ -133,6 +144,9 @@ const (
 	// AxisTLS is tls: [off, on]: a cell connects over TLS (on) or in plain
 	// text (off) to the same sandbox, started with TLS so that it takes both.
 	AxisTLS = "tls"
+	// AxisConnect is connect: [persistent, per-event, every=N]: how often
+	// a cell's workers open a new connection (run --connect).
+	AxisConnect = "connect"
 	// ServerAxisPrefix marks server-setting axes: server.sync_binlog.
 	ServerAxisPrefix = "server."
 )
@@ -282,12 +296,16 @@ func Parse(file string, data []byte) (*Plan, []error) {
 				}
 			}
 		case "data":
+			if v.Kind == yaml.MappingNode {
+				p.Data = parseData(k, v, bad)
+				continue
+			}
 			switch s := scalar(k, v, bad); s {
 			case "keep":
 			case "reload":
 				p.Reload = true
 			default:
-				bad(v, "data %q: want keep or reload", s)
+				bad(v, "data %q: want keep, reload or a mapping (dump, engine, threads, reload)", s)
 			}
 		case "baseline":
 			p.Baseline = mapping(k, v, bad)
@@ -328,6 +346,7 @@ func Parse(file string, data []byte) (*Plan, []error) {
 	for i := range p.Servers {
 		p.Servers[i].AllowUnsafeSettings = p.AllowUnsafeSettings
 	}
+	p.resolvePaths()
 	errs = append(errs, p.check()...)
 	if err := p.checkSize(); err != nil {
 		return nil, append(errs, err) // too big to expand or to check further
@@ -374,6 +393,13 @@ func (p *Plan) check() []error {
 				}
 			}
 		}
+		if a.Name == AxisConnect {
+			for _, v := range a.Values {
+				if !validConnect(v.Value) {
+					bad(v.Line, "connect %q: want persistent, per-event or every=N (N >= 1)", v.Value)
+				}
+			}
+		}
 		if a.Name == AxisTLS {
 			for _, v := range a.Values {
 				if v.Value != "on" && v.Value != "off" {
@@ -385,6 +411,12 @@ func (p *Plan) check() []error {
 					bad(s.Line, "server %q: a dsn server cannot take the tls axis (line %d): dbarena does not start it; give its TLS in the dsn (tls=, sslmode=) or list it in another plan", s.Name, a.Line)
 				}
 			}
+		}
+	}
+	errs = append(errs, p.checkPorts()...)
+	for _, s := range p.Servers {
+		if d := p.DataFor(s); d != nil && len(d.Engines) > 0 && len(s.Engines) > 0 {
+			bad(s.Line, "server %q: engines given twice, in engines and in data's engine (line %d): keep one", s.Name, d.Line)
 		}
 	}
 	if p.AutoWarmup && p.Warmup <= 0 {
@@ -437,13 +469,13 @@ func (p *Plan) size() (runs, work runCount) {
 	}
 	variants := 0
 	for _, s := range p.Servers {
-		variants += max(len(s.Engines), 1)
+		variants += max(len(p.engines(s)), 1)
 	}
 	runs = perVariant.times(len(p.Workloads)).times(variants)
 	for _, w := range p.Workloads {
 		for _, s := range p.Servers {
 			values := len(w.Params) + len(s.Settings) + len(p.Axes) + 3
-			work = work.plus(perVariant.times(max(len(s.Engines), 1)).times(values).times(len(p.Axes) + 1))
+			work = work.plus(perVariant.times(max(len(p.engines(s)), 1)).times(values).times(len(p.Axes) + 1))
 			if work > MaxWork { // each step adds at least 3: few steps
 				return runs, work
 			}
@@ -489,7 +521,7 @@ func parseServers(key, v *yaml.Node, bad badFunc) []Server {
 	var out []Server
 	for _, n := range sequence(key, v, bad) {
 		if n.Kind != yaml.MappingNode {
-			bad(n, "a server is a mapping (name, server|flavor|dsn|catalog, profile, settings, engines, tls), not %s", kindName(n))
+			bad(n, "a server is a mapping (name, server|flavor|dsn|catalog, profile, settings, engines, tls, port, data), not %s", kindName(n))
 			continue
 		}
 		s := Server{Line: n.Line, nameLine: n.Line}
@@ -562,8 +594,16 @@ func parseServers(key, v *yaml.Node, bad badFunc) []Server {
 				default:
 					bad(val, "tls %q: want true or false", b)
 				}
+			case "port":
+				s.Port = validPort(k, val, bad)
+			case "data":
+				if val.Kind != yaml.MappingNode {
+					bad(k, "data: want a mapping (dump, engine, threads, reload), not %s", kindName(val))
+					continue
+				}
+				s.Data = parseData(k, val, bad)
 			default:
-				bad(k, "unknown server key %q (want name, server, flavor, dsn, catalog, profile, buffer_pool, allocator, settings, engines, tls)", k.Value)
+				bad(k, "unknown server key %q (want name, server, flavor, dsn, catalog, profile, buffer_pool, allocator, settings, engines, tls, port, data)", k.Value)
 			}
 		}
 		if sources != 1 {
@@ -581,6 +621,9 @@ func parseServers(key, v *yaml.Node, bad badFunc) []Server {
 		}
 		if s.DSN != "" && (len(s.Settings) > 0 || s.Profile != "" || s.Allocator != "" || s.BufferPool != "" || s.TLS) {
 			bad(n, "server %q: a dsn server is not managed by dbarena: no profile, settings, buffer_pool, allocator or tls (give TLS in the dsn: tls=, sslmode=)", s.Name)
+		}
+		if s.DSN != "" && s.Port != 0 {
+			bad(n, "server %q: a dsn server is not managed by dbarena: no port (its port is in the dsn)", s.Name)
 		}
 		out = append(out, s)
 	}

@@ -96,7 +96,7 @@ func TestValueErrorLines(t *testing.T) {
 			[]string{`p.yaml:4: unknown server key "colour"`, `p.yaml:7: unknown workload key "param"`, `p.yaml:8: unknown key "roundz"`}},
 		{"wrong types", "name: [x]\nservers: x\nworkloads: {a: b}\nrounds:\n  a: 1\naxes: [threads]\n",
 			[]string{`p.yaml:1: name: want a single value, not a list`,
-				`p.yaml:2: a server is a mapping (name, server|flavor|dsn|catalog, profile, settings, engines, tls), not a single value`,
+				`p.yaml:2: a server is a mapping (name, server|flavor|dsn|catalog, profile, settings, engines, tls, port, data), not a single value`,
 				`p.yaml:3: workloads: want a list, not a mapping`,
 				`p.yaml:4: rounds: want a single value, not a mapping`,
 				`p.yaml:6: axes: want AXIS: [values] pairs, not a list`}},

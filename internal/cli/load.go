@@ -1,0 +1,348 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/spf13/pflag"
+
+	"github.com/dbarena/dbarena/internal/dialect"
+	"github.com/dbarena/dbarena/internal/dump"
+	"github.com/dbarena/dbarena/internal/execute"
+	"github.com/dbarena/dbarena/internal/hostinfo"
+	"github.com/dbarena/dbarena/internal/load"
+	"github.com/dbarena/dbarena/internal/secret"
+	"github.com/dbarena/dbarena/internal/summary"
+	"github.com/dbarena/dbarena/internal/target"
+)
+
+// loadJSONFormat is the --json file of `dbarena load`.
+const loadJSONFormat = "dbarena.load/v1"
+
+// loadJSON is the --json document: the stored run's id and the whole
+// load result (every failed statement, per-table figures).
+type loadJSON struct {
+	Format string       `json:"format"`
+	RunID  int64        `json:"run_id,omitempty"`
+	Target string       `json:"target"`
+	Result *load.Result `json:"result"`
+}
+
+// loadShownErrors is how many failed statements the output lists.
+const loadShownErrors = 10
+
+type loadFlags struct {
+	target, sandbox, database    string
+	engine, engineMap, tableOpts string
+	keepDefiners, deferIndexes   bool
+	threads                      int
+	continueOnError              bool
+	noChecksum                   bool
+	jsonPath, results            string
+	progress                     time.Duration
+	tags                         [][2]string
+	cred                         credentialFlags
+}
+
+func (f *loadFlags) flags(fs *pflag.FlagSet) {
+	fs.StringVar(&f.target, "target", "", "DSN, sandbox:NAME, or empty for the default sandbox")
+	fs.StringVar(&f.sandbox, "sandbox", "", "the sandbox NAME (same as --target sandbox:NAME)")
+	f.cred.flags(fs)
+	fs.StringVar(&f.database, "database", "", "load everything into this database (default: the dump's own, else the target's)")
+	fs.StringVar(&f.engine, "engine", "", "storage engine of every CREATE TABLE (MySQL family), e.g. InnoDB, Aria, MyISAM")
+	fs.StringVar(&f.engineMap, "engine-map", "", "engine renames for mixed dumps, e.g. MyISAM=Aria,MEMORY=InnoDB")
+	fs.StringVar(&f.tableOpts, "table-options", "", `table options added after the engine of every CREATE TABLE, e.g. "TRANSACTIONAL=1 PAGE_CHECKSUM=1"`)
+	fs.BoolVar(&f.keepDefiners, "keep-definers", false, "keep DEFINER= of triggers, views and routines (default: the loading account becomes the definer)")
+	fs.BoolVar(&f.deferIndexes, "defer-indexes", false, "MySQL family: create plain secondary indexes after the data (one ALTER TABLE per table, tables in parallel)")
+	fs.IntVar(&f.threads, "threads", 4, "data connections loading in parallel")
+	fs.BoolVar(&f.continueOnError, "continue-on-error", false, "count and list failing statements and go on")
+	fs.BoolVar(&f.noChecksum, "no-checksum", false, "skip the per-table content checksums after the load (rows and sizes are still read)")
+	fs.StringVar(&f.jsonPath, "json", "", "write the load result ("+loadJSONFormat+", every error listed) to this file")
+	fs.StringVar(&f.results, "results", "", "results store (as for run); default $DBARENA_HOME/results.db")
+	fs.Var(keyValues{&f.tags}, "tag", "KEY=VALUE label stored with the run (repeatable)")
+	durationFlag(fs, &f.progress, "progress-interval", 5*time.Second, "print a progress line to stderr every interval")
+}
+
+const loadUsage = `dbarena load FILE... [flags]
+  Load SQL dumps into a target or sandbox: mysqldump / mariadb-dump files,
+  mydumper directories, pg_dump plain SQL, custom or directory archives
+  (through pg_restore); .gz and .zst are read as they are. Schema first,
+  then the data over --threads connections, then triggers, views, routines
+  (and pg_dump's indexes and constraints). The load is stored as a run of
+  workload "load" (see results, report, compare).
+
+Flags:
+`
+
+func (a *App) loadCmd(ctx context.Context, args []string) error {
+	var f loadFlags
+	fs := newFlagSet("load")
+	f.flags(fs)
+	for _, x := range args {
+		if x == "-h" || x == "--help" {
+			fmt.Fprint(a.Stdout, loadUsage+fs.FlagUsages())
+			return nil
+		}
+	}
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	o, err := f.options(fs.Args())
+	if err != nil {
+		return err
+	}
+	if f.jsonPath != "" {
+		if err := checkWritable(f.jsonPath); err != nil {
+			return usagef("--json: %w", err)
+		}
+	}
+	// Read the dump's head now: a bad file is a usage error before any
+	// server is started.
+	d, err := dump.Open(o.Files)
+	if err != nil {
+		return usagef("%w", err)
+	}
+	st, err := a.openStore(ctx, f.results)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	tgt := f.target
+	if f.sandbox != "" {
+		if tgt != "" {
+			return usagef("--sandbox and --target name the same thing: give one")
+		}
+		tgt = "sandbox:" + f.sandbox
+	}
+	t, err := a.resolveTarget(ctx, tgt, f.cred)
+	if err != nil {
+		return err
+	}
+	if (d.Syntax == dump.Postgres) != (t.Family() == target.Postgres) {
+		return usagef("%s is a %s dump and the target is %s", o.Files[0], d.Format, t.Flavor)
+	}
+	if t.Sandbox != "" {
+		if adm, err := a.sandboxes().Admin(t.Sandbox); err == nil {
+			o.Admin = &adm
+		}
+	}
+	s, err := execute.Connect(ctx, t, dialect.OpenOptions{MaxConns: 1})
+	if err != nil {
+		return exitFor(err)
+	}
+	defer s.Close()
+	if err := checkEngines(ctx, s, &f, o.Rewrite); err != nil {
+		return err
+	}
+	ctx, stop := a.Interrupts(ctx)
+	defer stop()
+	pp := &loadProgress{w: a.Stderr}
+	o.Progress, o.ProgressEvery = pp.print, f.progress
+	fmt.Fprintf(a.Stdout, "Loading %s (%s, %s) into %s %s (%s): %d threads\n", strings.Join(o.Files, " "), d.Format,
+		formatBytes(d.Size), s.Target.Flavor, s.Target.Version, s.Target.MaskedDSN(), o.Threads)
+	res, loadErr := load.Load(ctx, s.Env(), o)
+	if res == nil { // nothing started
+		if load.IsBadInput(loadErr) {
+			return usagef("%w", loadErr)
+		}
+		return failed(loadErr)
+	}
+	a.printLoad(res)
+	run := res.Summary(s.Target, loadErr)
+	for _, kv := range f.tags {
+		run.Tags[kv[0]] = kv[1]
+	}
+	run.Host = hostinfo.Collect()
+	run.Dbarena = summary.Dbarena{Version: Version, Command: maskArgs(a.Args, s.Target)}
+	_, storeErr := st.SaveRun(context.WithoutCancel(ctx), run)
+	if f.jsonPath != "" {
+		doc := loadJSON{Format: loadJSONFormat, RunID: run.ID, Target: s.Target.MaskedDSN(), Result: res}
+		if err := writeLoadJSON(f.jsonPath, &doc); err != nil {
+			return failed(fmt.Errorf("--json: %w", err))
+		}
+	}
+	if storeErr != nil {
+		return failed(fmt.Errorf("%s", secret.Mask(storeErr.Error())))
+	}
+	fmt.Fprintf(a.Stdout, "\nStored as run %d (%s) in %s\n", run.ID, run.Status, st.Location())
+	switch {
+	case res.Interrupted:
+		return failed(fmt.Errorf("interrupted after %s, %d statements, %d rows; partial result stored as run %d",
+			formatBytes(res.Bytes), res.Statements, res.Rows, run.ID))
+	case loadErr != nil && load.IsBadInput(loadErr):
+		return usagef("%w", loadErr)
+	case loadErr != nil:
+		return failed(loadErr)
+	case res.ErrorCount > 0:
+		return failed(fmt.Errorf("%d statements failed (--continue-on-error); run %d", res.ErrorCount, run.ID))
+	}
+	return nil
+}
+
+// options turns the flags into load options; errors name the flag.
+func (f *loadFlags) options(files []string) (load.Options, error) {
+	o := load.Options{Files: files, Database: f.database, Threads: f.threads, ContinueOnError: f.continueOnError,
+		NoChecksum: f.noChecksum, DeferIndexes: f.deferIndexes}
+	if len(files) == 0 {
+		return o, usagef("no dump given: dbarena load FILE... (see dbarena load --help)")
+	}
+	if f.threads < 1 {
+		return o, usagef("--threads must be at least 1")
+	}
+	if f.progress <= 0 {
+		return o, usagef("--progress-interval must be positive")
+	}
+	if f.engine != "" && !isEngineWord(f.engine) {
+		return o, usagef("--engine %q: not an engine name", f.engine)
+	}
+	o.Rewrite = dump.Rewrite{Engine: f.engine, TableOptions: strings.TrimSpace(f.tableOpts), KeepDefiners: f.keepDefiners}
+	if f.engineMap != "" {
+		m, err := dump.ParseEngineMap(f.engineMap)
+		if err != nil {
+			return o, usagef("--engine-map: %w", err)
+		}
+		o.Rewrite.EngineMap = m
+	}
+	if strings.ContainsAny(o.Rewrite.TableOptions, ";'\"`\\") {
+		return o, usagef("--table-options %q: only NAME=VALUE words, without quotes or ;", f.tableOpts)
+	}
+	return o, nil
+}
+
+func isEngineWord(s string) bool {
+	for _, c := range s {
+		if !(c == '_' || c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z') {
+			return false
+		}
+	}
+	return s != ""
+}
+
+// checkEngines rejects --engine / --engine-map engines the server lacks.
+func checkEngines(ctx context.Context, s *execute.Session, f *loadFlags, rw dump.Rewrite) error {
+	if f.engine == "" && f.engineMap == "" {
+		return nil
+	}
+	if s.Target.Family() != target.MySQL {
+		return usagef("--engine and --engine-map apply to MySQL-family servers; the target is %s", s.Target.Flavor)
+	}
+	have, err := load.ServerEngines(ctx, s.DB)
+	if err != nil {
+		return failed(err)
+	}
+	if f.engine != "" {
+		if m := load.MissingEngine(have, []string{f.engine}); m != "" {
+			return usagef("--engine %s: the server has no such engine (it has %s)", m, strings.Join(have, ", "))
+		}
+	}
+	if m := load.MissingEngine(have, rw.Engines()); m != "" {
+		return usagef("--engine-map: the server has no engine %s (it has %s)", m, strings.Join(have, ", "))
+	}
+	return nil
+}
+
+// loadProgress prints progress lines.
+type loadProgress struct {
+	mu sync.Mutex
+	w  io.Writer
+}
+
+func (p *loadProgress) print(pr load.Progress) {
+	if pr.Done {
+		return
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	line := fmt.Sprintf("[%5.0fs] %s", pr.Elapsed.Seconds(), formatBytes(pr.Bytes))
+	if pr.TotalBytes > 0 {
+		line += fmt.Sprintf(" of %s (%.0f%%)", formatBytes(pr.TotalBytes), 100*float64(pr.Bytes)/float64(pr.TotalBytes))
+	}
+	line += fmt.Sprintf(", %d statements, %d rows, %.1f MB/s", pr.Statements, pr.Rows, pr.Rate())
+	if eta := pr.ETA(); eta > 0 && pr.Phase == "schema+data" {
+		line += fmt.Sprintf(", ETA %s", eta.Round(time.Second))
+	}
+	if pr.Phase != "schema+data" {
+		line += ", " + pr.Phase
+	} else if pr.Table != "" {
+		line += ", table " + pr.Table
+	}
+	fmt.Fprintln(p.w, line)
+}
+
+// printLoad prints the per-table summary and the failed statements.
+func (a *App) printLoad(r *load.Result) {
+	w := a.Stdout
+	fmt.Fprintln(w)
+	if len(r.Tables) > 0 {
+		fmt.Fprintf(w, "%-32s %-8s %12s %10s %10s  %s\n", "table", "engine", "rows", "data MB", "index MB", "checksum")
+		for _, t := range r.Tables {
+			name := t.Name
+			if len(r.Databases) > 1 {
+				name = t.Database + "." + t.Name
+			}
+			rows := fmt.Sprint(t.Rows)
+			if t.Rows < 0 {
+				rows = fmt.Sprintf("%d loaded", t.Loaded)
+			}
+			fmt.Fprintf(w, "%-32s %-8s %12s %10.1f %10.1f  %s\n", name, t.Engine, rows,
+				float64(t.DataBytes)/1e6, float64(t.IndexBytes)/1e6, t.Checksum)
+		}
+	}
+	state := "loaded"
+	if r.Interrupted {
+		state = "interrupted"
+	}
+	rate := 0.0
+	if s := r.Duration.Seconds(); s > 0 {
+		rate = float64(r.Bytes) / 1e6 / s
+	}
+	fmt.Fprintf(w, "\n%s %s in %.1fs (%.1f MB/s): %d statements, %d rows, %d tables", state, formatBytes(r.Bytes),
+		r.Duration.Seconds(), rate, r.Statements, r.Rows, len(r.Tables))
+	if len(r.Databases) > 0 {
+		fmt.Fprintf(w, " in %s", strings.Join(r.Databases, ", "))
+	}
+	fmt.Fprintln(w)
+	for _, n := range r.Notes {
+		fmt.Fprintln(w, "note: "+n)
+	}
+	if r.ErrorCount > 0 {
+		fmt.Fprintf(w, "%d statements failed", r.ErrorCount)
+		if r.ErrorCount > loadShownErrors {
+			fmt.Fprintf(w, " (first %d; all in --json)", loadShownErrors)
+		}
+		fmt.Fprintln(w, ":")
+		for i, e := range r.Errors {
+			if i == loadShownErrors {
+				break
+			}
+			fmt.Fprintf(w, "  %s: %s\n", e.Where(), e.Error)
+		}
+	}
+}
+
+func writeLoadJSON(path string, doc *loadJSON) error {
+	b, err := json.MarshalIndent(doc, "", "  ")
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(path, append(b, '\n'), 0o644)
+}
+
+// formatBytes renders a size in B, KB, MB or GB (decimal).
+func formatBytes(n int64) string {
+	switch {
+	case n >= 1e9:
+		return fmt.Sprintf("%.2f GB", float64(n)/1e9)
+	case n >= 1e6:
+		return fmt.Sprintf("%.1f MB", float64(n)/1e6)
+	case n >= 1e3:
+		return fmt.Sprintf("%.1f KB", float64(n)/1e3)
+	}
+	return fmt.Sprintf("%d B", n)
+}

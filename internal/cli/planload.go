@@ -1,0 +1,123 @@
+package cli
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"strings"
+
+	"github.com/dbarena/dbarena/internal/dialect"
+	"github.com/dbarena/dbarena/internal/dump"
+	"github.com/dbarena/dbarena/internal/execute"
+	"github.com/dbarena/dbarena/internal/lab"
+	"github.com/dbarena/dbarena/internal/load"
+	"github.com/dbarena/dbarena/internal/store"
+	"github.com/dbarena/dbarena/internal/summary"
+	"github.com/dbarena/dbarena/internal/target"
+)
+
+// planLoader loads a plan's data with package load and stores each load
+// as a run of workload load.
+type planLoader struct {
+	a    *App
+	st   *store.Store
+	host summary.Host
+}
+
+var _ lab.Loader = planLoader{}
+
+// Tags of a plan load's run, besides the lab's: what was loaded where, so
+// that reload: never finds it again. The place is the sandbox, or the
+// masked DSN of a server dbarena does not manage.
+const (
+	tagLoadDump  = "load.dump"
+	tagLoadPlace = "load.place"
+)
+
+// defaultPlanLoadThreads is a plan load's parallelism without data: threads.
+const defaultPlanLoadThreads = 2
+
+// Load implements lab.Loader.
+func (pl planLoader) Load(ctx context.Context, j lab.LoadJob) (*summary.Run, error) {
+	threads := j.Data.Threads
+	if threads < 1 {
+		threads = defaultPlanLoadThreads
+	}
+	file, err := filepath.Abs(j.Dump)
+	if err != nil {
+		return nil, err
+	}
+	s, err := execute.Connect(ctx, j.Target, dialect.OpenOptions{MaxConns: 2})
+	if err != nil {
+		return nil, err
+	}
+	defer s.Close()
+	engine := j.Engine
+	if engine == "" {
+		engine = "as-dumped"
+	}
+	place := j.Target.Sandbox
+	if place == "" {
+		place = j.Target.MaskedDSN()
+	}
+	tags := map[string]string{tagLoadDump: file, tagLoadPlace: place, "engine": engine}
+	if j.KeepLoaded {
+		if kept, err := pl.loaded(ctx, s.DB, s.Target, tags); err != nil || kept {
+			return nil, err
+		}
+	}
+	if j.Engine != "" {
+		have, err := load.ServerEngines(ctx, s.DB)
+		if err != nil {
+			return nil, err
+		}
+		if m := load.MissingEngine(have, []string{j.Engine}); m != "" {
+			return nil, fmt.Errorf("engine %s is not available on %s %s (it has %s)", m, s.Target.Flavor, s.Target.Version, strings.Join(have, ", "))
+		}
+	}
+	res, err := load.Load(ctx, s.Env(), load.Options{Files: []string{file}, Threads: threads,
+		Rewrite: dump.Rewrite{Engine: j.Engine}})
+	if res == nil {
+		if err == nil {
+			err = errors.New("load returned nothing")
+		}
+		return nil, errors.New(s.Target.Mask(err.Error()))
+	}
+	run := res.Summary(s.Target, err)
+	run.Error = s.Target.Mask(run.Error)
+	run.Plan = j.Ref()
+	for k, v := range tags {
+		run.Tags[k] = v
+	}
+	for _, kv := range j.Tags() {
+		run.Tags[kv[0]] = kv[1]
+	}
+	run.Host = pl.host
+	run.Dbarena = summary.Dbarena{Version: Version, Command: maskArgs(pl.a.Args, s.Target)}
+	if _, serr := pl.st.SaveRun(context.WithoutCancel(ctx), run); serr != nil {
+		return run, serr
+	}
+	return run, nil
+}
+
+// loaded reports whether the place holds a complete load of the same dump
+// and engine: the latest load stored there is that one, and its database
+// still has tables.
+func (pl planLoader) loaded(ctx context.Context, db *sql.DB, t target.Target, tags map[string]string) (bool, error) {
+	runs, err := pl.st.List(ctx, store.Filter{Workload: load.Workload, Tags: map[string]string{tagLoadPlace: tags[tagLoadPlace]}, Limit: 1})
+	if err != nil || len(runs) == 0 || runs[0].Status != summary.StatusComplete ||
+		runs[0].Tags[tagLoadDump] != tags[tagLoadDump] || runs[0].Tags["engine"] != tags["engine"] {
+		return false, err
+	}
+	q := "SELECT COUNT(*) FROM information_schema.TABLES WHERE TABLE_SCHEMA = DATABASE() AND TABLE_TYPE = 'BASE TABLE'"
+	if t.Family() == target.Postgres {
+		q = "SELECT count(*) FROM pg_tables WHERE schemaname NOT IN ('pg_catalog', 'information_schema')"
+	}
+	var n int
+	if err := db.QueryRowContext(ctx, q).Scan(&n); err != nil {
+		return false, err
+	}
+	return n > 0, nil
+}

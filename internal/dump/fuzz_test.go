@@ -1,0 +1,102 @@
+package dump
+
+import (
+	"errors"
+	"io"
+	"reflect"
+	"strings"
+	"testing"
+	"testing/iotest"
+)
+
+// splitAll scans src whole, or one byte per read.
+func splitAll(src string, syn Syntax, oneByte bool) ([]Raw, error) {
+	var r io.Reader = strings.NewReader(src)
+	if oneByte {
+		r = iotest.OneByteReader(r)
+	}
+	sc := NewScanner(r, "f.sql", syn)
+	var out []Raw
+	for i := 0; ; i++ {
+		raw, err := sc.Next()
+		if errors.Is(err, io.EOF) {
+			return out, nil
+		}
+		if err != nil {
+			return out, err
+		}
+		if i > len(src)+1 {
+			return out, errors.New("more statements than bytes")
+		}
+		out = append(out, raw)
+	}
+}
+
+// checkSplit: how the input arrives never changes the statements, lines
+// only grow, and classification never panics.
+func checkSplit(t *testing.T, src string, syn Syntax) {
+	a, errA := splitAll(src, syn, false)
+	b, errB := splitAll(src, syn, true)
+	if (errA == nil) != (errB == nil) || (errA != nil && errA.Error() != errB.Error()) {
+		t.Fatalf("errors differ: %v vs %v", errA, errB)
+	}
+	if !reflect.DeepEqual(a, b) {
+		t.Fatalf("split depends on read sizes:\n%+v\n%+v", a, b)
+	}
+	last := 0
+	for _, r := range a {
+		if r.Line < last {
+			t.Fatalf("line went back: %d after %d", r.Line, last)
+		}
+		last = r.Line
+		st := Classify(r, syn, "f.sql")
+		_ = st.Where()
+		if syn == MySQL {
+			rw := Rewrite{Engine: "Aria", EngineMap: map[string]string{"MYISAM": "InnoDB"}}
+			_ = rw.Apply(&st)
+		}
+	}
+}
+
+func FuzzMySQLSplit(f *testing.F) {
+	f.Add("SELECT 1;\nINSERT INTO `t` VALUES ('a;b\\'c'),(\"x\");\n-- c\n/*!40101 SET x=1 */;")
+	f.Add("DELIMITER ;;\nCREATE PROCEDURE p() BEGIN SELECT 1; END ;;\nDELIMITER ;\nSELECT 2;")
+	f.Fuzz(func(t *testing.T, src string) { checkSplit(t, src, MySQL) })
+}
+
+func FuzzPostgresSplit(f *testing.F) {
+	f.Add("SET x = 1;\nCOPY public.t (a, b) FROM stdin;\n1\ta\\tb\n2\t\\N\n\\.\nSELECT $$;$$, E'\\';';")
+	f.Add("CREATE FUNCTION f() RETURNS int AS $b$ SELECT 1; $b$ LANGUAGE sql;\n\\connect db\n")
+	f.Fuzz(func(t *testing.T, src string) { checkSplit(t, src, Postgres) })
+}
+
+// FuzzEngineRewrite: the rewrite never changes a string literal, and rewriting its own output changes nothing.
+func FuzzEngineRewrite(f *testing.F) {
+	f.Add("CREATE TABLE `t` (`a` text DEFAULT 'ENGINE=MyISAM') ENGINE=MyISAM COMMENT='ENGINE=MyISAM'")
+	f.Add("CREATE TABLE t (engine int) /*!50100 PARTITION BY HASH (engine) (PARTITION p0 ENGINE = MyISAM) */")
+	f.Fuzz(func(t *testing.T, sql string) {
+		st := Statement{Kind: Schema, SQL: sql, Creates: true, Table: "t", File: "f.sql", Line: 1}
+		rw := Rewrite{Engine: "InnoDB", KeepDefiners: true}
+		if err := rw.Apply(&st); err != nil {
+			return
+		}
+		if got, want := quoted(st.SQL), quoted(sql); !reflect.DeepEqual(got, want) {
+			t.Fatalf("strings changed:\n%q\n%q", want, got)
+		}
+		again := st
+		if err := rw.Apply(&again); err != nil || again.SQL != st.SQL {
+			t.Fatalf("not idempotent: %q -> %q (%v)", st.SQL, again.SQL, err)
+		}
+	})
+}
+
+// quoted lists the string literals of s.
+func quoted(s string) []string {
+	var out []string
+	for _, t := range tokens(s) {
+		if t.kind == tQuoted && t.text[0] != '`' {
+			out = append(out, t.text)
+		}
+	}
+	return out
+}

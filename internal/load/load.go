@@ -1,0 +1,319 @@
+// Package load loads SQL dumps (package dump) into a server: schema first
+// on one connection, then the data in parallel over Threads connections,
+// each replaying the dump's session settings, then post-data (triggers,
+// views, routines, pg_dump's indexes and constraints). It measures what it
+// loaded: statements, rows, bytes and, per table, rows and sizes.
+package load
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/dbarena/dbarena/internal/dump"
+	"github.com/dbarena/dbarena/internal/target"
+	"github.com/dbarena/dbarena/internal/workload"
+)
+
+// Options configure a load.
+type Options struct {
+	// Files are dump files or directories, loaded in order.
+	Files []string
+	// Database, if set, receives everything: the dump's CREATE DATABASE
+	// and USE statements are skipped. Empty: the dump's own database, or
+	// the target's if the dump names none.
+	Database string
+	// Threads is the number of data connections (at least 1).
+	Threads int
+	// Rewrite changes engines and table options (MySQL family).
+	Rewrite dump.Rewrite
+	// DeferIndexes (MySQL family) takes plain secondary indexes out of
+	// each CREATE TABLE and adds them after the data, one ALTER TABLE per
+	// table, tables in parallel.
+	DeferIndexes bool
+	// ContinueOnError counts failing statements and goes on.
+	ContinueOnError bool
+	// Admin, if set, is a superuser connection used only to create a
+	// database the loading account may not create (a sandbox's), which is
+	// then granted to (or owned by) the loading account.
+	Admin *target.Target
+	// Progress, if set, is called every ProgressEvery (default 5 s) and
+	// once at the end.
+	Progress      func(Progress)
+	ProgressEvery time.Duration
+	// NoStats skips the per-table figures read after the load.
+	NoStats bool
+	// NoChecksum reads the per-table rows and sizes without the content
+	// checksum (which reads every row once more).
+	NoChecksum bool
+}
+
+// Progress is a snapshot of a running load.
+type Progress struct {
+	Elapsed    time.Duration
+	Bytes      int64 // read from the files on disk
+	TotalBytes int64
+	Statements int64
+	Rows       int64
+	Table      string // the table whose data was read last
+	Phase      string // schema+data, post-data, stats
+	Done       bool
+}
+
+// Rate is the input read per second, in MB/s.
+func (p Progress) Rate() float64 {
+	if p.Elapsed <= 0 {
+		return 0
+	}
+	return float64(p.Bytes) / 1e6 / p.Elapsed.Seconds()
+}
+
+// ETA estimates the time left from the file sizes; 0 when unknown.
+func (p Progress) ETA() time.Duration {
+	if p.Bytes <= 0 || p.TotalBytes <= p.Bytes {
+		return 0
+	}
+	return time.Duration(float64(p.Elapsed) * float64(p.TotalBytes-p.Bytes) / float64(p.Bytes))
+}
+
+// Result is what a load did.
+type Result struct {
+	Files     []string  `json:"files"`
+	Format    string    `json:"format"`
+	Flavor    string    `json:"flavor"`
+	Databases []string  `json:"databases"`
+	Engine    string    `json:"engine,omitempty"`
+	Threads   int       `json:"threads"`
+	StartedAt time.Time `json:"started_at"`
+	EndedAt   time.Time `json:"ended_at"`
+	// Duration is the load itself (without the per-table figures).
+	Duration   time.Duration `json:"duration_ns"`
+	Bytes      int64         `json:"bytes"`
+	Statements int64         `json:"statements"`
+	Rows       int64         `json:"rows"`
+	// Tables are per-table figures, in load order.
+	Tables []Table `json:"tables"`
+	// ErrorCount counts failed statements (--continue-on-error); Errors
+	// lists them.
+	ErrorCount  int              `json:"error_count"`
+	Errors      []StatementError `json:"errors,omitempty"`
+	Interrupted bool             `json:"interrupted,omitempty"`
+	// Notes are adjustments made (definers removed, statements skipped).
+	Notes []string `json:"notes,omitempty"`
+}
+
+// Table is one loaded table.
+type Table struct {
+	Database string `json:"database"`
+	Name     string `json:"name"`
+	// Loaded counts the rows the dump's data statements inserted.
+	Loaded int64 `json:"loaded"`
+	// Rows is the table's row count after the load (-1 if not read).
+	Rows       int64  `json:"rows"`
+	DataBytes  int64  `json:"data_bytes"`
+	IndexBytes int64  `json:"index_bytes"`
+	Engine     string `json:"engine,omitempty"`
+	Checksum   string `json:"checksum,omitempty"`
+}
+
+// StatementError is a statement the server refused.
+type StatementError struct {
+	File string `json:"file"`
+	Line int    `json:"line"`
+	// Code is the server's error code ("1064", "42P01").
+	Code      string `json:"code,omitempty"`
+	Error     string `json:"error"`
+	Statement string `json:"statement"`
+}
+
+// Where is "file:line".
+func (e StatementError) Where() string { return fmt.Sprintf("%s:%d", e.File, e.Line) }
+
+// Error is a statement that stopped the load.
+type Error struct {
+	StatementError
+	Err error
+}
+
+func (e *Error) Error() string {
+	return fmt.Sprintf("%s: %s (statement: %s)", e.Where(), e.StatementError.Error, e.Statement)
+}
+
+func (e *Error) Unwrap() error { return e.Err }
+
+// IsBadInput reports whether err is the dump's fault (unreadable,
+// unsplittable, or a table the engine cannot hold) rather than the
+// server's.
+func IsBadInput(err error) bool {
+	var bi *dump.BadInputError
+	var se *dump.SyntaxError
+	var ee *dump.EngineError
+	return errors.As(err, &bi) || errors.As(err, &se) || errors.As(err, &ee)
+}
+
+// maxListed bounds Result.Errors.
+const maxListed = 10000
+
+// Load loads o.Files into env's server. env.Target says where; the
+// loader opens its own connections (env.DB is used for nothing but may
+// be the caller's). On error the Result so far is returned with it; an
+// interrupted load (ctx ended) has Result.Interrupted set.
+func Load(ctx context.Context, env workload.Env, o Options) (*Result, error) {
+	if o.Threads < 1 {
+		o.Threads = 1
+	}
+	if o.ProgressEvery <= 0 {
+		o.ProgressEvery = 5 * time.Second
+	}
+	d, err := dump.Open(o.Files)
+	if err != nil {
+		return nil, err
+	}
+	t := env.Target
+	if (d.Syntax == dump.Postgres) != (t.Family() == target.Postgres) {
+		return nil, &dump.BadInputError{Msg: fmt.Sprintf("%s is a %s dump; the target is %s", o.Files[0], d.Format, t.Flavor)}
+	}
+	dl, err := newDialer(t)
+	if err != nil {
+		return nil, err
+	}
+	defer dl.close()
+	l := &loader{o: o, d: d, dl: dl, t: t, tables: map[string]*tableCount{}}
+	l.res = &Result{Files: o.Files, Format: string(d.Format), Flavor: string(t.Flavor), Threads: o.Threads,
+		StartedAt: time.Now().UTC(), Engine: o.Rewrite.Engine}
+	if o.Rewrite.Engine != "" || len(o.Rewrite.EngineMap) > 0 {
+		if d.Syntax == dump.Postgres {
+			return nil, &dump.BadInputError{Msg: "--engine and --engine-map apply to MySQL-family dumps only"}
+		}
+	}
+	err = l.run(ctx)
+	l.res.EndedAt = time.Now().UTC()
+	l.res.Duration = l.res.EndedAt.Sub(l.res.StartedAt)
+	l.res.Bytes = l.counter.Load()
+	l.res.Statements = l.statements.Load()
+	l.res.Rows = l.rows.Load()
+	if ctx.Err() != nil {
+		l.res.Interrupted = true
+		err = ctx.Err()
+	}
+	for _, k := range l.order {
+		tc := l.tables[k]
+		l.res.Tables = append(l.res.Tables, Table{Database: tc.db, Name: tc.name, Loaded: tc.rows.Load(), Rows: -1})
+	}
+	l.res.Databases = l.databases
+	if err == nil && !o.NoStats {
+		l.report(ctx, "stats")
+		serr := error(nil)
+		if o.NoChecksum {
+			serr = l.stats(ctx)
+		} else if serr = l.checksums(ctx); serr != nil {
+			serr = errors.Join(serr, l.stats(ctx))
+		}
+		if serr != nil {
+			l.res.Notes = append(l.res.Notes, "per-table figures: "+oneLine(serr.Error()))
+		}
+	}
+	l.report(ctx, "done")
+	return l.res, err
+}
+
+// loader is one load in progress.
+type loader struct {
+	o  Options
+	d  *dump.Dump
+	dl *dialer
+	t  target.Target
+
+	res        *Result
+	counter    dump.Counter
+	statements atomic.Int64
+	rows       atomic.Int64
+	current    atomic.Value // string: the table being read
+
+	mu        sync.Mutex // guards tables, order, databases, res.Errors
+	tables    map[string]*tableCount
+	order     []string
+	databases []string
+	phase     string
+	firstErr  error
+}
+
+type tableCount struct {
+	db, name string
+	rows     atomic.Int64
+}
+
+// table returns the counter of db.name, adding it in order.
+func (l *loader) table(db, name string) *tableCount {
+	k := db + "\x00" + name
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	tc := l.tables[k]
+	if tc == nil {
+		tc = &tableCount{db: db, name: name}
+		l.tables[k] = tc
+		l.order = append(l.order, k)
+	}
+	return tc
+}
+
+func (l *loader) addDatabase(db string) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	for _, x := range l.databases {
+		if x == db {
+			return
+		}
+	}
+	l.databases = append(l.databases, db)
+}
+
+// fail records a failed statement; it returns the error that stops the
+// load, or nil with ContinueOnError.
+func (l *loader) fail(st *dump.Statement, err error) error {
+	code, isServer := serverError(err)
+	se := StatementError{File: st.File, Line: st.Line, Code: code, Error: oneLine(err.Error()), Statement: excerpt(st.SQL)}
+	if !isServer || !l.o.ContinueOnError {
+		return &Error{StatementError: se, Err: err}
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.res.ErrorCount++
+	if len(l.res.Errors) < maxListed {
+		l.res.Errors = append(l.res.Errors, se)
+	}
+	return nil
+}
+
+// excerpt shortens a statement for an error message.
+func excerpt(s string) string {
+	s = oneLine(s)
+	if len(s) > 200 {
+		s = s[:200] + "..."
+	}
+	return s
+}
+
+func oneLine(s string) string {
+	return strings.Join(strings.Fields(s), " ")
+}
+
+// report calls the Progress callback.
+func (l *loader) report(ctx context.Context, phase string) {
+	if l.o.Progress == nil {
+		return
+	}
+	cur, _ := l.current.Load().(string)
+	l.o.Progress(Progress{
+		Elapsed: time.Since(l.res.StartedAt), Bytes: l.counter.Load(), TotalBytes: l.d.Size,
+		Statements: l.statements.Load(), Rows: l.rows.Load(), Table: cur, Phase: phase, Done: phase == "done",
+	})
+}
+
+// isEOF reports the end of a part.
+func isEOF(err error) bool { return errors.Is(err, io.EOF) }

@@ -1,0 +1,618 @@
+package load
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/dbarena/dbarena/internal/dump"
+	"github.com/dbarena/dbarena/internal/target"
+)
+
+// job is one unit of data work: a statement, or a whole data file.
+type job struct {
+	st   dump.Statement
+	part *dump.Part
+	db   string
+	// log is the session statements in effect (a prefix of the dump's
+	// append-only session log); a connection replays what it lacks.
+	log []string
+	tc  *tableCount
+}
+
+// session is a connection with the session log it has replayed.
+type session struct {
+	c       conn
+	applied int
+}
+
+// catchUp replays the session statements c has not run yet.
+func (s *session) catchUp(ctx context.Context, l *loader, log []string) error {
+	for s.applied < len(log) {
+		q := log[s.applied]
+		s.applied++
+		if _, err := s.c.exec(ctx, q); err != nil {
+			return fmt.Errorf("replay session setting %q: %w", excerpt(q), err)
+		}
+	}
+	return nil
+}
+
+// use switches s to database db; a PostgreSQL session reconnects, so it
+// replays the session log again (up to log, if given).
+func (s *session) use(ctx context.Context, db string, log []string) error {
+	if db == "" {
+		return nil
+	}
+	fresh, err := s.c.use(ctx, db)
+	if err != nil {
+		return err
+	}
+	if fresh {
+		s.applied = 0
+		if log != nil {
+			return s.catchUp(ctx, nil, log)
+		}
+	}
+	return nil
+}
+
+// run loads every part: in-order statements on the schema connection,
+// data over the worker pool, post-data at the end.
+func (l *loader) run(ctx context.Context) error {
+	ctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	tickDone := make(chan struct{})
+	var tickWG sync.WaitGroup
+	tickWG.Add(1)
+	go func() {
+		defer tickWG.Done()
+		t := time.NewTicker(l.o.ProgressEvery)
+		defer t.Stop()
+		for {
+			select {
+			case <-tickDone:
+				return
+			case <-ctx.Done():
+				return
+			case <-t.C:
+				l.report(ctx, l.getPhase())
+			}
+		}
+	}()
+	defer func() { close(tickDone); tickWG.Wait() }()
+	l.setPhase("schema+data")
+
+	start := l.o.Database
+	if start == "" {
+		start = l.t.Database
+	} else if err := l.ensureDatabase(ctx, start, ""); err != nil {
+		return err
+	}
+	sc, err := l.dl.dial(ctx, start)
+	if err != nil {
+		return fmt.Errorf("connect: %w", err)
+	}
+	schema := &session{c: sc}
+	defer func() { schema.c.close() }()
+
+	p := newPool(ctx, cancel, l)
+	st := &streamState{cur: start, schemaDB: start}
+	var runErr error
+	for i := range l.d.Parts {
+		part := &l.d.Parts[i]
+		if part.Phase == dump.DataPhase {
+			db := part.Database
+			if l.o.Database != "" || db == "" {
+				db = start
+			}
+			if db != "" {
+				l.addDatabase(db)
+			}
+			if !p.submit(job{part: part, db: db}) {
+				break
+			}
+			continue
+		}
+		if runErr = l.stream(ctx, part, schema, p, st); runErr != nil {
+			break
+		}
+	}
+	if perr := p.wait(); runErr == nil {
+		runErr = perr
+	}
+	if runErr == nil && ctx.Err() != nil {
+		runErr = context.Cause(ctx)
+	}
+	if runErr != nil {
+		return runErr
+	}
+	// Index builds of different tables in parallel, then the rest of
+	// the post-data in order on a fresh connection, replaying the session
+	// log in step.
+	l.setPhase("post-data")
+	if len(st.indexes) > 0 {
+		ip := newPool(ctx, cancel, l)
+		for _, j := range st.indexes {
+			if !ip.submit(j) {
+				break
+			}
+		}
+		if err := ip.wait(); err != nil {
+			return err
+		}
+		if ctx.Err() != nil {
+			return context.Cause(ctx)
+		}
+	}
+	if len(st.post) == 0 {
+		return nil
+	}
+	pc, err := l.dl.dial(ctx, start)
+	if err != nil {
+		return fmt.Errorf("connect: %w", err)
+	}
+	post := &session{c: pc}
+	defer post.c.close()
+	for i := range st.post {
+		j := &st.post[i]
+		if err := l.execIn(ctx, post, j); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// streamState carries what spans the parts of one load.
+type streamState struct {
+	log []string // session statements, in dump order
+	cur string   // current database
+	// schemaDB is the schema connection's database.
+	schemaDB string
+	post     []job
+	// indexes are post-data index builds (one table each).
+	indexes []job
+}
+
+// stream reads one part and runs its statements: in order on the schema
+// connection, data over the pool, post-data deferred.
+func (l *loader) stream(ctx context.Context, part *dump.Part, schema *session, p *pool, ss *streamState) error {
+	r, err := l.d.OpenPart(ctx, *part, &l.counter)
+	if err != nil {
+		return err
+	}
+	closed := false
+	defer func() {
+		if !closed {
+			r.Close()
+		}
+	}()
+	// A mydumper file names its database instead of saying USE; the
+	// schema connection switches before the file's first schema
+	// statement (the database may be created by the file itself).
+	if l.o.Database == "" && part.Database != "" && part.Phase != dump.Mixed {
+		ss.cur = part.Database
+	}
+	mysql := l.d.Syntax == dump.MySQL
+	for {
+		if ctx.Err() != nil {
+			return nil
+		}
+		st, err := r.Next()
+		if isEOF(err) {
+			break
+		}
+		if err != nil {
+			return err
+		}
+		if mysql {
+			if err := l.o.Rewrite.Apply(&st); err != nil {
+				return err
+			}
+		}
+		switch st.Kind {
+		case dump.Skip:
+			continue
+		case dump.Session:
+			ss.log = append(ss.log, st.SQL)
+			if err := schema.catchUp(ctx, l, ss.log); err != nil {
+				return l.fail(&st, err)
+			}
+			l.statements.Add(1)
+		case dump.Database:
+			if l.o.Database != "" {
+				continue
+			}
+			if err := l.ensureDatabase(ctx, st.Name, st.SQL); err != nil {
+				if e := l.fail(&st, err); e != nil {
+					return e
+				}
+			}
+			l.statements.Add(1)
+		case dump.Use:
+			if l.o.Database != "" {
+				continue
+			}
+			ss.cur = st.Name
+			if err := schema.use(ctx, st.Name, ss.log); err != nil {
+				if e := l.fail(&st, err); e != nil {
+					return e
+				}
+			} else {
+				ss.schemaDB = st.Name
+			}
+		case dump.Data:
+			tc := l.table(ss.cur, st.Table)
+			l.current.Store(st.Table)
+			if ss.cur != "" {
+				l.addDatabase(ss.cur)
+			}
+			p.pending(tc.key(), 1)
+			if !p.submit(job{st: st, db: ss.cur, log: ss.log[:len(ss.log):len(ss.log)], tc: tc}) {
+				return nil
+			}
+		case dump.PostData:
+			j := job{st: st, db: ss.cur, log: ss.log[:len(ss.log):len(ss.log)]}
+			if st.IndexBuild {
+				ss.indexes = append(ss.indexes, j)
+			} else {
+				ss.post = append(ss.post, j)
+			}
+		case dump.Schema:
+			if st.Meta {
+				return &dump.BadInputError{Msg: fmt.Sprintf("%s: psql meta-command \\%s is not supported (dbarena runs SQL only)", st.Where(), st.SQL)}
+			}
+			if st.Creates && mysql && l.o.DeferIndexes {
+				if alter := dump.SplitIndexes(&st); alter != "" {
+					ix := st
+					ix.SQL, ix.Kind, ix.IndexBuild, ix.Creates = alter, dump.PostData, true, false
+					ss.indexes = append(ss.indexes, job{st: ix, db: ss.cur, log: ss.log[:len(ss.log):len(ss.log)]})
+				}
+			}
+			if st.Table != "" {
+				if st.Creates {
+					l.table(ss.cur, st.Table)
+					if ss.cur != "" {
+						l.addDatabase(ss.cur)
+					}
+				}
+				// Wait for the table's queued data before changing it.
+				p.drain(tableKey(ss.cur, st.Table))
+			}
+			if err := schema.catchUp(ctx, l, ss.log); err != nil {
+				return err
+			}
+			if ss.cur != "" && ss.cur != ss.schemaDB {
+				if err := schema.use(ctx, ss.cur, ss.log); err != nil {
+					return l.fail(&st, fmt.Errorf("use database %s: %w", ss.cur, err))
+				}
+				ss.schemaDB = ss.cur
+			}
+			if _, err := schema.c.exec(ctx, st.SQL); err != nil {
+				if ctx.Err() != nil {
+					return nil
+				}
+				if e := l.fail(&st, err); e != nil {
+					return e
+				}
+			}
+			l.statements.Add(1)
+		}
+	}
+	closed = true
+	return r.Close()
+}
+
+// execIn runs a deferred or data statement on s in its database and
+// session state.
+func (l *loader) execIn(ctx context.Context, s *session, j *job) error {
+	if err := s.use(ctx, j.db, nil); err != nil {
+		return fmt.Errorf("%s: use database %s: %w", j.st.Where(), j.db, err)
+	}
+	if err := s.catchUp(ctx, l, j.log); err != nil {
+		return l.fail(&j.st, err)
+	}
+	var n int64
+	var err error
+	if j.st.Copy != nil {
+		n, err = s.c.copyIn(ctx, j.st.SQL, j.st.Copy)
+	} else {
+		n, err = s.c.exec(ctx, j.st.SQL)
+	}
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil
+		}
+		return l.fail(&j.st, err)
+	}
+	l.statements.Add(1)
+	if j.st.Kind == dump.Data {
+		l.rows.Add(n)
+		if j.tc != nil {
+			j.tc.rows.Add(n)
+		}
+	}
+	return nil
+}
+
+// runFile loads a whole data file (mydumper) on s.
+func (l *loader) runFile(ctx context.Context, s *session, j *job) error {
+	r, err := l.d.OpenPart(ctx, *j.part, &l.counter)
+	if err != nil {
+		return err
+	}
+	defer r.Close()
+	if err := s.use(ctx, j.db, nil); err != nil {
+		return fmt.Errorf("%s: use database %s: %w", r.Name(), j.db, err)
+	}
+	tc := l.table(j.db, j.part.Table)
+	l.current.Store(j.part.Table)
+	for ctx.Err() == nil {
+		st, err := r.Next()
+		if isEOF(err) {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		switch st.Kind {
+		case dump.Skip, dump.Database, dump.Use:
+			continue
+		}
+		if st.Kind == dump.Data && st.Table != "" && st.Table != tc.name {
+			tc = l.table(j.db, st.Table)
+		}
+		sj := job{st: st, db: j.db, tc: tc}
+		if err := l.execIn(ctx, s, &sj); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (tc *tableCount) key() string { return tableKey(tc.db, tc.name) }
+
+func tableKey(db, name string) string { return db + "\x00" + name }
+
+func (l *loader) setPhase(p string) {
+	l.mu.Lock()
+	l.phase = p
+	l.mu.Unlock()
+}
+
+func (l *loader) getPhase() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.phase
+}
+
+// ensureDatabase creates database name if it is missing: with create (the
+// dump's own CREATE DATABASE) or a plain one, as the loading account, or
+// else through Admin, granting it to (PostgreSQL: owned by) the loading
+// account.
+func (l *loader) ensureDatabase(ctx context.Context, name, create string) error {
+	mysql := l.t.Family() == target.MySQL
+	if create == "" {
+		if mysql {
+			create = "CREATE DATABASE IF NOT EXISTS " + quoteMySQL(name)
+		} else {
+			create = "CREATE DATABASE " + quotePG(name)
+		}
+	}
+	c, err := l.dl.dial(ctx, "")
+	if err != nil {
+		return fmt.Errorf("connect: %w", err)
+	}
+	defer c.close()
+	if !mysql {
+		if exists, err := pgDatabaseExists(ctx, c, name); err != nil || exists {
+			return err
+		}
+	}
+	_, err = c.exec(ctx, create)
+	if err == nil {
+		return nil
+	}
+	code, _ := serverError(err)
+	switch code {
+	case "1007", "42P04": // exists
+		return nil
+	case "1044", "1045", "1227", "42501": // access denied
+	default:
+		return err
+	}
+	if l.o.Admin == nil {
+		return fmt.Errorf("create database %s: %w (create it first, or load into an existing one with --database)", name, err)
+	}
+	return l.adminCreate(ctx, c, name, create)
+}
+
+// pgDatabaseExists looks name up in pg_database.
+func pgDatabaseExists(ctx context.Context, c conn, name string) (bool, error) {
+	pc := c.(*pgConn)
+	var n int
+	err := pc.c.QueryRow(ctx, "SELECT count(*) FROM pg_database WHERE datname = $1", name).Scan(&n)
+	return n > 0, err
+}
+
+// adminCreate creates the database as Admin and hands it to the loading
+// account.
+func (l *loader) adminCreate(ctx context.Context, c conn, name, create string) error {
+	adl, err := newDialer(*l.o.Admin)
+	if err != nil {
+		return err
+	}
+	defer adl.close()
+	ac, err := adl.dial(ctx, "")
+	if err != nil {
+		return fmt.Errorf("connect as the sandbox's admin: %w", err)
+	}
+	defer ac.close()
+	if l.t.Family() == target.MySQL {
+		var who string
+		if err := c.(*myConn).c.QueryRowContext(ctx, "SELECT CURRENT_USER()").Scan(&who); err != nil {
+			return err
+		}
+		user, host, ok := strings.Cut(who, "@")
+		if !ok {
+			return fmt.Errorf("unexpected CURRENT_USER() %q", who)
+		}
+		if _, err := ac.exec(ctx, create); err != nil {
+			if code, _ := serverError(err); code != "1007" {
+				return fmt.Errorf("create database %s as admin: %w", name, err)
+			}
+		}
+		grant := "GRANT ALL PRIVILEGES ON " + quoteMySQL(name) + ".* TO " + mysqlString(user) + "@" + mysqlString(host)
+		if _, err := ac.exec(ctx, grant); err != nil {
+			return fmt.Errorf("grant database %s: %w", name, err)
+		}
+		l.res.Notes = append(l.res.Notes, fmt.Sprintf("database %s created by the sandbox's admin and granted to %s", name, who))
+		return nil
+	}
+	q := create
+	if !strings.Contains(strings.ToUpper(q), " OWNER ") {
+		q += " OWNER " + quotePG(l.t.User)
+	}
+	if _, err := ac.exec(ctx, q); err != nil {
+		if code, _ := serverError(err); code != "42P04" {
+			return fmt.Errorf("create database %s as admin: %w", name, err)
+		}
+	}
+	l.res.Notes = append(l.res.Notes, fmt.Sprintf("database %s created by the sandbox's admin, owned by %s", name, l.t.User))
+	return nil
+}
+
+func mysqlString(s string) string {
+	return "'" + strings.NewReplacer(`\`, `\\`, `'`, `\'`).Replace(s) + "'"
+}
+
+// pool runs data jobs over Threads connections.
+type pool struct {
+	l      *loader
+	ctx    context.Context
+	cancel context.CancelCauseFunc
+	jobs   chan job
+	wg     sync.WaitGroup
+
+	mu      sync.Mutex
+	cond    *sync.Cond
+	queued  map[string]int
+	err     error
+	started bool
+}
+
+func newPool(ctx context.Context, cancel context.CancelCauseFunc, l *loader) *pool {
+	p := &pool{l: l, ctx: ctx, cancel: cancel, jobs: make(chan job, 2*l.o.Threads), queued: map[string]int{}}
+	p.cond = sync.NewCond(&p.mu)
+	return p
+}
+
+// start launches the workers on first use.
+func (p *pool) start() {
+	if p.started {
+		return
+	}
+	p.started = true
+	for i := 0; i < p.l.o.Threads; i++ {
+		p.wg.Add(1)
+		go p.worker()
+	}
+}
+
+func (p *pool) worker() {
+	defer p.wg.Done()
+	var s *session
+	defer func() {
+		if s != nil {
+			s.c.close()
+		}
+	}()
+	for j := range p.jobs {
+		if p.ctx.Err() != nil {
+			p.done(&j)
+			continue
+		}
+		if s == nil {
+			c, err := p.l.dl.dial(p.ctx, j.db)
+			if err != nil {
+				p.setErr(fmt.Errorf("connect: %w", err))
+				p.done(&j)
+				continue
+			}
+			s = &session{c: c}
+		}
+		var err error
+		if j.part != nil {
+			err = p.l.runFile(p.ctx, s, &j)
+		} else {
+			err = p.l.execIn(p.ctx, s, &j)
+		}
+		if err != nil {
+			p.setErr(err)
+		}
+		p.done(&j)
+	}
+}
+
+func (p *pool) setErr(err error) {
+	p.mu.Lock()
+	if p.err == nil {
+		p.err = err
+		p.cancel(err)
+		p.cond.Broadcast()
+	}
+	p.mu.Unlock()
+}
+
+// pending counts queued data of a table.
+func (p *pool) pending(key string, n int) {
+	p.mu.Lock()
+	p.queued[key] += n
+	if p.queued[key] <= 0 {
+		delete(p.queued, key)
+		p.cond.Broadcast()
+	}
+	p.mu.Unlock()
+}
+
+func (p *pool) done(j *job) {
+	if j.tc != nil && j.part == nil {
+		p.pending(j.tc.key(), -1)
+	}
+}
+
+// drain waits until no data of table key is queued or running.
+func (p *pool) drain(key string) {
+	p.mu.Lock()
+	for p.queued[key] > 0 && p.err == nil {
+		p.cond.Wait()
+	}
+	p.mu.Unlock()
+}
+
+// submit queues a job; false when the load is stopping.
+func (p *pool) submit(j job) bool {
+	p.start()
+	select {
+	case p.jobs <- j:
+		return true
+	case <-p.ctx.Done():
+		p.done(&j)
+		return false
+	}
+}
+
+// wait ends the pool and returns the first error.
+func (p *pool) wait() error {
+	close(p.jobs)
+	p.wg.Wait()
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.err != nil && !errors.Is(p.err, context.Canceled) {
+		return p.err
+	}
+	return nil
+}
