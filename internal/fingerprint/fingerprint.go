@@ -25,15 +25,15 @@ const (
 type tok int
 
 const (
-	tNone  tok = iota
-	tWord      // keyword or identifier
-	tLit       // ? (a literal or a placeholder)
-	tOp        // operator
-	tOpen      // (
-	tClose     // )
-	tComma     // ,
-	tDot       // .
-	tQuoted    // "ident" or `ident`
+	tNone   tok = iota
+	tWord       // keyword or identifier
+	tLit        // ? (a literal or a placeholder)
+	tOp         // operator
+	tOpen       // (
+	tClose      // )
+	tComma      // ,
+	tDot        // .
+	tQuoted     // "ident" or `ident`
 )
 
 // Fingerprint returns the normalised form of the statement q.
@@ -68,7 +68,9 @@ type normalizer struct {
 	valuesEnd int  // output length after a collapsed VALUES row, to merge the next
 }
 
-func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v' }
+func isSpace(c byte) bool {
+	return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v'
+}
 func isDigit(c byte) bool { return c >= '0' && c <= '9' }
 func isWord(c byte) bool {
 	return c == '_' || c == '$' || c >= 0x80 || (c|0x20 >= 'a' && c|0x20 <= 'z') || isDigit(c)
