@@ -15,6 +15,7 @@ import (
 	"github.com/dbarena/dbarena/internal/workload"
 	"github.com/dbarena/dbarena/internal/workload/micro"
 	"github.com/dbarena/dbarena/internal/workload/oltp"
+	"github.com/dbarena/dbarena/internal/workload/replay"
 	"github.com/dbarena/dbarena/internal/workload/script"
 	"github.com/dbarena/dbarena/internal/workload/tpcc"
 )
@@ -53,7 +54,7 @@ func NewApp(stdout, stderr io.Writer, args []string, getenv func(string) string,
 		Getenv:     getenv,
 		Args:       args,
 		Interrupts: interrupts,
-		Registry:   workload.NewRegistry(append(append(append(oltp.All(), tpcc.All()...), script.All()...), micro.New)...),
+		Registry:   workload.NewRegistry(append(append(append(oltp.All(), tpcc.All()...), script.All()...), micro.New, replay.New)...),
 	}
 }
 

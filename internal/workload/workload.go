@@ -15,6 +15,9 @@
 //   - Noter: warnings to print before a run.
 //   - MeasureBeginner: told when the measured period begins (after warm-up).
 //   - Sharder: narrows its work to one shard of a run spread over hosts.
+//   - Pacer: a Worker whose events are due at set times (a replay).
+//   - Scheduler: a Runner whose Workers are Pacers.
+//   - Defaulter: run settings (threads, length, errors) it picks itself.
 //
 // Each implementation carries `var _ workload.Iface = (*T)(nil)` beside it.
 package workload
@@ -22,6 +25,7 @@ package workload
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
 	"io"
 	"sort"
@@ -176,6 +180,48 @@ type Sharder interface {
 	Shard(i, n int) error
 }
 
+// ErrDone is returned by a Pacer's Next when the Worker has no more events:
+// the worker stops without an error, and a run whose workers have all
+// stopped ends.
+var ErrDone = errors.New("workload: no more events")
+
+// Pacer is a Worker whose events are due at set times (a replay). Before
+// each event the runner calls Next, which does what comes before the event
+// (a session's connect) and waits until it is due or stop is closed. The
+// event's latency counts from due, not from when it could start (no
+// coordinated omission), and it is late when it starts more than 1 ms
+// after. Next returns ErrDone when there is nothing left, and the context's
+// error when cancelled. The runner neither retries nor rolls back a
+// Pacer's failed events: it replays what it was given.
+type Pacer interface {
+	Next(ctx context.Context, stop <-chan struct{}) (due time.Time, err error)
+}
+
+// Scheduler is a Dialer whose Workers are Pacers. They wait in the Go
+// netpoller rather than in raw system calls, so the runner leaves
+// GOMAXPROCS as it is.
+type Scheduler interface {
+	Scheduled()
+}
+
+// RunDefaults are run settings a Defaulter picks where the user set none.
+type RunDefaults struct {
+	// Threads replaces the default --threads when > 0.
+	Threads int
+	// UntilDone: without --time or --events the run lasts until every
+	// Worker is done (ErrDone).
+	UntilDone bool
+	// IgnoreErrors: without --ignore-errors, every server error is counted
+	// and the run goes on.
+	IgnoreErrors bool
+}
+
+// Defaulter is a workload that picks run settings the user did not set;
+// the CLI asks it after Validate.
+type Defaulter interface {
+	RunDefaults() RunDefaults
+}
+
 // Queries counts statements by sysbench's classes.
 type Queries struct {
 	Read, Write, Other int64
@@ -272,6 +318,10 @@ type IntervalReport struct {
 	Warmup     bool
 	Threads    int
 	PerType    map[string]TypeInterval
+	// Totals of the interval, as in the runner's interval line.
+	Queries              Queries
+	Events, Errors, Late int64
+	P95                  time.Duration
 }
 
 // Reporter is a workload that prints its own report lines and final report
