@@ -165,6 +165,12 @@ func setupDB(t testing.TB, env workload.Env, name string, v2 int) {
 // run replay` does.
 func replayRun(t testing.TB, env workload.Env, file string, flags ...string) (*summary.Run, *runner.Result) {
 	t.Helper()
+	return replayRunCfg(t, env, file, nil, flags...)
+}
+
+// replayRunCfg is replayRun with a change to the runner's configuration.
+func replayRunCfg(t testing.TB, env workload.Env, file string, change func(*runner.Config), flags ...string) (*summary.Run, *runner.Result) {
+	t.Helper()
 	wl := New().(*Workload)
 	fs := pflag.NewFlagSet("replay", pflag.ContinueOnError)
 	wl.Flags(fs)
@@ -178,6 +184,9 @@ func replayRun(t testing.TB, env workload.Env, file string, flags ...string) (*s
 	cfg := runner.DefaultConfig()
 	cfg.Threads, cfg.Duration, cfg.IgnoreErrors = d.Threads, time.Hour, []string{"all"}
 	cfg.OnMeasure = wl.BeginMeasure
+	if change != nil {
+		change(&cfg)
+	}
 	wl.SetThreads(cfg.Threads)
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
@@ -314,5 +323,51 @@ func checkOrder(t *testing.T, env workload.Env, db string, sessions int) {
 	}
 	if n != sessions*5 {
 		t.Errorf("%d inserts, want %d", n, sessions*5)
+	}
+}
+
+// TestPaced replays a capture spanning 4 s at --speed 2: it takes about
+// 2 s (never less: nothing runs before it is due), errors are counted per
+// fingerprint without stopping it, and the lag behind schedule is measured.
+func TestPaced(t *testing.T) {
+	env := sandboxtest.Env(t, target.FlavorPostgres)
+	b := &builder{flavor: "postgres"}
+	for _, s := range []string{"a", "b"} {
+		b.add(s, 0, capture.KindConnect, "")
+		for ms := int64(0); ms <= 4000; ms += 500 {
+			b.add(s, ms, capture.KindQuery, fmt.Sprintf("SELECT %d", ms))
+		}
+		b.add(s, 2000, capture.KindQuery, "SELECT * FROM no_such_table")
+		b.add(s, 4000, capture.KindQuit, "")
+	}
+	file := b.file(t)
+	run, res := replayRun(t, env, file, "--speed", "2")
+	if res.Elapsed < 1950*time.Millisecond || res.Elapsed > 3900*time.Millisecond {
+		t.Errorf("a 4 s capture at --speed 2 took %v", res.Elapsed)
+	}
+	if res.Events != 18 || res.Errors != 2 || res.ErrorsByCode["42P01"] != 2 {
+		t.Errorf("events %d errors %d %v", res.Events, res.Errors, res.ErrorsByCode)
+	}
+	bad := fpByText(t, run, "select * from no_such_table")
+	if bad.Errors != 2 || bad.ErrorsByCode["42P01"] != 2 {
+		t.Errorf("per-fingerprint errors: %+v", bad)
+	}
+	if ok := fpByText(t, run, "select ?"); ok.Count != 18 {
+		t.Errorf("select ?: %+v", ok)
+	}
+	r := run.Replay
+	if r.LagMS == nil || r.ExpectedS != 2 || len(r.LagSeries) == 0 || r.KeptUpLimitMS != 10 {
+		t.Errorf("replay figures: %+v", r)
+	}
+
+	// --sessions 1 folds both sessions onto one connection; --loop with a
+	// time limit repeats the capture.
+	_, res = replayRunCfg(t, env, file, func(c *runner.Config) { c.Threads = 1 }, "--speed", "max", "--sessions", "1")
+	if res.Events != 18 || res.Errors != 2 {
+		t.Errorf("folded: events %d errors %d", res.Events, res.Errors)
+	}
+	_, res = replayRunCfg(t, env, file, func(c *runner.Config) { c.Duration = time.Second }, "--speed", "max", "--loop")
+	if res.Events+res.Errors <= 20 {
+		t.Errorf("--loop: %d statements in %v, want more than one pass (20)", res.Events+res.Errors, res.Elapsed)
 	}
 }
