@@ -258,6 +258,10 @@ type Replay struct {
 	// Results, with --record-results, holds each statement's result digest
 	// in capture order (base64 of little-endian uint64s, 0 = not run).
 	Results string `json:"results,omitempty"`
+	// Latencies, with --record-results, holds each statement's latency in
+	// µs in capture order (base64 of little-endian uint32s, 0 = not run),
+	// so that comparisons pair statements.
+	Latencies string `json:"latencies,omitempty"`
 	// Ordinals maps Results' statement ordinals to fingerprint ids, as
 	// base64 little-endian uint32 indexes into FPs.
 	Ordinals string   `json:"ordinals,omitempty"`

@@ -61,6 +61,7 @@ type Workload struct {
 	// digests holds, with --record-results, each statement's result
 	// digest by capture ordinal (0: not run).
 	digests []uint64
+	lats    []uint32 // and latencies in µs (at least 1)
 }
 
 var (
@@ -227,6 +228,7 @@ func (wl *Workload) plan() []*slotState {
 	}
 	if wl.recordResults && wl.digests == nil {
 		wl.digests = make([]uint64, wl.capture.Statements)
+		wl.lats = make([]uint32, wl.capture.Statements)
 	}
 	return wl.slots
 }

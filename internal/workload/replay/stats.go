@@ -262,7 +262,7 @@ func latencyOf(h *lhist) summary.Latency {
 		P99: usMS(h.quantile(99)), P999: usMS(h.quantile(99.9)), Max: usMS(h.max)}
 }
 
-// EncodeHist renders h as summary.Type.Histogram.
+// encodeHist renders h as summary.Type.Histogram.
 func encodeHist(h *lhist) string {
 	if h.n == 0 {
 		return ""
@@ -331,6 +331,11 @@ func (wl *Workload) Summarize(run *summary.Run) {
 			binary.LittleEndian.PutUint64(b[8*i:], d)
 		}
 		r.Results = base64.StdEncoding.EncodeToString(b)
+		l := make([]byte, 4*len(wl.lats))
+		for i, v := range wl.lats {
+			binary.LittleEndian.PutUint32(l[4*i:], v)
+		}
+		r.Latencies = base64.StdEncoding.EncodeToString(l)
 		o := make([]byte, 4*len(wl.digests))
 		for _, s := range wl.capture.Sessions {
 			for i := range s.events {
@@ -428,4 +433,83 @@ func (wl *Workload) FormatSummary(run *summary.Run) string {
 		fmt.Fprintf(&b, "  %-16s %10.1f %8d %7d %9.3f %9d  %s\n", id, t.TotalMS, t.Count, t.Errors, t.LatencyMS.P95, t.Rows, text)
 	}
 	return b.String()
+}
+
+// Bucket is one bucket of a decoded summary.Type.Histogram: its middle
+// value in µs and its count.
+type Bucket struct {
+	US    float64
+	Count int64
+}
+
+// DecodeHist decodes a summary.Type.Histogram.
+func DecodeHist(s string) ([]Bucket, error) {
+	if s == "" {
+		return nil, nil
+	}
+	lo, rest, ok := strings.Cut(s, ":")
+	base, err := strconv.Atoi(lo)
+	if !ok || err != nil || base < 0 {
+		return nil, fmt.Errorf("histogram %.20q: want LO:COUNT,...", s)
+	}
+	var out []Bucket
+	for i, f := range strings.Split(rest, ",") {
+		n, err := strconv.ParseInt(f, 10, 64)
+		if err != nil || n < 0 {
+			return nil, fmt.Errorf("histogram %.20q: bad count %q", s, f)
+		}
+		if n > 0 {
+			out = append(out, Bucket{US: float64(valueOf(base + i)), Count: n})
+		}
+	}
+	return out, nil
+}
+
+// DecodeDigests decodes summary.Replay's Results (uint64s), Latencies and
+// Ordinals (uint32s).
+func DecodeDigests(s string) ([]uint64, error) {
+	b, err := base64.StdEncoding.DecodeString(s)
+	if err != nil || len(b)%8 != 0 {
+		return nil, fmt.Errorf("replay results: not base64 of 8-byte digests")
+	}
+	out := make([]uint64, len(b)/8)
+	for i := range out {
+		out[i] = binary.LittleEndian.Uint64(b[8*i:])
+	}
+	return out, nil
+}
+
+// DecodeUint32s decodes summary.Replay's Latencies or Ordinals.
+func DecodeUint32s(s string) ([]uint32, error) {
+	b, err := base64.StdEncoding.DecodeString(s)
+	if err != nil || len(b)%4 != 0 {
+		return nil, fmt.Errorf("replay figures: not base64 of 4-byte values")
+	}
+	out := make([]uint32, len(b)/4)
+	for i := range out {
+		out[i] = binary.LittleEndian.Uint32(b[4*i:])
+	}
+	return out, nil
+}
+
+// Statement returns the text of the statement at capture ordinal ord in c.
+func (c *Capture) Statement(ord int) string {
+	for _, s := range c.Sessions {
+		for i := range s.events {
+			if e := &s.events[i]; int(e.ord) == ord {
+				if e.params == nil {
+					return e.sql
+				}
+				ps := make([]string, len(e.params))
+				for j, p := range e.params {
+					ps[j] = "NULL"
+					if p != nil {
+						ps[j] = strconv.Quote(*p)
+					}
+				}
+				return e.sql + " -- parameters: " + strings.Join(ps, ", ")
+			}
+		}
+	}
+	return ""
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"errors"
+	"math"
 	"time"
 
 	"github.com/dbarena/dbarena/internal/workload"
@@ -242,6 +243,7 @@ func (w *worker) Event(ctx context.Context, ev *workload.Event) error {
 	if hash {
 		d := digest(w.res, code)
 		wl.digests[e.ord] = d
+		wl.lats[e.ord] = uint32(min(max(end.Sub(from).Microseconds(), 1), math.MaxUint32))
 		w.stats.digest(e.fp, d)
 	}
 	return err
