@@ -13,7 +13,7 @@ import (
 // [ENCRYPTED] PASSWORD '...'.
 
 // lit matches a quoted literal ('...' or "...", with doubled or
-// backslashed quotes) and a PostgreSQL E'' or dollar-less string.
+// backslashed quotes) and a PostgreSQL E” or dollar-less string.
 const lit = `(?:[eE]?'(?:[^'\\]|\\.|'')*'|"(?:[^"\\]|\\.|"")*")`
 
 var maskRules = []*regexp.Regexp{

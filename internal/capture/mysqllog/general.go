@@ -179,7 +179,7 @@ func ParseGeneral(r io.Reader, in *capture.Input, emit func(*capture.Record) err
 		}
 		if banner > 0 {
 			banner--
-			if bytes.HasPrefix(line, []byte("Tcp port:")) || bytes.HasPrefix(line, []byte("Time ")) {
+			if bytes.HasPrefix(line, []byte("Tcp port:")) || (bytes.HasPrefix(line, []byte("Time ")) || bytes.HasPrefix(line, []byte("Time\t"))) {
 				continue
 			}
 		}
@@ -327,5 +327,3 @@ func truncate(b []byte) string {
 	}
 	return string(b)
 }
-
-

@@ -40,7 +40,7 @@ func ParseSlow(r io.Reader, in *capture.Input, emit func(*capture.Record) error)
 		}
 		if banner > 0 {
 			banner--
-			if bytes.HasPrefix(line, []byte("Tcp port:")) || bytes.HasPrefix(line, []byte("Time ")) {
+			if bytes.HasPrefix(line, []byte("Tcp port:")) || (bytes.HasPrefix(line, []byte("Time ")) || bytes.HasPrefix(line, []byte("Time\t"))) {
 				continue
 			}
 		}
@@ -78,7 +78,11 @@ func ParseSlow(r io.Reader, in *capture.Input, emit func(*capture.Record) error)
 }
 
 type slowSession struct {
-	key  string
+	key string
+	// last is the start of the session's last statement: a session's
+	// statements are sequential, so a start computed from a whole-second
+	// # Time (MariaDB) is raised to it.
+	last int64
 	db   string
 	gen  int
 	quit bool
@@ -275,6 +279,10 @@ func (p *slowParser) flush() error {
 			return err
 		}
 	}
+	if at < s.last {
+		at = s.last
+	}
+	s.last = at
 	if p.admin == "Quit" {
 		s.quit = true
 		return p.put(capture.Record{At: at, Event: capture.Event{Session: s.key, DB: s.db, User: p.user, Kind: capture.KindQuit}})

@@ -226,7 +226,7 @@ func millis(s string) (int64, bool) {
 	return us, true
 }
 
-// parseParams reads "$1 = '5', $2 = NULL, $3 = 'it''s'".
+// parseParams reads "$1 = '5', $2 = NULL, $3 = 'it”s'".
 func parseParams(s string) ([]*string, error) {
 	var out []*string
 	for s != "" {
