@@ -190,3 +190,9 @@ func TestPostgresLogs(t *testing.T) {
 		check(t, evs)
 	})
 }
+
+type captureStats = capture.Stats
+
+func captureHeader(from string) capture.Header {
+	return capture.Header{Flavor: Flavor(from), Source: from}
+}
