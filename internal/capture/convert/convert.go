@@ -99,7 +99,9 @@ type Result struct {
 type Collector struct {
 	Filter capture.Filter
 	Stats  *capture.Stats
-	recs   []capture.Record
+	// chunks hold the records: appending never copies the ones kept.
+	chunks [][]capture.Record
+	n      int
 	open   map[string]bool
 	sorted bool
 	last   int64
@@ -135,24 +137,36 @@ func (c *Collector) Add(r *capture.Record) error {
 		c.sorted = false
 	}
 	c.last = r.At
-	c.recs = append(c.recs, *r)
+	if len(c.chunks) == 0 || len(c.chunks[len(c.chunks)-1]) == chunkSize {
+		c.chunks = append(c.chunks, make([]capture.Record, 0, chunkSize))
+	}
+	last := &c.chunks[len(c.chunks)-1]
+	*last = append(*last, *r)
+	c.n++
 	return nil
 }
 
+const chunkSize = 8192
+
 // Len is the number of records kept.
-func (c *Collector) Len() int { return len(c.recs) }
+func (c *Collector) Len() int { return c.n }
 
 // Write sorts the records by start time (stably: a session's order is
 // kept) and writes the capture to w with header h (Start is set from
 // the first event).
 func (c *Collector) Write(w io.Writer, h capture.Header) (capture.Header, error) {
+	recs := make([]*capture.Record, 0, c.n)
+	for _, ch := range c.chunks {
+		for i := range ch {
+			recs = append(recs, &ch[i])
+		}
+	}
 	if !c.sorted {
-		slices.SortStableFunc(c.recs, func(a, b capture.Record) int { return cmp.Compare(a.At, b.At) })
-		c.sorted = true
+		slices.SortStableFunc(recs, func(a, b *capture.Record) int { return cmp.Compare(a.At, b.At) })
 	}
 	var first int64
-	if len(c.recs) > 0 {
-		first = c.recs[0].At
+	if len(recs) > 0 {
+		first = recs[0].At
 		h.Start = time.UnixMicro(first).UTC()
 	}
 	h.Skipped = c.Stats.Skipped
@@ -160,9 +174,9 @@ func (c *Collector) Write(w io.Writer, h capture.Header) (capture.Header, error)
 	if err != nil {
 		return h, err
 	}
-	for i := range c.recs {
-		e := &c.recs[i].Event
-		e.TUS = c.recs[i].At - first
+	for _, r := range recs {
+		e := &r.Event
+		e.TUS = r.At - first
 		if err := cw.Write(e); err != nil {
 			return h, err
 		}
