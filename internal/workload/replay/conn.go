@@ -5,6 +5,8 @@ import (
 	"database/sql"
 	"database/sql/driver"
 	"errors"
+	"strconv"
+	"strings"
 
 	"github.com/cespare/xxhash/v2"
 	"github.com/jackc/pgx/v5/pgconn"
@@ -27,8 +29,10 @@ type conn interface {
 	exec(ctx context.Context, q string, res *result, hashRows, ordered bool) error
 	// prepare prepares q server-side as name.
 	prepare(ctx context.Context, name, q string) error
-	// execPrepared runs the prepared statement name with text parameters.
-	execPrepared(ctx context.Context, name string, params []*string, res *result, hashRows, ordered bool) error
+	// execPrepared runs the prepared statement name (q, prepared now if
+	// the session does not hold it; unnamed when name is "") with text
+	// parameters.
+	execPrepared(ctx context.Context, name, q string, params []*string, res *result, hashRows, ordered bool) error
 	// deallocate drops the prepared statement name.
 	deallocate(ctx context.Context, name string) error
 	close()
@@ -147,13 +151,24 @@ func (p *pgConn) prepare(ctx context.Context, name, q string) error {
 	return nil
 }
 
-func (p *pgConn) execPrepared(ctx context.Context, name string, params []*string, res *result, hashRows, ordered bool) error {
+func (p *pgConn) execPrepared(ctx context.Context, name, q string, params []*string, res *result, hashRows, ordered bool) error {
 	p.params = p.params[:0]
 	for _, v := range params {
 		if v == nil {
 			p.params = append(p.params, nil)
 		} else {
 			p.params = append(p.params, []byte(*v))
+		}
+	}
+	if name == "" {
+		return p.read(p.c.ExecParams(ctx, q, p.params, nil, nil, nil), res, hashRows, ordered)
+	}
+	if !p.prepared[name] {
+		if q == "" {
+			return errNotPrepared
+		}
+		if err := p.prepare(ctx, name, q); err != nil {
+			return err
 		}
 	}
 	return p.read(p.c.ExecPrepared(ctx, name, p.params, nil, nil), res, hashRows, ordered)
@@ -244,10 +259,16 @@ func (m *myConn) prepare(ctx context.Context, name, q string) error {
 // errNotPrepared says an execute named a statement this session does not hold.
 var errNotPrepared = errors.New("not prepared")
 
-func (m *myConn) execPrepared(ctx context.Context, name string, params []*string, res *result, hashRows, ordered bool) error {
+func (m *myConn) execPrepared(ctx context.Context, name, q string, params []*string, res *result, hashRows, ordered bool) error {
 	st := m.stmts[name]
 	if st == nil {
-		return errNotPrepared
+		if q == "" {
+			return errNotPrepared
+		}
+		if err := m.prepare(ctx, name, q); err != nil {
+			return err
+		}
+		st = m.stmts[name]
 	}
 	m.args = m.args[:0]
 	for _, v := range params {
@@ -279,4 +300,54 @@ func (m *myConn) close() {
 	// A new session must get a new connection: this one is closed, not pooled.
 	_ = m.c.Raw(func(any) error { return driver.ErrBadConn })
 	m.c.Close()
+}
+
+// inline substitutes text parameters for the placeholders of q ($n on
+// PostgreSQL, ? in order on MySQL) as quoted literals, outside quotes.
+func inline(q string, params []*string, pg bool) string {
+	lit := func(i int) string {
+		if i < 0 || i >= len(params) {
+			return "NULL"
+		}
+		if params[i] == nil {
+			return "NULL"
+		}
+		v := strings.ReplaceAll(*params[i], "'", "''")
+		if !pg {
+			v = strings.ReplaceAll(v, `\`, `\\`)
+		}
+		return "'" + v + "'"
+	}
+	var b strings.Builder
+	n := 0
+	for i := 0; i < len(q); i++ {
+		c := q[i]
+		switch {
+		case c == '\'' || c == '"' || c == '`':
+			j := i + 1
+			for j < len(q) && q[j] != c {
+				if q[j] == '\\' && !pg {
+					j++
+				}
+				j++
+			}
+			j = min(j, len(q)-1)
+			b.WriteString(q[i : j+1])
+			i = j
+		case pg && c == '$' && i+1 < len(q) && q[i+1] >= '0' && q[i+1] <= '9':
+			j := i + 1
+			for j < len(q) && q[j] >= '0' && q[j] <= '9' {
+				j++
+			}
+			k, _ := strconv.Atoi(q[i+1 : j])
+			b.WriteString(lit(k - 1))
+			i = j - 1
+		case !pg && c == '?':
+			b.WriteString(lit(n))
+			n++
+		default:
+			b.WriteByte(c)
+		}
+	}
+	return b.String()
 }

@@ -137,6 +137,7 @@ func Read(r io.Reader, name string) (*Capture, error) {
 		case kExecute:
 			if text == "" {
 				text = prepared[e.Session][e.Name]
+				ev.sql = text
 				if text == "" {
 					return nil, fmt.Errorf("%s:%d: execute of %q, which session %s never prepared, without sql", name, rd.Line(), e.Name, e.Session)
 				}

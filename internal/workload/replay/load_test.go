@@ -67,3 +67,19 @@ func TestLoadErrors(t *testing.T) {
 		t.Errorf("execute of an unknown statement: %v", err)
 	}
 }
+
+func TestInline(t *testing.T) {
+	one, quote := "1", "it's"
+	for _, c := range []struct {
+		q    string
+		pg   bool
+		want string
+	}{
+		{"SELECT a FROM t WHERE id = $1 AND s = $2 AND x = '$1'", true, "SELECT a FROM t WHERE id = '1' AND s = 'it''s' AND x = '$1'"},
+		{"SELECT a FROM t WHERE id = ? AND s = ? AND x = '?' AND y = ?", false, "SELECT a FROM t WHERE id = '1' AND s = 'it''s' AND x = '?' AND y = NULL"},
+	} {
+		if got := inline(c.q, []*string{&one, &quote}, c.pg); got != c.want {
+			t.Errorf("inline(%q)\n got %q\nwant %q", c.q, got, c.want)
+		}
+	}
+}

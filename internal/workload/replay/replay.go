@@ -45,6 +45,7 @@ type Workload struct {
 	db            string
 
 	speed   float64 // 0: as fast as possible
+	pg      bool    // the capture is PostgreSQL's
 	capture *Capture
 	shardI  int
 	shardN  int
@@ -161,11 +162,14 @@ func (wl *Workload) Validate() []error {
 		errs = append(errs, fmt.Errorf("--capture %s: no statements to replay", wl.file))
 	}
 	wl.capture = c
+	wl.pg = c.Header.Flavor == "postgres"
 	return errs
 }
 
 // SetCapture replays c instead of reading --capture (tests, benchmarks).
-func (wl *Workload) SetCapture(c *Capture) { wl.capture, wl.file = c, "(memory)" }
+func (wl *Workload) SetCapture(c *Capture) {
+	wl.capture, wl.file, wl.pg = c, "(memory)", c.Header.Flavor == "postgres"
+}
 
 // Shard implements workload.Sharder: shard i of n replays the sessions
 // whose id hashes to i modulo n.

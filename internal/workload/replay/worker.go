@@ -214,14 +214,14 @@ func (w *worker) Event(ctx context.Context, ev *workload.Event) error {
 	w.res = result{}
 	start := time.Now()
 	var err error
-	if e.kind == kExecute && wl.prepared == PreparedServer && e.name != "" && e.params != nil {
-		err = st.conn.execPrepared(ctx, e.name, e.params, &w.res, hash, e.ordered)
-		if errors.Is(err, errNotPrepared) && e.sql != "" {
-			err = st.conn.exec(ctx, e.sql, &w.res, hash, e.ordered)
-		} else if errors.Is(err, errNotPrepared) {
-			err = nil
-		}
-	} else {
+	switch {
+	case e.kind == kExecute && e.params != nil && wl.prepared == PreparedServer:
+		err = st.conn.execPrepared(ctx, e.name, e.sql, e.params, &w.res, hash, e.ordered)
+	case e.kind == kExecute && e.params != nil:
+		err = st.conn.exec(ctx, inline(e.sql, e.params, wl.pg), &w.res, hash, e.ordered)
+	case e.kind == kExecute && e.sql == "" && wl.prepared == PreparedServer:
+		err = st.conn.execPrepared(ctx, e.name, "", nil, &w.res, hash, e.ordered)
+	default:
 		err = st.conn.exec(ctx, e.sql, &w.res, hash, e.ordered)
 	}
 	end := time.Now()
