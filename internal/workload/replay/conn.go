@@ -53,13 +53,13 @@ func dial(ctx context.Context, env workload.Env, db string) (conn, error) {
 		if err != nil {
 			return nil, err
 		}
-		return &pgConn{c: pc, prepared: map[string]bool{}}, nil
+		return &pgConn{c: pc, prepared: map[string]string{}}, nil
 	}
 	c, err := env.DB.Conn(ctx)
 	if err != nil {
 		return nil, err
 	}
-	m := &myConn{c: c, stmts: map[string]*sql.Stmt{}}
+	m := &myConn{c: c, stmts: map[string]*sql.Stmt{}, texts: map[string]string{}}
 	if db != "" {
 		if _, err := c.ExecContext(ctx, "USE "+env.Dialect.QuoteIdent(db)); err != nil {
 			m.close()
@@ -99,7 +99,7 @@ func (r *rowHasher) row(res *result, cols [][]byte) {
 // pgConn is a PostgreSQL session on the wire client.
 type pgConn struct {
 	c        *pgconn.PgConn
-	prepared map[string]bool
+	prepared map[string]string // name -> SQL
 	hasher   rowHasher
 	params   [][]byte
 }
@@ -139,7 +139,7 @@ func (p *pgConn) exec(ctx context.Context, q string, res *result, hashRows, orde
 }
 
 func (p *pgConn) prepare(ctx context.Context, name, q string) error {
-	if p.prepared[name] {
+	if _, ok := p.prepared[name]; ok {
 		if err := p.deallocate(ctx, name); err != nil {
 			return err
 		}
@@ -147,7 +147,7 @@ func (p *pgConn) prepare(ctx context.Context, name, q string) error {
 	if _, err := p.c.Prepare(ctx, name, q, nil); err != nil {
 		return err
 	}
-	p.prepared[name] = true
+	p.prepared[name] = q
 	return nil
 }
 
@@ -163,7 +163,7 @@ func (p *pgConn) execPrepared(ctx context.Context, name, q string, params []*str
 	if name == "" {
 		return p.read(p.c.ExecParams(ctx, q, p.params, nil, nil, nil), res, hashRows, ordered)
 	}
-	if !p.prepared[name] {
+	if held, ok := p.prepared[name]; !ok || (q != "" && held != q) {
 		if q == "" {
 			return errNotPrepared
 		}
@@ -186,6 +186,7 @@ func (p *pgConn) close() { p.c.Close(context.Background()) }
 type myConn struct {
 	c      *sql.Conn
 	stmts  map[string]*sql.Stmt
+	texts  map[string]string // name -> SQL
 	hasher rowHasher
 	dest   []any
 	raw    []sql.RawBytes
@@ -253,6 +254,7 @@ func (m *myConn) prepare(ctx context.Context, name, q string) error {
 		return err
 	}
 	m.stmts[name] = st
+	m.texts[name] = q
 	return nil
 }
 
@@ -261,7 +263,7 @@ var errNotPrepared = errors.New("not prepared")
 
 func (m *myConn) execPrepared(ctx context.Context, name, q string, params []*string, res *result, hashRows, ordered bool) error {
 	st := m.stmts[name]
-	if st == nil {
+	if st == nil || (q != "" && m.texts[name] != q) {
 		if q == "" {
 			return errNotPrepared
 		}
