@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -107,5 +108,35 @@ func TestReplayBadInputExit2(t *testing.T) {
 		if r.code != ExitUsage || strings.Count(strings.TrimRight(r.stderr, "\n"), "\n") != 0 || !strings.Contains(r.stderr, tc.want) {
 			t.Errorf("%v: exit %d, stderr %q; want exit %d and one line with %q", tc.args, r.code, r.stderr, ExitUsage, tc.want)
 		}
+	}
+}
+
+// A plan replays a capture (looping for the plan's duration); its server
+// errors are counted, not fatal.
+func TestReplayPlan(t *testing.T) {
+	needServers(t)
+	file := writeCapture(t, "mysql")
+	good := suite.mariadb.Target()
+	plan := writePlan(t, fmt.Sprintf(`name: replayplan
+servers:
+  - name: good
+    dsn: mysql://%s:%s@127.0.0.1:%d/%s
+workloads:
+  - name: replay
+    params: {capture: %q, speed: max, loop: "true"}
+axes:
+  threads: [2]
+rounds: 1
+warmup: 0
+duration: 1s
+`, good.User, good.Password, good.Port, good.Database, file))
+	results := filepath.Join(t.TempDir(), "r.db")
+	r := dbarena(t, "plan", "run", plan, "--results", results)
+	if r.code != 0 {
+		t.Fatalf("exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
+	}
+	rows := planRuns(t, results, "replayplan")
+	if len(rows) != 1 || rows[0].Status != "complete" {
+		t.Fatalf("runs %+v", rows)
 	}
 }
