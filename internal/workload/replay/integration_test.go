@@ -371,3 +371,42 @@ func TestPaced(t *testing.T) {
 		t.Errorf("--loop: %d statements in %v, want more than one pass (20)", res.Events+res.Errors, res.Elapsed)
 	}
 }
+
+// TestStopOnError: with --stop-on-error the first server error stops the
+// replay (the run's errors are not ignored).
+func TestStopOnError(t *testing.T) {
+	env := sandboxtest.Env(t, target.FlavorPostgres)
+	b := &builder{flavor: "postgres"}
+	b.add("a", 0, capture.KindConnect, "")
+	b.add("a", 1, capture.KindQuery, "SELECT 1")
+	b.add("a", 2, capture.KindQuery, "SELECT * FROM no_such_table")
+	for ms := int64(3); ms < 50; ms++ {
+		b.add("a", ms, capture.KindQuery, "SELECT 2")
+	}
+	wl := New().(*Workload)
+	fs := pflag.NewFlagSet("replay", pflag.ContinueOnError)
+	wl.Flags(fs)
+	if err := fs.Parse([]string{"--capture", b.file(t), "--speed", "max", "--stop-on-error"}); err != nil {
+		t.Fatal(err)
+	}
+	if errs := wl.Validate(); len(errs) > 0 {
+		t.Fatal(errs)
+	}
+	d := wl.RunDefaults()
+	if d.IgnoreErrors || !d.UntilDone || d.Threads != 1 {
+		t.Fatalf("run defaults %+v", d)
+	}
+	cfg := runner.DefaultConfig()
+	cfg.Duration, cfg.StopGrace = time.Hour, time.Second
+	cfg.OnMeasure = wl.BeginMeasure
+	wl.SetThreads(1)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	res, err := runner.Run(ctx, cfg, env, wl, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Err == nil || !strings.Contains(res.Err.Error(), "42P01") || res.Events != 1 {
+		t.Errorf("err %v, events %d: want the run stopped at the error after 1 statement", res.Err, res.Events)
+	}
+}
