@@ -9,6 +9,7 @@ import (
 
 	"github.com/dbarena/dbarena/internal/capture"
 	"github.com/dbarena/dbarena/internal/summary"
+	"github.com/dbarena/dbarena/internal/workload"
 )
 
 // TestManyFingerprints: 5000 fingerprints on 8 slots keep small figures
@@ -56,5 +57,26 @@ func TestManyFingerprints(t *testing.T) {
 		if ty.Count != 10*slots || !strings.HasPrefix(ty.Text, "select c") || len(ty.Examples) != 1 || ty.Histogram == "" {
 			t.Fatalf("%+v", ty)
 		}
+	}
+}
+
+// TestIntervalLag: the interval line shows the lag of the statements that
+// started in it.
+func TestIntervalLag(t *testing.T) {
+	wl := &Workload{speed: 1}
+	origin := time.Now()
+	wl.lag.origin = origin
+	for i := range 100 {
+		wl.lag.record(time.Duration(i)*100*time.Microsecond, origin.Add(1500*time.Millisecond)) // second 1: up to 9.9 ms
+	}
+	wl.lag.record(50*time.Millisecond, origin.Add(2500*time.Millisecond)) // second 2
+	line := wl.FormatInterval(workload.IntervalReport{Start: time.Second, End: 2 * time.Second, Threads: 3,
+		Queries: workload.Queries{Read: 100}, Late: 90})
+	if !strings.Contains(line, "stmts/s: 100.00") || !strings.Contains(line, "late: 90 lag (ms,p99|max): 9.9|9.9") {
+		t.Errorf("interval line %q", line)
+	}
+	line = wl.FormatInterval(workload.IntervalReport{Start: 2 * time.Second, End: 3 * time.Second})
+	if !strings.Contains(line, "lag (ms,p99|max): 50.0|50.0") {
+		t.Errorf("interval line %q", line)
 	}
 }
