@@ -70,10 +70,11 @@ type Event struct {
 	Rows  *int64 `json:"rows,omitempty"`
 }
 
-// Writer writes a capture file.
+// Writer writes a capture file. Events are encoded by hand (appendEvent),
+// the same JSON encoding/json would write, several times faster.
 type Writer struct {
 	w   *bufio.Writer
-	enc *json.Encoder
+	buf []byte
 }
 
 // NewWriter writes h as the first line of w.
@@ -85,11 +86,15 @@ func NewWriter(w io.Writer, h Header) (*Writer, error) {
 	if err := enc.Encode(h); err != nil {
 		return nil, err
 	}
-	return &Writer{w: bw, enc: enc}, nil
+	return &Writer{w: bw}, nil
 }
 
 // Write appends one event.
-func (w *Writer) Write(e *Event) error { return w.enc.Encode(e) }
+func (w *Writer) Write(e *Event) error {
+	w.buf = appendEvent(w.buf[:0], e)
+	_, err := w.w.Write(w.buf)
+	return err
+}
 
 // Flush writes what is buffered.
 func (w *Writer) Flush() error { return w.w.Flush() }

@@ -15,6 +15,7 @@ import (
 	"github.com/dbarena/dbarena/internal/workload"
 	"github.com/dbarena/dbarena/internal/workload/micro"
 	"github.com/dbarena/dbarena/internal/workload/oltp"
+	"github.com/dbarena/dbarena/internal/workload/replay"
 	"github.com/dbarena/dbarena/internal/workload/script"
 	"github.com/dbarena/dbarena/internal/workload/tpcc"
 	"github.com/dbarena/dbarena/internal/workload/web"
@@ -54,7 +55,7 @@ func NewApp(stdout, stderr io.Writer, args []string, getenv func(string) string,
 		Getenv:     getenv,
 		Args:       args,
 		Interrupts: interrupts,
-		Registry:   workload.NewRegistry(append(append(append(oltp.All(), tpcc.All()...), script.All()...), micro.New, web.New)...),
+		Registry:   workload.NewRegistry(append(append(append(oltp.All(), tpcc.All()...), script.All()...), micro.New, web.New, replay.New)...),
 	}
 }
 
@@ -103,6 +104,7 @@ func (a *App) commands() []command {
 		{"report", "write an HTML, Markdown, CSV or JSON report of stored runs", (*App).report},
 		{"compare", "compare two stored runs side by side, with significance", (*App).compare},
 		{"plan", "check and run experiment plans; per-cell statistics", (*App).plan},
+		{"capture", "turn server logs into a capture file for replay (capture convert)", (*App).capture},
 		{"help", "show help for a command or workload", (*App).help},
 		{"version", "print dbarena's version", (*App).version},
 	}

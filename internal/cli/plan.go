@@ -214,6 +214,9 @@ func (pp planPipeline) Run(ctx context.Context, j lab.Job) (*summary.Run, error)
 	}
 	setThreads(w, j.Threads())
 	ro := runOptions{rounds: 1, tags: j.Tags(), plan: j.Ref(), quiet: true, cfg: j.Config()}
+	if d, ok := w.(workload.Defaulter); ok && d.RunDefaults().IgnoreErrors {
+		ro.cfg.IgnoreErrors = []string{"all"} // a replay counts its errors and goes on
+	}
 	if errs := ro.cfg.Validate(); len(errs) > 0 {
 		return nil, errors.Join(errs...)
 	}

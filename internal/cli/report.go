@@ -209,8 +209,12 @@ func (a *App) compare(ctx context.Context, args []string) error {
 	var path string
 	fs := newFlagSet("compare")
 	fs.StringVar(&path, "results", "", "results store (default $DBARENA_HOME/results.db)")
+	threshold := fs.Float64("threshold", report.DefaultThreshold*100, "replays: percent by which a statement must be slower or faster to count as such")
 	if err := parseFlags(fs, args); err != nil {
 		return err
+	}
+	if *threshold <= 0 {
+		return usagef("--threshold %g: must be > 0 (percent)", *threshold)
 	}
 	if fs.NArg() != 2 {
 		return usagef("compare needs two run IDs: dbarena compare ID_A ID_B")
@@ -244,6 +248,9 @@ func (a *App) compare(ctx context.Context, args []string) error {
 	cmp, err := report.Compare(sides[0], sides[1])
 	if err != nil {
 		return failed(err)
+	}
+	if cmp.Replay != nil {
+		cmp.Replay = report.CompareReplay(sides[0], sides[1], *threshold/100)
 	}
 	return cmp.Write(a.Stdout)
 }

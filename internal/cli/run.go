@@ -105,6 +105,7 @@ func (a *App) run(ctx context.Context, args []string) error {
 	if err := limitEvents(w, fs, &o.cfg); err != nil {
 		return err
 	}
+	applyRunDefaults(w, fs, &o.cfg)
 	setThreads(w, o.cfg.Threads)
 	if o.jsonPath != "" {
 		if err := checkWritable(o.jsonPath); err != nil {
@@ -244,7 +245,8 @@ func (p *runPrinter) Interval(iv runner.Interval, figures map[string]float64) {
 	figure := hostFigure(figures)
 	if p.rep != nil {
 		fmt.Fprintln(p.a.Stdout, p.rep.FormatInterval(workload.IntervalReport{Start: iv.Start, End: iv.End,
-			Warmup: iv.Warmup, Threads: iv.Threads, PerType: iv.PerType})+figure)
+			Warmup: iv.Warmup, Threads: iv.Threads, PerType: iv.PerType, Queries: iv.Queries,
+			Events: iv.Events, Errors: iv.Errors, Late: iv.Late, P95: iv.P95})+figure)
 		return
 	}
 	fmt.Fprintln(p.a.Stdout, formatInterval(iv, p.spec.Config.Warmup)+figure)

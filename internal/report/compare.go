@@ -82,6 +82,9 @@ type Comparison struct {
 	// Micro is the per-operation winner table when both sides are micro
 	// runs (series "A" and "B").
 	Micro *MicroComparison
+	// Replay is the per-fingerprint comparison when both sides are
+	// replays; it is printed first.
+	Replay *ReplayComparison
 }
 
 // CompareRow is one figure of a comparison.
@@ -131,6 +134,7 @@ func Compare(a, b []*summary.Run) (*Comparison, error) {
 		c.Rows = append(c.Rows, CompareRow{Name: fg.name, A: stats.Describe(xa), B: stats.Describe(xb),
 			Ratio: stats.Relative(xb, xa), LowerIsBetter: fg.lower})
 	}
+	c.Replay = CompareReplay(a, b, DefaultThreshold)
 	if IsMicro(a[0]) && IsMicro(b[0]) {
 		c.Micro = CompareMicro([]string{"A", "B"}, map[string][]*summary.Run{"A": a, "B": b})
 	}
@@ -229,6 +233,10 @@ func (c *Comparison) Write(w io.Writer) error {
 		fmt.Fprintf(&b, "Rounds: A %d, B %d. ± is the half-width of the 95%% confidence interval; a difference is significant when the ratio's interval excludes 0%%.\n", na, nb)
 	}
 	b.WriteString("\n")
+	if c.Replay != nil {
+		c.Replay.Write(&b)
+		b.WriteString("\n")
+	}
 	tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "\tA\tB\tB vs A\t95% CI\tverdict\t")
 	for _, r := range c.Rows {

@@ -42,6 +42,7 @@ type htmlPage struct {
 	Summaries                    []Table
 	Relative                     Table
 	Micro                        []Table
+	Fingerprints                 []Table
 	Siege                        *Table
 	Sections                     []htmlSection
 	TPCC                         []tpccBlock
@@ -72,6 +73,9 @@ func (rep *Report) WriteHTML(w io.Writer) error {
 	page.Nav = append(page.Nav, navItem{"context", "Context"}, navItem{"summary", "Summary"})
 	if page.Micro = rep.microTables(); page.Micro != nil {
 		page.Nav = append(page.Nav, navItem{"micro", "Micro suite"})
+	}
+	if page.Fingerprints = rep.fingerprintTables(); page.Fingerprints != nil {
+		page.Nav = append(page.Nav, navItem{"fingerprints", "Replay by fingerprint"})
 	}
 	if t := rep.replayTable(); t != nil {
 		page.Siege = t

@@ -550,4 +550,8 @@ func IsReplay(r *summary.Run) bool {
 
 // IsTPCC reports whether a run has per-transaction-type figures or checks
 // (TPC-C and other multi-transaction workloads).
-func IsTPCC(r *summary.Run) bool { return len(r.PerType) > 0 || len(r.Checks) > 0 || r.TpmC != nil }
+// A capture replay's per-type figures are by fingerprint: they have
+// tables of their own (fingerprintTables).
+func IsTPCC(r *summary.Run) bool {
+	return !IsCaptureReplay(r) && (len(r.PerType) > 0 || len(r.Checks) > 0 || r.TpmC != nil)
+}

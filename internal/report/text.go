@@ -59,6 +59,12 @@ func (rep *Report) WriteMarkdown(w io.Writer, imgDir, imgRef string) error {
 			mdTable(b, t)
 		}
 	}
+	if ts := rep.fingerprintTables(); ts != nil {
+		b.WriteString("## Replay by fingerprint\n\n")
+		for _, t := range ts {
+			mdTable(b, t)
+		}
+	}
 	section := ""
 	for _, c := range rep.Charts() {
 		if c.Section != section {

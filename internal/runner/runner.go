@@ -207,7 +207,7 @@ func Run(ctx context.Context, cfg Config, env workload.Env, w workload.Runner, o
 		return nil, errors.New("runner: env.DB, env.Dialect and the workload must be set")
 	}
 	r := newRun(cfg, env, w)
-	if r.dialer != nil && r.detached == nil {
+	if _, sched := w.(workload.Scheduler); r.dialer != nil && r.detached == nil && !sched {
 		defer setProcs(cfg.Threads)()
 	}
 	if err := r.connectAll(ctx); err != nil {

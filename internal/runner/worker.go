@@ -118,6 +118,14 @@ func (wk *worker) loop() {
 				return
 			}
 		}
+		var due time.Time
+		if p, ok := wk.w.(workload.Pacer); ok {
+			d, err := p.Next(r.wctx, r.stopCh)
+			if err != nil || r.stopped.Load() { // done, or the run stopped
+				return
+			}
+			due = d
+		}
 		measured := r.measured.Load()
 		ticket := measured && r.cfg.Events > 0
 		if ticket && r.tickets.Add(1) > r.cfg.Events {
@@ -135,6 +143,12 @@ func (wk *worker) loop() {
 				flags |= fLate
 			}
 			start = intended
+		}
+		if !due.IsZero() {
+			if start.Sub(due) > lateAfter {
+				flags |= fLate
+			}
+			start = due
 		}
 		wk.used++
 		wk.buf.begin(int64(start.Sub(r.t0)), measured)
@@ -204,10 +218,12 @@ func (wk *worker) event(ev *workload.Event, flags uint8) (q workload.Queries, pa
 		if code == "" {
 			code = "unknown"
 		}
-		switch c.Kind {
-		case dialect.ConnLost:
+		_, paced := wk.w.(workload.Pacer)
+		switch {
+		case c.Kind == dialect.ConnLost:
 			return q, pause, connLost, code, err
-		case dialect.Retry:
+		case paced: // replayed as given: no retry, no rollback
+		case c.Kind == dialect.Retry:
 			wk.rollback()
 			if attempt < r.cfg.MaxRetries {
 				wk.buf.put(record{end: int64(time.Since(r.t0)), kind: kRetry, typ: wk.intern(ev.Type),

@@ -80,6 +80,10 @@ type Run struct {
 	// "delivery.skipped_districts").
 	Figures map[string]float64 `json:"figures,omitempty"`
 
+	// Replay holds a replay run's own figures (workload replay): lag
+	// behind the capture's schedule and recorded result digests.
+	Replay *Replay `json:"replay,omitempty"`
+
 	// SettingsAll is a snapshot of every server variable or setting as the
 	// run ended (SHOW GLOBAL VARIABLES, PostgreSQL's SHOW ALL), for
 	// reproducing the run; values of secret-looking names are masked.
@@ -199,6 +203,77 @@ type Type struct {
 	// for workloads that set one (TPC-C).
 	Late      int64   `json:"late,omitempty"`
 	LatencyMS Latency `json:"latency_ms"`
+
+	// The fields below are a replay's, whose types are statement
+	// fingerprints (keyed by fingerprint id).
+
+	// Text is the normalised statement; Examples up to 3 full statements.
+	Text     string   `json:"text,omitempty"`
+	Examples []string `json:"examples,omitempty"`
+	// Rows are the rows the statements returned or changed.
+	Rows int64 `json:"rows,omitempty"`
+	// TotalMS is the time of every execution, failed ones included.
+	TotalMS float64 `json:"total_ms,omitempty"`
+	// CapturedMS sums the captured durations of the CapturedCount
+	// executions whose log had one.
+	CapturedMS    float64 `json:"captured_ms,omitempty"`
+	CapturedCount int64   `json:"captured_count,omitempty"`
+	// ErrorsByCode counts Errors by server error code.
+	ErrorsByCode map[string]int64 `json:"errors_by_code,omitempty"`
+	// ResultDigest, with --record-results, is an order-independent digest
+	// of every execution's row count and checksum (hex).
+	ResultDigest string `json:"result_digest,omitempty"`
+	// Histogram is the type's latency histogram, for confidence intervals
+	// in comparisons: "lo:count,count,..." buckets of the replay's
+	// log-linear histogram (32 per power of two, in µs).
+	Histogram string `json:"histogram,omitempty"`
+}
+
+// Replay is a replay run's own figures.
+type Replay struct {
+	// Capture names the file; Source and Flavor are from its header.
+	Capture string `json:"capture"`
+	Source  string `json:"source,omitempty"`
+	Flavor  string `json:"flavor,omitempty"`
+	// Sessions and Statements are those of the capture this run replayed
+	// (its shard); Speed is the --speed factor, 0 for max.
+	Sessions   int     `json:"sessions"`
+	Statements int64   `json:"statements"`
+	Speed      float64 `json:"speed"`
+	// SpanS is the captured span; ExpectedS it divided by Speed.
+	SpanS     float64 `json:"span_s"`
+	ExpectedS float64 `json:"expected_s,omitempty"`
+	// LagMS is how late statements started behind their schedule (paced
+	// replays); KeptUp says whether replay kept up (p99 lag below
+	// KeptUpLimitMS).
+	LagMS         *Latency `json:"lag_ms,omitempty"`
+	KeptUp        bool     `json:"kept_up"`
+	KeptUpLimitMS float64  `json:"kept_up_limit_ms,omitempty"`
+	// LagSeries is the lag per second of the measured period: p99 and
+	// max in ms (approximate, by powers of two), index = second.
+	LagSeries []LagPoint `json:"lag_series,omitempty"`
+	// ConnectErrors counts sessions that could not connect (their
+	// statements were skipped).
+	ConnectErrors int64 `json:"connect_errors,omitempty"`
+	// Results, with --record-results, holds each statement's result digest
+	// in capture order (base64 of little-endian uint64s, 0 = not run).
+	Results string `json:"results,omitempty"`
+	// Latencies, with --record-results, holds each statement's latency in
+	// µs in capture order (base64 of little-endian uint32s, 0 = not run),
+	// so that comparisons pair statements.
+	Latencies string `json:"latencies,omitempty"`
+	// Ordinals maps Results' statement ordinals to fingerprint ids, as
+	// base64 little-endian uint32 indexes into FPs.
+	Ordinals string   `json:"ordinals,omitempty"`
+	FPs      []string `json:"fps,omitempty"`
+}
+
+// LagPoint is one second's lag behind schedule.
+type LagPoint struct {
+	TS    float64 `json:"t_s"`
+	N     int64   `json:"n"`
+	P99MS float64 `json:"p99_ms"`
+	MaxMS float64 `json:"max_ms"`
 }
 
 // Check is one pass/fail rule, such as a TPC-C mix percentage.

@@ -17,8 +17,11 @@
 //   - Sharder: narrows its work to one shard of a run spread over hosts.
 //   - Detached: Workers that use no database connection (HTTP).
 //   - EventLimiter: its own flags limit the run's events.
+//   - Pacer: a Worker whose events are due at set times (a replay).
+//   - Scheduler: a Runner whose Workers are Pacers.
+//   - Defaulter: run settings (threads, length, errors) it picks itself.
 //
-// A Worker whose Event returns ErrDone has no more events to run.
+// A Worker whose Event (or Pacer's Next) returns ErrDone has no more events.
 //
 // Each implementation carries `var _ workload.Iface = (*T)(nil)` beside it.
 package workload
@@ -181,9 +184,10 @@ type Sharder interface {
 	Shard(i, n int) error
 }
 
-// ErrDone, returned by Worker.Event, says the worker has no more events to
-// run (siege's --reps): that event did not happen, the worker stops, and
-// the run ends once every worker has stopped.
+// ErrDone, returned by Worker.Event or a Pacer's Next, says the worker has
+// no more events to run (siege's --reps, the end of a replay's capture): that
+// event did not happen, the worker stops without an error, and the run ends
+// once every worker has stopped.
 var ErrDone = errors.New("worker done")
 
 // Detached is a Runner whose Workers talk to something other than the
@@ -205,6 +209,43 @@ type Detached interface {
 // events, as with --events, when it is > 0.
 type EventLimiter interface {
 	EventLimit() int64
+}
+
+// Pacer is a Worker whose events are due at set times (a replay). Before
+// each event the runner calls Next, which does what comes before the event
+// (a session's connect) and waits until it is due or stop is closed. The
+// event's latency counts from due, not from when it could start (no
+// coordinated omission), and it is late when it starts more than 1 ms
+// after. Next returns ErrDone when there is nothing left, and the context's
+// error when cancelled. The runner neither retries nor rolls back a
+// Pacer's failed events: it replays what it was given.
+type Pacer interface {
+	Next(ctx context.Context, stop <-chan struct{}) (due time.Time, err error)
+}
+
+// Scheduler is a Dialer whose Workers are Pacers. They wait in the Go
+// netpoller rather than in raw system calls, so the runner leaves
+// GOMAXPROCS as it is.
+type Scheduler interface {
+	Scheduled()
+}
+
+// RunDefaults are run settings a Defaulter picks where the user set none.
+type RunDefaults struct {
+	// Threads replaces the default --threads when > 0.
+	Threads int
+	// UntilDone: without --time or --events the run lasts until every
+	// Worker is done (ErrDone).
+	UntilDone bool
+	// IgnoreErrors: without --ignore-errors, every server error is counted
+	// and the run goes on.
+	IgnoreErrors bool
+}
+
+// Defaulter is a workload that picks run settings the user did not set;
+// the CLI asks it after Validate.
+type Defaulter interface {
+	RunDefaults() RunDefaults
 }
 
 // Queries counts statements by sysbench's classes.
@@ -303,6 +344,10 @@ type IntervalReport struct {
 	Warmup     bool
 	Threads    int
 	PerType    map[string]TypeInterval
+	// Totals of the interval, as in the runner's interval line.
+	Queries              Queries
+	Events, Errors, Late int64
+	P95                  time.Duration
 }
 
 // Reporter is a workload that prints its own report lines and final report

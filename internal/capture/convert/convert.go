@@ -1,0 +1,257 @@
+// Package convert turns server logs into a capture file: it runs the
+// parser of the log's format (mysqllog, pglog), masks passwords, applies
+// the filters, sorts the events by start time and writes them with t_us
+// relative to the first.
+//
+// Sorting is in memory (a stable sort, skipped when the log is already
+// in start order, as general logs and statement logs are): a capture
+// holds every event before it is written, about 150 bytes plus the
+// statement's text per event.
+package convert
+
+import (
+	"cmp"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"time"
+
+	"github.com/dbarena/dbarena/internal/capture"
+	"github.com/dbarena/dbarena/internal/capture/mysqllog"
+	"github.com/dbarena/dbarena/internal/capture/pglog"
+)
+
+// Log formats (--from).
+const (
+	MySQLGeneral = "mysql-general"
+	MySQLSlow    = "mysql-slow"
+	PGCSV        = "pg-csv"
+	PGStderr     = "pg-stderr"
+	// MySQLGeneralTable is mysql.general_log read from a server (see
+	// mysqllog.ReadGeneralTable); it has no files.
+	MySQLGeneralTable = "mysql-general-table"
+)
+
+// Formats lists the file formats.
+var Formats = []string{MySQLGeneral, MySQLSlow, PGCSV, PGStderr}
+
+// Flavor is the server family of a format: "mysql" or "postgres".
+func Flavor(from string) string {
+	switch from {
+	case PGCSV, PGStderr:
+		return "postgres"
+	}
+	return "mysql"
+}
+
+// Options configure a conversion.
+type Options struct {
+	// From is the log format (Formats).
+	From string
+	// SkipBad counts malformed lines instead of failing.
+	SkipBad bool
+	// Loc is the zone of log times that carry none; nil is UTC.
+	Loc *time.Location
+	// LogLinePrefix is the log_line_prefix of a pg-stderr log; ""
+	// detects a common one.
+	LogLinePrefix string
+	// Lenient (pg-stderr) ignores lines without the prefix and does not
+	// require connection lines (live capture).
+	Lenient bool
+	// Filter selects events.
+	Filter capture.Filter
+}
+
+// Validate reports every problem of o.
+func (o *Options) Validate() []error {
+	var errs []error
+	if !slices.Contains(Formats, o.From) {
+		errs = append(errs, fmt.Errorf("--from %q: want one of %v", o.From, Formats))
+	}
+	if o.LogLinePrefix != "" {
+		if _, err := pglog.CompilePrefix(o.LogLinePrefix); err != nil {
+			errs = append(errs, fmt.Errorf("--log-line-prefix: %w", err))
+		}
+	}
+	for _, k := range o.Filter.Kinds {
+		if !slices.Contains(capture.Kinds, k) {
+			errs = append(errs, fmt.Errorf("--kinds: unknown kind %q (want %v)", k, capture.Kinds))
+		}
+	}
+	return errs
+}
+
+// Result is what a conversion did.
+type Result struct {
+	Header capture.Header
+	Stats  capture.Stats
+	// Events is the number of events written.
+	Events int64
+	// Bytes is the size of the logs read.
+	Bytes int64
+}
+
+// Collector gathers records from parsers: it masks passwords, filters,
+// drops a connect for a session already open (a session that continues
+// from one slow log file into the next), and writes them sorted.
+type Collector struct {
+	Filter capture.Filter
+	Stats  *capture.Stats
+	// chunks hold the records: appending never copies the ones kept.
+	chunks [][]capture.Record
+	n      int
+	open   map[string]bool
+	sorted bool
+	last   int64
+}
+
+// NewCollector returns an empty Collector counting into stats.
+func NewCollector(f capture.Filter, stats *capture.Stats) *Collector {
+	return &Collector{Filter: f, Stats: stats, open: map[string]bool{}, sorted: true}
+}
+
+// Add takes one record (copied; its strings are kept).
+func (c *Collector) Add(r *capture.Record) error {
+	switch r.Kind {
+	case capture.KindConnect:
+		if c.open[r.Session] {
+			return nil
+		}
+		c.open[r.Session] = true
+	case capture.KindQuit:
+		delete(c.open, r.Session)
+	}
+	if r.SQL != "" {
+		if m, ok := capture.MaskPasswords(r.SQL); ok {
+			r.SQL = m
+			c.Stats.Masked++
+		}
+	}
+	if !c.Filter.Keep(r) {
+		c.Stats.Filtered++
+		return nil
+	}
+	if r.At < c.last {
+		c.sorted = false
+	}
+	c.last = r.At
+	if len(c.chunks) == 0 || len(c.chunks[len(c.chunks)-1]) == chunkSize {
+		c.chunks = append(c.chunks, make([]capture.Record, 0, chunkSize))
+	}
+	last := &c.chunks[len(c.chunks)-1]
+	*last = append(*last, *r)
+	c.n++
+	return nil
+}
+
+const chunkSize = 8192
+
+// Len is the number of records kept.
+func (c *Collector) Len() int { return c.n }
+
+// Write sorts the records by start time (stably: a session's order is
+// kept) and writes the capture to w with header h (Start is set from
+// the first event).
+func (c *Collector) Write(w io.Writer, h capture.Header) (capture.Header, error) {
+	recs := make([]*capture.Record, 0, c.n)
+	for _, ch := range c.chunks {
+		for i := range ch {
+			recs = append(recs, &ch[i])
+		}
+	}
+	if !c.sorted {
+		slices.SortStableFunc(recs, func(a, b *capture.Record) int { return cmp.Compare(a.At, b.At) })
+	}
+	var first int64
+	if len(recs) > 0 {
+		first = recs[0].At
+		h.Start = time.UnixMicro(first).UTC()
+	}
+	h.Skipped = c.Stats.Skipped
+	cw, err := capture.NewWriter(w, h)
+	if err != nil {
+		return h, err
+	}
+	for _, r := range recs {
+		e := &r.Event
+		e.TUS = r.At - first
+		if err := cw.Write(e); err != nil {
+			return h, err
+		}
+	}
+	h.Schema = capture.Schema
+	return h, cw.Flush()
+}
+
+// Parse runs the parser of o.From on r (named name in errors) into c.
+func Parse(r io.Reader, name string, o Options, c *Collector) error {
+	in := &capture.Input{Name: name, SkipBad: o.SkipBad, Loc: o.Loc, Stats: c.Stats}
+	switch o.From {
+	case MySQLGeneral:
+		return mysqllog.ParseGeneral(r, in, c.Add)
+	case MySQLSlow:
+		return mysqllog.ParseSlow(r, in, c.Add)
+	case PGCSV:
+		return pglog.ParseCSV(r, in, c.Add)
+	case PGStderr:
+		so := pglog.StderrOptions{Lenient: o.Lenient}
+		if o.LogLinePrefix != "" {
+			p, err := pglog.CompilePrefix(o.LogLinePrefix)
+			if err != nil {
+				return err
+			}
+			so.Prefix = p
+		}
+		return pglog.ParseStderr(r, in, so, c.Add)
+	}
+	return fmt.Errorf("unknown log format %q (want one of %v)", o.From, Formats)
+}
+
+// Files converts the logs at paths (read one after the other, as logs of
+// one server) and writes the capture to w.
+func Files(paths []string, o Options, w io.Writer) (Result, error) {
+	var res Result
+	if errs := o.Validate(); len(errs) > 0 {
+		return res, errs[0]
+	}
+	c := NewCollector(o.Filter, &res.Stats)
+	for _, p := range paths {
+		f, err := os.Open(p)
+		if err != nil {
+			return res, err
+		}
+		err = Parse(f, p, o, c)
+		if st, serr := f.Stat(); serr == nil {
+			res.Bytes += st.Size()
+		}
+		f.Close()
+		if err != nil {
+			return res, err
+		}
+	}
+	h := capture.Header{Flavor: Flavor(o.From), Source: o.From, Files: paths}
+	h, err := c.Write(w, h)
+	res.Header, res.Events = h, int64(c.Len())
+	return res, err
+}
+
+// ToFile is Files writing to the file out, atomically (a temporary file
+// renamed into place).
+func ToFile(paths []string, o Options, out string) (Result, error) {
+	tmp, err := os.CreateTemp(filepath.Dir(out), "."+filepath.Base(out)+".*")
+	if err != nil {
+		return Result{}, err
+	}
+	defer os.Remove(tmp.Name())
+	res, err := Files(paths, o, tmp)
+	if err != nil {
+		tmp.Close()
+		return res, err
+	}
+	if err := tmp.Close(); err != nil {
+		return res, err
+	}
+	return res, os.Rename(tmp.Name(), out)
+}

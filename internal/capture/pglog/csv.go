@@ -1,0 +1,154 @@
+package pglog
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+
+	"github.com/dbarena/dbarena/internal/capture"
+)
+
+// csvlog columns (the same positions in PostgreSQL 9.0 to 17; 13 adds
+// backend_type as the 24th column, 14 leader_pid and query_id, 26 in all).
+const (
+	colTime     = 0
+	colUser     = 1
+	colDB       = 2
+	colSession  = 5
+	colSeverity = 11
+	colMessage  = 13
+	colDetail   = 14
+	minColumns  = 23
+	maxColumns  = 26
+)
+
+// ParseCSV reads a PostgreSQL csvlog. The column count (23 before 13, 24
+// in 13, 26 from 14) is taken from the first record; every record must
+// have it.
+func ParseCSV(r io.Reader, in *capture.Input, emit func(*capture.Record) error) error {
+	h := newHandler(in, emit)
+	lr := capture.NewLineReader(r)
+	var (
+		rec     []byte
+		fields  [][]byte
+		scratch []byte
+		ts      timeCache
+		columns int
+		m       message
+	)
+	for {
+		line, err := lr.Next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return fmt.Errorf("%s: %w", in.Name, err)
+		}
+		if in.Stats != nil {
+			in.Stats.Lines++
+		}
+		start := lr.N
+		rec = append(rec[:0], line...)
+		for bytes.Count(rec, []byte{'"'})%2 == 1 {
+			line, err = lr.Next()
+			if err == io.EOF {
+				return in.Bad(start, "csvlog record with an unterminated quoted field")
+			}
+			if err != nil {
+				return fmt.Errorf("%s: %w", in.Name, err)
+			}
+			rec = append(rec, '\n')
+			rec = append(rec, line...)
+		}
+		if len(rec) == 0 {
+			continue
+		}
+		var ok bool
+		fields, scratch, ok = splitCSV(rec, fields[:0], scratch[:0])
+		if !ok {
+			if err := in.Bad(start, "malformed csvlog record"); err != nil {
+				return err
+			}
+			continue
+		}
+		if columns == 0 {
+			if len(fields) < minColumns || len(fields) > maxColumns {
+				return in.BadFatal(start, "csvlog record with %d columns, want %d to %d (log_destination=csvlog of PostgreSQL 9 to 17)", len(fields), minColumns, maxColumns)
+			}
+			columns = len(fields)
+		}
+		if len(fields) != columns {
+			if err := in.Bad(start, "csvlog record with %d columns, the first had %d", len(fields), columns); err != nil {
+				return err
+			}
+			continue
+		}
+		at, _, ok := ts.parse(fields[colTime], in.Location())
+		if !ok {
+			if err := in.Bad(start, "bad log_time %q", short(string(fields[colTime]))); err != nil {
+				return err
+			}
+			continue
+		}
+		m = message{line: start, at: at, session: string(fields[colSession]), user: string(fields[colUser]),
+			db: string(fields[colDB]), severity: string(fields[colSeverity]), text: string(fields[colMessage]),
+			detail: string(fields[colDetail])}
+		if err := h.handle(&m); err != nil {
+			return err
+		}
+	}
+	return h.finish(in.Name)
+}
+
+// splitCSV splits one record; quoted fields with doubled quotes are
+// unquoted into scratch.
+func splitCSV(rec []byte, fields [][]byte, scratch []byte) ([][]byte, []byte, bool) {
+	if cap(scratch) < len(rec) {
+		scratch = make([]byte, 0, len(rec))
+	}
+	i := 0
+	for {
+		if i < len(rec) && rec[i] == '"' {
+			j := i + 1
+			start := len(scratch)
+			plain := true
+			for {
+				k := bytes.IndexByte(rec[j:], '"')
+				if k < 0 {
+					return fields, scratch, false
+				}
+				if j+k+1 < len(rec) && rec[j+k+1] == '"' {
+					plain = false
+					scratch = append(scratch, rec[j:j+k+1]...)
+					j += k + 2
+					continue
+				}
+				if plain {
+					fields = append(fields, rec[i+1:j+k])
+				} else {
+					scratch = append(scratch, rec[j:j+k]...)
+					fields = append(fields, scratch[start:len(scratch):len(scratch)])
+				}
+				i = j + k + 1
+				break
+			}
+		} else {
+			k := bytes.IndexByte(rec[i:], ',')
+			if k < 0 {
+				k = len(rec) - i
+			}
+			fields = append(fields, rec[i:i+k])
+			i += k
+		}
+		if i == len(rec) {
+			return fields, scratch, true
+		}
+		if rec[i] != ',' {
+			return fields, scratch, false
+		}
+		i++
+		if i == len(rec) {
+			return append(fields, rec[i:]), scratch, true
+		}
+	}
+}

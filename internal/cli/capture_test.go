@@ -1,0 +1,39 @@
+package cli
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func TestCaptureConvert(t *testing.T) {
+	dir := t.TempDir()
+	log := filepath.Join(dir, "general.log")
+	os.WriteFile(log, []byte("garbage\n2024-11-22T22:50:01.000100Z\t    8 Connect\tapp@localhost on shop using Socket\n"+
+		"2024-11-22T22:50:01.000200Z\t    8 Query\tCREATE USER x IDENTIFIED BY 'hunter2'\n"+
+		"2024-11-22T22:50:01.000300Z\t    8 Query\tSELECT 1\n"), 0o644)
+	out := filepath.Join(dir, "c.jsonl")
+	run := func(args ...string) (int, string) {
+		var stdout, stderr bytes.Buffer
+		a := NewApp(&stdout, &stderr, append([]string{"dbarena"}, args...), func(string) string { return "" }, nil)
+		code := a.Main(t.Context())
+		return code, stderr.String()
+	}
+	if code, msg := run("capture", "convert", log, "--from", "mysql-general", "-o", out); code != ExitUsage || !strings.Contains(msg, "general.log:1: ") {
+		t.Fatalf("malformed line: exit %d %s", code, msg)
+	}
+	code, msg := run("capture", "convert", log, "--from", "mysql-general", "-o", out, "--skip-bad", "--read-only")
+	if code != 0 || !strings.Contains(msg, "skipped 1 malformed lines") || !strings.Contains(msg, "masked the passwords of 1") {
+		t.Fatalf("exit %d %s", code, msg)
+	}
+	b, _ := os.ReadFile(out)
+	if strings.Contains(string(b), "hunter2") || strings.Contains(string(b), "CREATE USER") || !strings.Contains(string(b), `"skipped":1`) ||
+		!strings.Contains(string(b), `"sql":"SELECT 1"`) {
+		t.Fatalf("capture:\n%s", b)
+	}
+	if code, msg := run("capture", "convert", log, "--from", "nope"); code != ExitUsage || !strings.Contains(msg, "--from") {
+		t.Fatalf("bad --from: %d %s", code, msg)
+	}
+}

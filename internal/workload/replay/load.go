@@ -1,0 +1,227 @@
+package replay
+
+import (
+	"fmt"
+	"hash/fnv"
+	"io"
+	"os"
+	"slices"
+	"strings"
+
+	"github.com/dbarena/dbarena/internal/capture"
+	"github.com/dbarena/dbarena/internal/fingerprint"
+)
+
+// Event kinds, compacted.
+const (
+	kConnect uint8 = iota
+	kQuery
+	kPrepare
+	kExecute
+	kClose
+	kQuit
+)
+
+var kindOf = map[string]uint8{
+	capture.KindConnect: kConnect, capture.KindQuery: kQuery, capture.KindPrepare: kPrepare,
+	capture.KindExecute: kExecute, capture.KindClose: kClose, capture.KindQuit: kQuit,
+}
+
+// Statement classes, as workload.Queries counts them.
+const (
+	cRead uint8 = iota
+	cWrite
+	cOther
+)
+
+// event is one captured event, ready to replay.
+type event struct {
+	tus     int64
+	kind    uint8
+	class   uint8
+	ordered bool  // the statement has ORDER BY: its result is compared in order
+	fp      int32 // index in Capture.FPs; -1 for connect, quit, close
+	ord     int32 // statement ordinal in the capture (query, execute); -1 otherwise
+	durUS   int64 // captured duration; -1 unknown
+	sql     string
+	name    string
+	params  []*string
+	db      string
+}
+
+// session is one captured client connection.
+type session struct {
+	id         string
+	hash       uint32
+	start, end int64 // t_us of its first and last events
+	events     []event
+}
+
+// FP is one fingerprint: the normalised text and up to 3 example statements.
+type FP struct {
+	ID       string
+	Text     string
+	Examples []string
+}
+
+// Capture is a capture file read into memory, grouped by session.
+type Capture struct {
+	Header     Header
+	Sessions   []*session
+	FPs        []FP
+	Statements int   // query and execute events
+	Span       int64 // t_us of the last event
+}
+
+// Header is the capture's header.
+type Header = capture.Header
+
+// maxExamples is how many example statements a fingerprint keeps.
+const maxExamples = 3
+
+// Load reads the capture file name.
+func Load(name string) (*Capture, error) {
+	f, err := os.Open(name)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return Read(f, name)
+}
+
+// Read reads a capture from r (name is used in errors).
+func Read(r io.Reader, name string) (*Capture, error) {
+	rd, err := capture.NewReader(r, name)
+	if err != nil {
+		return nil, err
+	}
+	c := &Capture{Header: rd.Header}
+	flavor := fingerprint.MySQL
+	if rd.Header.Flavor == "postgres" {
+		flavor = fingerprint.Postgres
+	}
+	bySession := map[string]*session{}
+	fpIndex := map[string]int32{}
+	prepared := map[string]map[string]string{} // session -> name -> SQL, for executes without text
+	var e capture.Event
+	for {
+		if err := rd.Next(&e); err == io.EOF {
+			break
+		} else if err != nil {
+			return nil, err
+		}
+		s := bySession[e.Session]
+		if s == nil {
+			h := fnv.New32a()
+			h.Write([]byte(e.Session))
+			s = &session{id: e.Session, hash: h.Sum32(), start: e.TUS}
+			bySession[e.Session] = s
+			c.Sessions = append(c.Sessions, s)
+		}
+		if e.TUS < s.end {
+			return nil, fmt.Errorf("%s:%d: session %s goes back in time (t_us %d after %d)", name, rd.Line(), e.Session, e.TUS, s.end)
+		}
+		s.end = e.TUS
+		c.Span = max(c.Span, e.TUS)
+		ev := event{tus: e.TUS, kind: kindOf[e.Kind], fp: -1, ord: -1, durUS: -1, sql: e.SQL, name: e.Name, params: e.Params, db: e.DB}
+		if e.DurUS != nil {
+			ev.durUS = *e.DurUS
+		}
+		text := e.SQL
+		switch ev.kind {
+		case kPrepare:
+			if prepared[e.Session] == nil {
+				prepared[e.Session] = map[string]string{}
+			}
+			prepared[e.Session][e.Name] = e.SQL
+		case kExecute:
+			if text == "" {
+				text = prepared[e.Session][e.Name]
+				ev.sql = text
+				if text == "" {
+					return nil, fmt.Errorf("%s:%d: execute of %q, which session %s never prepared, without sql", name, rd.Line(), e.Name, e.Session)
+				}
+			}
+		}
+		if ev.kind == kQuery || ev.kind == kExecute || ev.kind == kPrepare {
+			fp := fingerprint.Fingerprint(text, flavor)
+			i, ok := fpIndex[fp]
+			if !ok {
+				i = int32(len(c.FPs))
+				fpIndex[fp] = i
+				c.FPs = append(c.FPs, FP{ID: fingerprint.ID(fp), Text: fp})
+			}
+			ev.fp = i
+			ev.class = classify(fp)
+			ev.ordered = strings.Contains(fp, "order by")
+			if ev.kind != kPrepare {
+				ev.ord = int32(c.Statements)
+				c.Statements++
+				if x := &c.FPs[i]; len(x.Examples) < maxExamples && !slices.Contains(x.Examples, text) {
+					x.Examples = append(x.Examples, text)
+				}
+			}
+		}
+		s.events = append(s.events, ev)
+	}
+	return c, nil
+}
+
+// classify sorts a fingerprint into sysbench's read, write and other.
+func classify(fp string) uint8 {
+	w, _, _ := strings.Cut(fp, " ")
+	switch w {
+	case "select", "show", "with", "values", "table", "explain", "describe", "desc":
+		return cRead
+	case "insert", "update", "delete", "replace", "merge", "copy", "load", "truncate":
+		return cWrite
+	}
+	return cOther
+}
+
+// slot is the sessions one connection replays, one after another.
+type slot struct {
+	sessions []*session
+}
+
+// assign spreads sessions over slots: with fold == 0 as many slots as the
+// capture had sessions open at once, each session going to a slot free at
+// its start; with fold > 0 onto fold slots, each session to the slot that
+// is free first.
+func assign(sessions []*session, fold int) []*slot {
+	sorted := slices.Clone(sessions)
+	slices.SortStableFunc(sorted, func(a, b *session) int {
+		switch {
+		case a.start < b.start:
+			return -1
+		case a.start > b.start:
+			return 1
+		}
+		return 0
+	})
+	var slots []*slot
+	var free []int64 // when each slot's last session ended
+	for _, s := range sorted {
+		best := -1
+		for i, f := range free {
+			if (fold > 0 || f <= s.start) && (best < 0 || f < free[best]) {
+				best = i
+			}
+		}
+		if best < 0 && (fold == 0 || len(slots) < fold) {
+			slots = append(slots, &slot{})
+			free = append(free, 0)
+			best = len(slots) - 1
+		} else if best < 0 {
+			best = 0
+		}
+		if fold > 0 && len(slots) < fold && free[best] > s.start {
+			slots = append(slots, &slot{})
+			free = append(free, 0)
+			best = len(slots) - 1
+		}
+		slots[best].sessions = append(slots[best].sessions, s)
+		free[best] = s.end + 1
+	}
+	return slots
+}
