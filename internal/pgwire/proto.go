@@ -218,4 +218,3 @@ func isFatal(err error) bool {
 	}
 	return true
 }
-
