@@ -20,7 +20,7 @@ func TestMain(m *testing.M) { os.Exit(sandboxtest.Main(m)) }
 
 // server starts (or reuses) the test binary's PostgreSQL sandbox and
 // returns a TCP wire configuration (SCRAM) and a database/sql pool.
-func server(t *testing.T) (Config, *sql.DB, target.Target) {
+func server(t testing.TB) (Config, *sql.DB, target.Target) {
 	t.Helper()
 	tgt := sandboxtest.Start(t, target.FlavorPostgres)
 	cfg := Config{Addr: net.JoinHostPort(tgt.Host, strconv.Itoa(tgt.Port)), User: tgt.User,
