@@ -47,8 +47,8 @@ func msg(t byte, body ...[]byte) []byte {
 	return out
 }
 
-func i16(v int) []byte { return binary.BigEndian.AppendUint16(nil, uint16(v)) }
-func i32(v int) []byte { return binary.BigEndian.AppendUint32(nil, uint32(v)) }
+func i16(v int) []byte     { return binary.BigEndian.AppendUint16(nil, uint16(v)) }
+func i32(v int) []byte     { return binary.BigEndian.AppendUint32(nil, uint32(v)) }
 func cstr(s string) []byte { return append([]byte(s), 0) }
 
 // seeds are typical server streams: startup, replies with rows of both
