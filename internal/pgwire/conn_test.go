@@ -344,6 +344,25 @@ func TestPipeline(t *testing.T) {
 	if len(got) != 4 || got[3] != 3 {
 		t.Fatalf("affected %v", got)
 	}
+	// Rows read inside a pipeline, beside statements whose rows are not.
+	sel, err := c.Prepare("SELECT v FROM pw_p WHERE id <= $1 ORDER BY id")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p = c.StartPipeline()
+	var vals []int64
+	read := func(r *Row) error {
+		v, err := r.Int64(0)
+		vals = append(vals, v)
+		return err
+	}
+	_ = p.Exec(sel, []any{3})
+	_ = p.QueryFunc(sel, []any{2}, read)
+	_ = p.Exec(sel, []any{3})
+	_ = p.QueryFunc(sel, []any{1}, read)
+	if err := p.Sync(nil); err != nil || len(vals) != 3 || vals[0] != 11 || vals[1] != 12 || vals[2] != 11 {
+		t.Fatalf("rows in a pipeline: %v, %v", vals, err)
+	}
 	// A failure inside: the failed statement is reported, the rest skipped,
 	// and the implicit transaction rolled back.
 	p = c.StartPipeline()
