@@ -20,7 +20,7 @@ const pipeFlush = 64 << 10
 // unless asked (pgbench's \startpipeline).
 type Pipeline struct {
 	c    *Conn
-	n    int         // statements queued
+	n    int        // statements queued
 	read []pipeRead // statements whose rows are read (QueryFunc)
 }
 
