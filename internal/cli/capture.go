@@ -57,15 +57,15 @@ func (f *captureFilterFlags) filter(loc *time.Location) (capture.Filter, []error
 	return out, errs
 }
 
-// capture runs `dbarena capture convert`.
+// capture runs `dbarena capture convert` and live capture.
 func (a *App) capture(ctx context.Context, args []string) error {
 	if len(args) > 0 && args[0] == "convert" {
 		return a.captureConvert(ctx, args[1:])
 	}
-	return usagef("usage: dbarena capture convert LOG... --from FORMAT [-o FILE] (live capture from a server is not built yet)")
+	return a.captureLive(ctx, args)
 }
 
-func (a *App) captureConvert(_ context.Context, args []string) error {
+func (a *App) captureConvert(ctx context.Context, args []string) error {
 	fs := newFlagSet("capture convert")
 	var (
 		o      convert.Options
@@ -73,7 +73,13 @@ func (a *App) captureConvert(_ context.Context, args []string) error {
 		tz     string
 		filter captureFilterFlags
 	)
-	fs.StringVar(&o.From, "from", "", "log format: "+strings.Join(convert.Formats, ", "))
+	var (
+		tgt  string
+		cred credentialFlags
+	)
+	fs.StringVar(&o.From, "from", "", "log format: "+strings.Join(convert.Formats, ", ")+", or "+convert.MySQLGeneralTable+" (with --target)")
+	fs.StringVar(&tgt, "target", "", "server whose mysql.general_log table is read (--from "+convert.MySQLGeneralTable+")")
+	cred.flags(fs)
 	fs.StringVarP(&out, "output", "o", "", "capture file to write (default: standard output)")
 	fs.BoolVar(&o.SkipBad, "skip-bad", false, "count malformed lines and go on instead of failing")
 	fs.StringVar(&o.LogLinePrefix, "log-line-prefix", "", "the server's log_line_prefix (pg-stderr; default: detect a common one)")
@@ -89,8 +95,17 @@ func (a *App) captureConvert(_ context.Context, args []string) error {
 	o.Loc = loc
 	f, errs := filter.filter(loc)
 	o.Filter = f
+	if o.From == convert.MySQLGeneralTable {
+		if len(errs) > 0 {
+			return validate(errs)
+		}
+		return a.convertGeneralTable(ctx, tgt, cred, o, fs.Args(), out)
+	}
 	if o.From == "" {
 		errs = append(errs, fmt.Errorf("--from is required (%s)", strings.Join(convert.Formats, ", ")))
+	}
+	if tgt != "" {
+		errs = append(errs, fmt.Errorf("--target applies to --from %s only", convert.MySQLGeneralTable))
 	}
 	if fs.NArg() == 0 {
 		errs = append(errs, fmt.Errorf("no log file given"))

@@ -37,3 +37,27 @@ func TestCaptureConvert(t *testing.T) {
 		t.Fatalf("bad --from: %d %s", code, msg)
 	}
 }
+
+func TestCaptureLiveUsage(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"capture", "--sandbox", "x"}, "--time is required"},
+		{[]string{"capture", "--time", "5s"}, "give one of --sandbox NAME or --target T"},
+		{[]string{"capture", "--sandbox", "nope", "--time", "5s"}, "no such sandbox"},
+		{[]string{"capture", "convert", "--from", "mysql-general-table"}, "give --target"},
+	} {
+		var stdout, stderr bytes.Buffer
+		home := t.TempDir()
+		a := NewApp(&stdout, &stderr, append([]string{"dbarena"}, c.args...), func(k string) string {
+			if k == "DBARENA_HOME" {
+				return home
+			}
+			return ""
+		}, nil)
+		if code := a.Main(t.Context()); code != ExitUsage || !strings.Contains(stderr.String(), c.want) {
+			t.Errorf("%v: exit %d %s", c.args, code, stderr.String())
+		}
+	}
+}
