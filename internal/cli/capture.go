@@ -144,9 +144,12 @@ func (a *App) reportConversion(res convert.Result, out string, took time.Duratio
 	if out == "" {
 		out = "standard output"
 	}
-	mbs := float64(res.Bytes) / 1e6 / max(took.Seconds(), 1e-9)
-	fmt.Fprintf(a.Stderr, "dbarena capture: %d events to %s (%d lines, %.1f MB in %.2fs, %.0f MB/s)\n",
-		res.Events, out, res.Stats.Lines, float64(res.Bytes)/1e6, took.Seconds(), mbs)
+	rate := ""
+	if took > 0 {
+		rate = fmt.Sprintf(" in %.2fs, %.0f MB/s", took.Seconds(), float64(res.Bytes)/1e6/max(took.Seconds(), 1e-9))
+	}
+	fmt.Fprintf(a.Stderr, "dbarena capture: %d events to %s (%d lines, %.1f MB of log%s)\n",
+		res.Events, out, res.Stats.Lines, float64(res.Bytes)/1e6, rate)
 	if res.Stats.Skipped > 0 {
 		fmt.Fprintf(a.Stderr, "dbarena capture: skipped %d malformed lines (--skip-bad); the first: %s\n", res.Stats.Skipped, res.Stats.FirstBad)
 	}

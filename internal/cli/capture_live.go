@@ -24,6 +24,7 @@ func (a *App) captureLive(ctx context.Context, args []string) error {
 	var (
 		name, tgt, out string
 		d              time.Duration
+		perfSchema     bool
 		cred           credentialFlags
 		filter         captureFilterFlags
 	)
@@ -31,6 +32,7 @@ func (a *App) captureLive(ctx context.Context, args []string) error {
 	fs.StringVar(&tgt, "target", "", "server to capture (DSN or sandbox:NAME; a MySQL-family DSN needs SUPER or SYSTEM_VARIABLES_ADMIN and uses mysql.general_log)")
 	fs.Var(secondsDuration{&d}, "time", "how long to capture (e.g. 60s, 5m; Ctrl-C ends it early and keeps what was captured)")
 	fs.StringVarP(&out, "output", "o", "", "capture file to write (default: standard output)")
+	fs.BoolVar(&perfSchema, "performance-schema", false, "MySQL family: read performance_schema's statement history (durations, rows; needs performance_schema=ON) instead of the general log")
 	cred.flags(fs)
 	filter.flags(fs)
 	if err := parseFlags(fs, args); err != nil {
@@ -52,7 +54,7 @@ func (a *App) captureLive(ctx context.Context, args []string) error {
 	if strings.HasPrefix(tgt, "sandbox:") {
 		name, tgt = strings.TrimPrefix(tgt, "sandbox:"), ""
 	}
-	o := live.Options{Duration: d, Filter: f, Notify: func(msg string) { fmt.Fprintln(a.Stderr, "dbarena capture: "+msg) }}
+	o := live.Options{Duration: d, Filter: f, PerfSchema: perfSchema, Notify: func(msg string) { fmt.Fprintln(a.Stderr, "dbarena capture: "+msg) }}
 	if name != "" {
 		sb, err := a.sandboxes().Get(name)
 		if errors.Is(err, sandbox.ErrNotFound) {
@@ -77,12 +79,11 @@ func (a *App) captureLive(ctx context.Context, args []string) error {
 	}
 	ctx, stop := a.Interrupts(ctx)
 	defer stop()
-	start := time.Now()
 	res, err := a.writeCapture(out, func(w io.Writer) (convert.Result, error) { return live.Capture(ctx, o, w) })
 	if err != nil {
 		return failed(fmt.Errorf("%s", o.Admin.Mask(err.Error())))
 	}
-	a.reportConversion(res, out, time.Since(start))
+	a.reportConversion(res, out, 0)
 	return nil
 }
 

@@ -39,6 +39,9 @@ type Options struct {
 	// ErrorLog is the file the server's stderr goes to (PostgreSQL
 	// sandboxes).
 	ErrorLog string
+	// PerfSchema (MySQL family) reads performance_schema's statement
+	// history instead of the general log.
+	PerfSchema bool
 	// Filter selects events.
 	Filter capture.Filter
 	// Notify, if set, is told what is being done (settings changed and
@@ -63,6 +66,9 @@ func Capture(ctx context.Context, o Options, w io.Writer) (convert.Result, error
 	}
 	switch o.Admin.Family() {
 	case target.MySQL:
+		if o.PerfSchema {
+			return capturePerfSchema(ctx, o, w)
+		}
 		return captureMySQL(ctx, o, w)
 	case target.Postgres:
 		if o.ErrorLog == "" {
