@@ -212,4 +212,3 @@ func (p *psReader) poll(ctx context.Context, in *capture.Input, c *convert.Colle
 	}
 	return rows.Err()
 }
-
