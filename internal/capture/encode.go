@@ -5,9 +5,9 @@ import (
 	"unicode/utf8"
 )
 
-// appendEvent appends e as one JSON line, with the field names and
-// omissions of Event's struct tags.
-func appendEvent(b []byte, e *Event) []byte {
+// AppendEvent appends e as one JSON line of a capture file, with the
+// field names and omissions of Event's struct tags.
+func AppendEvent(b []byte, e *Event) []byte {
 	b = append(b, `{"session":`...)
 	b = appendString(b, e.Session)
 	b = append(b, `,"t_us":`...)

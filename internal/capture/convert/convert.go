@@ -15,6 +15,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"time"
 
@@ -174,12 +175,8 @@ func (c *Collector) Write(w io.Writer, h capture.Header) (capture.Header, error)
 	if err != nil {
 		return h, err
 	}
-	for _, r := range recs {
-		e := &r.Event
-		e.TUS = r.At - first
-		if err := cw.Write(e); err != nil {
-			return h, err
-		}
+	if err := encodeParallel(cw, recs, first); err != nil {
+		return h, err
 	}
 	h.Schema = capture.Schema
 	return h, cw.Flush()
@@ -254,4 +251,63 @@ func ToFile(paths []string, o Options, out string) (Result, error) {
 		return res, err
 	}
 	return res, os.Rename(tmp.Name(), out)
+}
+
+// encodeParallel encodes the records in batches on every CPU and writes
+// the batches in order.
+func encodeParallel(cw *capture.Writer, recs []*capture.Record, first int64) error {
+	const batch = 4096
+	n := (len(recs) + batch - 1) / batch
+	results := make([]chan []byte, n)
+	for i := range results {
+		results[i] = make(chan []byte, 1)
+	}
+	next := make(chan int, n)
+	for i := 0; i < n; i++ {
+		next <- i
+	}
+	close(next)
+	workers := min(runtime.GOMAXPROCS(0), n)
+	// At most 2 batches per worker are encoded and not yet written; the
+	// batches are taken in order, so the next one to write always holds
+	// a token. Written buffers go back to the workers.
+	tokens := make(chan struct{}, 2*workers)
+	free := make(chan []byte, 2*workers)
+	for w := 0; w < workers; w++ {
+		go func() {
+			for {
+				tokens <- struct{}{}
+				i, ok := <-next
+				if !ok {
+					<-tokens
+					return
+				}
+				var b []byte
+				select {
+				case b = <-free:
+				default:
+				}
+				b = b[:0]
+				end := min((i+1)*batch, len(recs))
+				for _, r := range recs[i*batch : end] {
+					r.TUS = r.At - first
+					b = capture.AppendEvent(b, &r.Event)
+				}
+				results[i] <- b
+			}
+		}()
+	}
+	var err error
+	for i := range results {
+		b := <-results[i]
+		if err == nil {
+			err = cw.WriteEncoded(b)
+		}
+		<-tokens
+		select {
+		case free <- b:
+		default:
+		}
+	}
+	return err
 }
