@@ -49,13 +49,14 @@ func ParseStderr(r io.Reader, in *capture.Input, o StderrOptions, emit func(*cap
 		gens             = map[string]int{}
 		keys             = map[string]string{} // pid -> its current session key
 		lastUser, lastDB string
+		arena            capture.Arena
 	)
 	flush := func() error {
 		if !have {
 			return nil
 		}
 		have = false
-		cur.text, cur.detail = string(text), string(detail)
+		cur.text, cur.detail = arena.String(text), string(detail)
 		return h.handle(&cur)
 	}
 	for {
