@@ -53,7 +53,6 @@ func captureDuring(t *testing.T, o Options, traffic func()) []capture.Event {
 		t.Fatalf("capture ended before it began: %v", r.err)
 	}
 	traffic()
-	time.Sleep(200 * time.Millisecond) // the last Quit reaches the log
 	cancel()
 	r := <-done
 	if r.err != nil {

@@ -2,9 +2,11 @@ package live
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
+	"time"
 
 	"github.com/dbarena/dbarena/internal/capture"
 	"github.com/dbarena/dbarena/internal/capture/convert"
@@ -88,6 +90,22 @@ func capturePostgres(ctx context.Context, o Options, w io.Writer) (res convert.R
 	}
 	if _, err := conn.ExecContext(ctx, "SELECT pg_reload_conf()"); err != nil {
 		return res, fmt.Errorf("reload: %w", err)
+	}
+	// The postmaster reloads asynchronously and then signals the backends:
+	// once this backend has the new value, sessions forked from now on
+	// have it too.
+	for i := 0; ; i++ {
+		var v string
+		if err := conn.QueryRowContext(ctx, "SELECT current_setting('log_statement')").Scan(&v); err != nil {
+			return res, err
+		}
+		if v == "all" {
+			break
+		}
+		if i == 200 {
+			return res, errors.New("the server did not reload its configuration within 10 s")
+		}
+		wait(ctx, 50*time.Millisecond)
 	}
 	o.notify("log_statement=all, log_connections, log_disconnections on for %s", o.Duration)
 	wait(ctx, o.Duration)
