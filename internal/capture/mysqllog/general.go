@@ -322,9 +322,11 @@ func commandName(c []byte) (string, bool) {
 
 func isDigit(c byte) bool { return c >= '0' && c <= '9' }
 
+// truncate shortens a line quoted in an error, its passwords masked.
 func truncate(b []byte) string {
-	if len(b) > 80 {
-		return string(b[:80]) + "..."
+	s, _ := capture.MaskPasswords(string(b))
+	if len(s) > 80 {
+		return s[:80] + "..."
 	}
-	return string(b)
+	return s
 }

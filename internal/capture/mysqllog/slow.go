@@ -125,7 +125,7 @@ func (p *slowParser) comment(line []byte, n int64) error {
 		t := strings.TrimSpace(s[6:])
 		at, ok := p.ts.parse([]byte(t), p.in.Location())
 		if !ok {
-			p.hasTime = false
+			// With --skip-bad the next entry keeps the time before.
 			return p.in.Bad(n, "bad slow log time %q", t)
 		}
 		p.end, p.hasTime = at, true

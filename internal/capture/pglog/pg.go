@@ -286,7 +286,9 @@ func parseParams(s string) ([]*string, error) {
 	return out, nil
 }
 
+// short shortens text quoted in an error, its passwords masked.
 func short(s string) string {
+	s, _ = capture.MaskPasswords(s)
 	if len(s) > 60 {
 		return s[:60] + "..."
 	}
