@@ -10,6 +10,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/spf13/pflag"
+
 	"github.com/dbarena/dbarena/internal/capture"
 	"github.com/dbarena/dbarena/internal/capture/convert"
 	"github.com/dbarena/dbarena/internal/capture/live"
@@ -19,25 +21,33 @@ import (
 )
 
 // captureLive runs `dbarena capture --sandbox NAME | --target T --time D`.
+// liveFlags are live capture's flags.
+type liveFlags struct {
+	name, tgt, out string
+	d              time.Duration
+	perfSchema     bool
+	cred           credentialFlags
+	filter         captureFilterFlags
+}
+
+func (l *liveFlags) flags(fs *pflag.FlagSet) {
+	fs.StringVar(&l.name, "sandbox", "", "sandbox to capture (its logs are read directly)")
+	fs.StringVar(&l.tgt, "target", "", "server to capture (DSN or sandbox:NAME; a MySQL-family DSN needs SUPER or SYSTEM_VARIABLES_ADMIN and uses mysql.general_log)")
+	fs.Var(secondsDuration{&l.d}, "time", "how long to capture (e.g. 60s, 5m; Ctrl-C ends it early and keeps what was captured)")
+	fs.StringVarP(&l.out, "output", "o", "", "capture file to write (default: standard output)")
+	fs.BoolVar(&l.perfSchema, "performance-schema", false, "MySQL family: read performance_schema's statement history (durations, rows; needs performance_schema=ON) instead of the general log")
+	l.cred.flags(fs)
+	l.filter.flags(fs)
+}
+
 func (a *App) captureLive(ctx context.Context, args []string) error {
 	fs := newFlagSet("capture")
-	var (
-		name, tgt, out string
-		d              time.Duration
-		perfSchema     bool
-		cred           credentialFlags
-		filter         captureFilterFlags
-	)
-	fs.StringVar(&name, "sandbox", "", "sandbox to capture (its logs are read directly)")
-	fs.StringVar(&tgt, "target", "", "server to capture (DSN or sandbox:NAME; a MySQL-family DSN needs SUPER or SYSTEM_VARIABLES_ADMIN and uses mysql.general_log)")
-	fs.Var(secondsDuration{&d}, "time", "how long to capture (e.g. 60s, 5m; Ctrl-C ends it early and keeps what was captured)")
-	fs.StringVarP(&out, "output", "o", "", "capture file to write (default: standard output)")
-	fs.BoolVar(&perfSchema, "performance-schema", false, "MySQL family: read performance_schema's statement history (durations, rows; needs performance_schema=ON) instead of the general log")
-	cred.flags(fs)
-	filter.flags(fs)
+	var lf liveFlags
+	lf.flags(fs)
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
+	name, tgt, out, d, perfSchema, cred, filter := lf.name, lf.tgt, lf.out, lf.d, lf.perfSchema, lf.cred, &lf.filter
 	f, errs := filter.filter(time.UTC)
 	if fs.NArg() > 0 {
 		errs = append(errs, fmt.Errorf("unexpected argument %q (did you mean `dbarena capture convert`?)", fs.Arg(0)))

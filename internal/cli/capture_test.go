@@ -61,3 +61,11 @@ func TestCaptureLiveUsage(t *testing.T) {
 		}
 	}
 }
+
+func TestCaptureHelp(t *testing.T) {
+	var stdout, stderr bytes.Buffer
+	a := NewApp(&stdout, &stderr, []string{"dbarena", "help", "capture"}, func(string) string { return "" }, nil)
+	if code := a.Main(t.Context()); code != 0 || !strings.Contains(stdout.String(), "--log-line-prefix") || !strings.Contains(stdout.String(), "--performance-schema") {
+		t.Fatalf("exit %d: %s%s", code, stdout.String(), stderr.String())
+	}
+}
