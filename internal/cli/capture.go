@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"os"
 	"runtime/debug"
-	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -49,11 +48,6 @@ func (f *captureFilterFlags) filter(loc *time.Location) (capture.Filter, []error
 		return time.Time{}
 	}
 	out.Since, out.Until = parse("since", f.since), parse("until", f.until)
-	for _, k := range f.kinds {
-		if !slices.Contains(capture.Kinds, k) {
-			errs = append(errs, fmt.Errorf("--kinds: unknown kind %q (want %s)", k, strings.Join(capture.Kinds, ",")))
-		}
-	}
 	return out, errs
 }
 

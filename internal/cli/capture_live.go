@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -49,6 +50,11 @@ func (a *App) captureLive(ctx context.Context, args []string) error {
 	}
 	name, tgt, out, d, perfSchema, cred, filter := lf.name, lf.tgt, lf.out, lf.d, lf.perfSchema, lf.cred, &lf.filter
 	f, errs := filter.filter(time.UTC)
+	for _, k := range f.Kinds {
+		if !slices.Contains(capture.Kinds, k) {
+			errs = append(errs, fmt.Errorf("--kinds: unknown kind %q (want %s)", k, strings.Join(capture.Kinds, ",")))
+		}
+	}
 	if fs.NArg() > 0 {
 		errs = append(errs, fmt.Errorf("unexpected argument %q (did you mean `dbarena capture convert`?)", fs.Arg(0)))
 	}

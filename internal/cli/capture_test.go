@@ -47,6 +47,8 @@ func TestCaptureLiveUsage(t *testing.T) {
 		{[]string{"capture", "--time", "5s"}, "give one of --sandbox NAME or --target T"},
 		{[]string{"capture", "--sandbox", "nope", "--time", "5s"}, "no such sandbox"},
 		{[]string{"capture", "convert", "--from", "mysql-general-table"}, "give --target"},
+		{[]string{"capture", "convert", "x.log", "--from", "mysql-general", "--kinds", "nope"}, "unknown kind \"nope\""},
+		{[]string{"capture", "--sandbox", "x", "--time", "1s", "--kinds", "nope"}, "unknown kind \"nope\""},
 	} {
 		var stdout, stderr bytes.Buffer
 		home := t.TempDir()
