@@ -183,15 +183,62 @@ func (c *Collector) Write(w io.Writer, h capture.Header) (capture.Header, error)
 }
 
 // Parse runs the parser of o.From on r (named name in errors) into c.
+// The parser and the collector (masking, filtering, keeping) run on two
+// goroutines, handing records over in batches.
 func Parse(r io.Reader, name string, o Options, c *Collector) error {
 	in := &capture.Input{Name: name, SkipBad: o.SkipBad, Loc: o.Loc, Stats: c.Stats}
+	const batchSize = 1024
+	batches := make(chan []capture.Record, 4)
+	free := make(chan []capture.Record, 6)
+	done := make(chan error, 1)
+	go func() {
+		var err error
+		for b := range batches {
+			for i := range b {
+				if err == nil {
+					err = c.Add(&b[i])
+				}
+			}
+			clear(b)
+			select {
+			case free <- b[:0]:
+			default:
+			}
+		}
+		done <- err
+	}()
+	batch := make([]capture.Record, 0, batchSize)
+	emit := func(rec *capture.Record) error {
+		batch = append(batch, *rec)
+		if len(batch) == batchSize {
+			batches <- batch
+			select {
+			case batch = <-free:
+			default:
+				batch = make([]capture.Record, 0, batchSize)
+			}
+		}
+		return nil
+	}
+	err := parse(r, in, o, emit)
+	if len(batch) > 0 {
+		batches <- batch
+	}
+	close(batches)
+	if cerr := <-done; err == nil {
+		err = cerr
+	}
+	return err
+}
+
+func parse(r io.Reader, in *capture.Input, o Options, emit func(*capture.Record) error) error {
 	switch o.From {
 	case MySQLGeneral:
-		return mysqllog.ParseGeneral(r, in, c.Add)
+		return mysqllog.ParseGeneral(r, in, emit)
 	case MySQLSlow:
-		return mysqllog.ParseSlow(r, in, c.Add)
+		return mysqllog.ParseSlow(r, in, emit)
 	case PGCSV:
-		return pglog.ParseCSV(r, in, c.Add)
+		return pglog.ParseCSV(r, in, emit)
 	case PGStderr:
 		so := pglog.StderrOptions{Lenient: o.Lenient}
 		if o.LogLinePrefix != "" {
@@ -201,7 +248,7 @@ func Parse(r io.Reader, name string, o Options, c *Collector) error {
 			}
 			so.Prefix = p
 		}
-		return pglog.ParseStderr(r, in, so, c.Add)
+		return pglog.ParseStderr(r, in, so, emit)
 	}
 	return fmt.Errorf("unknown log format %q (want one of %v)", o.From, Formats)
 }
