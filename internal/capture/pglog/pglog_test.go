@@ -111,6 +111,8 @@ func TestMissingSettings(t *testing.T) {
 	for name, c := range map[string]struct{ log, want string }{
 		"no statements":  {"2024-11-22 22:50:01.101 UTC [100] app@shop LOG:  connection authorized: user=app database=shop\n", "log_statement=all"},
 		"no connections": {"2024-11-22 22:50:01.101 UTC [100] app@shop LOG:  statement: SELECT 1\n", "log_connections=on and log_disconnections=on"},
+		"no disconnections": {"2024-11-22 22:50:01.101 UTC [100] app@shop LOG:  connection authorized: user=app database=shop\n" +
+			"2024-11-22 22:50:01.101 UTC [100] app@shop LOG:  statement: SELECT 1\n", "needs log_disconnections=on"},
 	} {
 		t.Run(name, func(t *testing.T) {
 			_, _, err := run(t, stderrParse(""), c.log, false)
