@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"io"
 	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/dbarena/dbarena/internal/capture"
@@ -54,5 +55,22 @@ func TestCollectorSortsAndWritesInOrder(t *testing.T) {
 	}
 	if count != n {
 		t.Fatalf("%d events, want %d", count, n)
+	}
+}
+
+// TestCollectorSessionTimeNeverGoesBack: a start computed from a rounded
+// end time minus a duration may fall before the session's previous one.
+func TestCollectorSessionTimeNeverGoesBack(t *testing.T) {
+	var st capture.Stats
+	var buf bytes.Buffer
+	c := NewCollector(capture.Filter{}, &st)
+	c.Add(&capture.Record{At: 100, Event: capture.Event{Session: "s", Kind: capture.KindQuery, SQL: "a"}})
+	c.Add(&capture.Record{At: 90, Event: capture.Event{Session: "s", Kind: capture.KindQuery, SQL: "b"}})
+	c.Add(&capture.Record{At: 95, Event: capture.Event{Session: "t", Kind: capture.KindQuery, SQL: "c"}})
+	c.Write(&buf, capture.Header{})
+	// b is raised to a's start (100); c, another session, keeps 95.
+	if !strings.Contains(buf.String(), `"session":"s","t_us":5,"kind":"query","sql":"b"`) ||
+		!strings.Contains(buf.String(), `"session":"t","t_us":0,`) {
+		t.Fatalf("b not raised to a's start:\n%s", buf.String())
 	}
 }

@@ -96,7 +96,9 @@ type Result struct {
 
 // Collector gathers records from parsers: it masks passwords, filters,
 // drops a connect for a session already open (a session that continues
-// from one slow log file into the next), and writes them sorted.
+// from one slow log file into the next), raises a start that would go
+// back in time within its session to the session's previous start, and
+// writes them sorted.
 type Collector struct {
 	Filter capture.Filter
 	Stats  *capture.Stats
@@ -104,13 +106,17 @@ type Collector struct {
 	chunks [][]capture.Record
 	n      int
 	open   map[string]bool
+	// lastAt is each session's last start: a session's events never go
+	// back in time (starts computed from a rounded end time minus a
+	// duration can).
+	lastAt map[string]int64
 	sorted bool
 	last   int64
 }
 
 // NewCollector returns an empty Collector counting into stats.
 func NewCollector(f capture.Filter, stats *capture.Stats) *Collector {
-	return &Collector{Filter: f, Stats: stats, open: map[string]bool{}, sorted: true}
+	return &Collector{Filter: f, Stats: stats, open: map[string]bool{}, lastAt: map[string]int64{}, sorted: true}
 }
 
 // Add takes one record (copied; its strings are kept).
@@ -130,6 +136,10 @@ func (c *Collector) Add(r *capture.Record) error {
 			c.Stats.Masked++
 		}
 	}
+	if last, ok := c.lastAt[r.Session]; ok && r.At < last {
+		r.At = last
+	}
+	c.lastAt[r.Session] = r.At
 	if !c.Filter.Keep(r) {
 		c.Stats.Filtered++
 		return nil
