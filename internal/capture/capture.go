@@ -91,8 +91,14 @@ func NewWriter(w io.Writer, h Header) (*Writer, error) {
 
 // Write appends one event.
 func (w *Writer) Write(e *Event) error {
-	w.buf = appendEvent(w.buf[:0], e)
+	w.buf = AppendEvent(w.buf[:0], e)
 	_, err := w.w.Write(w.buf)
+	return err
+}
+
+// WriteEncoded appends lines made by AppendEvent.
+func (w *Writer) WriteEncoded(lines []byte) error {
+	_, err := w.w.Write(lines)
 	return err
 }
 

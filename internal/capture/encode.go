@@ -5,9 +5,9 @@ import (
 	"unicode/utf8"
 )
 
-// appendEvent appends e as one JSON line, with the field names and
-// omissions of Event's struct tags.
-func appendEvent(b []byte, e *Event) []byte {
+// AppendEvent appends e as one JSON line of a capture file, with the
+// field names and omissions of Event's struct tags.
+func AppendEvent(b []byte, e *Event) []byte {
 	b = append(b, `{"session":`...)
 	b = appendString(b, e.Session)
 	b = append(b, `,"t_us":`...)
@@ -57,18 +57,28 @@ func appendEvent(b []byte, e *Event) []byte {
 
 const hex = "0123456789abcdef"
 
+// plain marks the bytes a JSON string holds as they are.
+var plain = func() (t [256]bool) {
+	for c := 0x20; c < utf8.RuneSelf; c++ {
+		t[c] = c != '"' && c != '\\'
+	}
+	return t
+}()
+
 // appendString appends s as a JSON string; invalid UTF-8 becomes U+FFFD,
 // as encoding/json does.
 func appendString(b []byte, s string) []byte {
 	b = append(b, '"')
 	start := 0
 	for i := 0; i < len(s); {
+		for i < len(s) && plain[s[i]] {
+			i++
+		}
+		if i == len(s) {
+			break
+		}
 		c := s[i]
 		if c < utf8.RuneSelf {
-			if c >= 0x20 && c != '"' && c != '\\' {
-				i++
-				continue
-			}
 			b = append(b, s[start:i]...)
 			switch c {
 			case '"', '\\':

@@ -41,16 +41,20 @@ func MaskPasswords(sql string) (string, bool) {
 // in any case, without allocating.
 func mayHoldPassword(s string) bool {
 	for i := 0; i+8 <= len(s); i++ {
-		switch s[i] | 0x20 {
-		case 'p':
-			if i+8 <= len(s) && strings.EqualFold(s[i:i+8], "password") {
-				return true
-			}
-		case 'i':
-			if i+10 <= len(s) && strings.EqualFold(s[i:i+10], "identified") {
-				return true
-			}
+		if !maskFirst[s[i]] {
+			continue
+		}
+		if strings.EqualFold(s[i:i+8], "password") || (i+10 <= len(s) && strings.EqualFold(s[i:i+10], "identified")) {
+			return true
 		}
 	}
 	return false
 }
+
+// maskFirst marks the first letters of "password" and "identified".
+var maskFirst = func() (t [256]bool) {
+	for _, c := range "pPiI" {
+		t[c] = true
+	}
+	return t
+}()

@@ -104,7 +104,7 @@ func (a *App) commands() []command {
 		{"report", "write an HTML, Markdown, CSV or JSON report of stored runs", (*App).report},
 		{"compare", "compare two stored runs side by side, with significance", (*App).compare},
 		{"plan", "check and run experiment plans; per-cell statistics", (*App).plan},
-		{"capture", "turn server logs into a capture file for replay (capture convert)", (*App).capture},
+		{"capture", "capture a server's traffic for replay: convert its logs, or capture it live", (*App).capture},
 		{"help", "show help for a command or workload", (*App).help},
 		{"version", "print dbarena's version", (*App).version},
 	}

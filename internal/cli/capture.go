@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"os"
 	"runtime/debug"
-	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -49,48 +48,75 @@ func (f *captureFilterFlags) filter(loc *time.Location) (capture.Filter, []error
 		return time.Time{}
 	}
 	out.Since, out.Until = parse("since", f.since), parse("until", f.until)
-	for _, k := range f.kinds {
-		if !slices.Contains(capture.Kinds, k) {
-			errs = append(errs, fmt.Errorf("--kinds: unknown kind %q (want %s)", k, strings.Join(capture.Kinds, ",")))
-		}
-	}
 	return out, errs
 }
 
-// capture runs `dbarena capture convert`.
+// capture runs `dbarena capture convert` and live capture.
 func (a *App) capture(ctx context.Context, args []string) error {
 	if len(args) > 0 && args[0] == "convert" {
 		return a.captureConvert(ctx, args[1:])
 	}
-	return usagef("usage: dbarena capture convert LOG... --from FORMAT [-o FILE] (live capture from a server is not built yet)")
+	return a.captureLive(ctx, args)
 }
 
-func (a *App) captureConvert(_ context.Context, args []string) error {
+// convertFlags are capture convert's flags.
+type convertFlags struct {
+	o      convert.Options
+	out    string
+	tz     string
+	tgt    string
+	cred   credentialFlags
+	filter captureFilterFlags
+}
+
+func (c *convertFlags) flags(fs *pflag.FlagSet) {
+	fs.StringVar(&c.o.From, "from", "", "log format: "+strings.Join(convert.Formats, ", ")+", or "+convert.MySQLGeneralTable+" (with --target)")
+	fs.StringVar(&c.tgt, "target", "", "server whose mysql.general_log table is read (--from "+convert.MySQLGeneralTable+")")
+	c.cred.flags(fs)
+	fs.StringVarP(&c.out, "output", "o", "", "capture file to write (default: standard output)")
+	fs.BoolVar(&c.o.SkipBad, "skip-bad", false, "count malformed lines and go on instead of failing")
+	fs.StringVar(&c.o.LogLinePrefix, "log-line-prefix", "", "the server's log_line_prefix (pg-stderr; default: detect a common one)")
+	fs.StringVar(&c.tz, "time-zone", "UTC", "zone of log times written without one (MySQL YYMMDD HH:MM:SS, PostgreSQL zone abbreviations)")
+	c.filter.flags(fs)
+}
+
+// captureUsage is `dbarena help capture`.
+func captureUsage() string {
+	cf, lf := newFlagSet("capture convert"), newFlagSet("capture")
+	new(convertFlags).flags(cf)
+	new(liveFlags).flags(lf)
+	return "dbarena capture convert LOG... --from FORMAT [-o FILE] [flags]\n  turn server logs into a capture file (dbarena.capture/v1, docs/CLI.md)\n\nFlags:\n" +
+		cf.FlagUsages() +
+		"\ndbarena capture --sandbox NAME | --target T --time D [-o FILE] [flags]\n  capture a running server for a while; its settings are restored after\n\nFlags:\n" +
+		lf.FlagUsages()
+}
+
+func (a *App) captureConvert(ctx context.Context, args []string) error {
 	fs := newFlagSet("capture convert")
-	var (
-		o      convert.Options
-		out    string
-		tz     string
-		filter captureFilterFlags
-	)
-	fs.StringVar(&o.From, "from", "", "log format: "+strings.Join(convert.Formats, ", "))
-	fs.StringVarP(&out, "output", "o", "", "capture file to write (default: standard output)")
-	fs.BoolVar(&o.SkipBad, "skip-bad", false, "count malformed lines and go on instead of failing")
-	fs.StringVar(&o.LogLinePrefix, "log-line-prefix", "", "the server's log_line_prefix (pg-stderr; default: detect a common one)")
-	fs.StringVar(&tz, "time-zone", "UTC", "zone of log times written without one (MySQL YYMMDD HH:MM:SS, PostgreSQL zone abbreviations)")
-	filter.flags(fs)
+	var cf convertFlags
+	cf.flags(fs)
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
-	loc, err := time.LoadLocation(tz)
+	o, out, tz, filter, tgt, cred := &cf.o, &cf.out, &cf.tz, &cf.filter, &cf.tgt, cf.cred
+	loc, err := time.LoadLocation(*tz)
 	if err != nil {
-		return usagef("--time-zone %q: %v", tz, err)
+		return usagef("--time-zone %q: %v", *tz, err)
 	}
 	o.Loc = loc
 	f, errs := filter.filter(loc)
 	o.Filter = f
+	if o.From == convert.MySQLGeneralTable {
+		if len(errs) > 0 {
+			return validate(errs)
+		}
+		return a.convertGeneralTable(ctx, *tgt, cred, *o, fs.Args(), *out)
+	}
 	if o.From == "" {
 		errs = append(errs, fmt.Errorf("--from is required (%s)", strings.Join(convert.Formats, ", ")))
+	}
+	if *tgt != "" {
+		errs = append(errs, fmt.Errorf("--target applies to --from %s only", convert.MySQLGeneralTable))
 	}
 	if fs.NArg() == 0 {
 		errs = append(errs, fmt.Errorf("no log file given"))
@@ -111,15 +137,15 @@ func (a *App) captureConvert(_ context.Context, args []string) error {
 	defer debug.SetGCPercent(debug.SetGCPercent(400))
 	start := time.Now()
 	var res convert.Result
-	if out == "" {
-		res, err = convert.Files(fs.Args(), o, a.Stdout)
+	if *out == "" {
+		res, err = convert.Files(fs.Args(), *o, a.Stdout)
 	} else {
-		res, err = convert.ToFile(fs.Args(), o, out)
+		res, err = convert.ToFile(fs.Args(), *o, *out)
 	}
 	if err != nil {
 		return usagef("%v", err)
 	}
-	a.reportConversion(res, out, time.Since(start))
+	a.reportConversion(res, *out, time.Since(start))
 	return nil
 }
 
@@ -129,9 +155,12 @@ func (a *App) reportConversion(res convert.Result, out string, took time.Duratio
 	if out == "" {
 		out = "standard output"
 	}
-	mbs := float64(res.Bytes) / 1e6 / max(took.Seconds(), 1e-9)
-	fmt.Fprintf(a.Stderr, "dbarena capture: %d events to %s (%d lines, %.1f MB in %.2fs, %.0f MB/s)\n",
-		res.Events, out, res.Stats.Lines, float64(res.Bytes)/1e6, took.Seconds(), mbs)
+	rate := ""
+	if took > 0 {
+		rate = fmt.Sprintf(" in %.2fs, %.0f MB/s", took.Seconds(), float64(res.Bytes)/1e6/max(took.Seconds(), 1e-9))
+	}
+	fmt.Fprintf(a.Stderr, "dbarena capture: %d events to %s (%d lines, %.1f MB of log%s)\n",
+		res.Events, out, res.Stats.Lines, float64(res.Bytes)/1e6, rate)
 	if res.Stats.Skipped > 0 {
 		fmt.Fprintf(a.Stderr, "dbarena capture: skipped %d malformed lines (--skip-bad); the first: %s\n", res.Stats.Skipped, res.Stats.FirstBad)
 	}

@@ -37,3 +37,37 @@ func TestCaptureConvert(t *testing.T) {
 		t.Fatalf("bad --from: %d %s", code, msg)
 	}
 }
+
+func TestCaptureLiveUsage(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"capture", "--sandbox", "x"}, "--time is required"},
+		{[]string{"capture", "--time", "5s"}, "give one of --sandbox NAME or --target T"},
+		{[]string{"capture", "--sandbox", "nope", "--time", "5s"}, "no such sandbox"},
+		{[]string{"capture", "convert", "--from", "mysql-general-table"}, "give --target"},
+		{[]string{"capture", "convert", "x.log", "--from", "mysql-general", "--kinds", "nope"}, "unknown kind \"nope\""},
+		{[]string{"capture", "--sandbox", "x", "--time", "1s", "--kinds", "nope"}, "unknown kind \"nope\""},
+	} {
+		var stdout, stderr bytes.Buffer
+		home := t.TempDir()
+		a := NewApp(&stdout, &stderr, append([]string{"dbarena"}, c.args...), func(k string) string {
+			if k == "DBARENA_HOME" {
+				return home
+			}
+			return ""
+		}, nil)
+		if code := a.Main(t.Context()); code != ExitUsage || !strings.Contains(stderr.String(), c.want) {
+			t.Errorf("%v: exit %d %s", c.args, code, stderr.String())
+		}
+	}
+}
+
+func TestCaptureHelp(t *testing.T) {
+	var stdout, stderr bytes.Buffer
+	a := NewApp(&stdout, &stderr, []string{"dbarena", "help", "capture"}, func(string) string { return "" }, nil)
+	if code := a.Main(t.Context()); code != 0 || !strings.Contains(stdout.String(), "--log-line-prefix") || !strings.Contains(stdout.String(), "--performance-schema") {
+		t.Fatalf("exit %d: %s%s", code, stdout.String(), stderr.String())
+	}
+}

@@ -233,6 +233,9 @@ func (a *App) help(_ context.Context, args []string) error {
 		return nil
 	case args[0] == "report" || args[0] == "compare":
 		fmt.Fprint(a.Stdout, reportUsage)
+	case args[0] == "capture":
+		fmt.Fprint(a.Stdout, captureUsage())
+		return nil
 	case args[0] == "plan":
 		fmt.Fprint(a.Stdout, planUsage)
 		return nil

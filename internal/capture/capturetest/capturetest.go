@@ -57,7 +57,9 @@ var PostgresSettings = []sandbox.Setting{
 	{Key: "log_statement", Value: "all"},
 	{Key: "log_connections", Value: "on"},
 	{Key: "log_disconnections", Value: "on"},
-	{Key: "log_min_duration_statement", Value: "-1"},
+	// With log_statement=all, durations come as lone "duration: N ms"
+	// lines after each statement.
+	{Key: "log_min_duration_statement", Value: "0"},
 }
 
 // StartMariaDB starts a MariaDB sandbox of the test's own with

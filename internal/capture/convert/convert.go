@@ -15,6 +15,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"time"
 
@@ -95,7 +96,9 @@ type Result struct {
 
 // Collector gathers records from parsers: it masks passwords, filters,
 // drops a connect for a session already open (a session that continues
-// from one slow log file into the next), and writes them sorted.
+// from one slow log file into the next), raises a start that would go
+// back in time within its session to the session's previous start, and
+// writes them sorted.
 type Collector struct {
 	Filter capture.Filter
 	Stats  *capture.Stats
@@ -103,13 +106,17 @@ type Collector struct {
 	chunks [][]capture.Record
 	n      int
 	open   map[string]bool
+	// lastAt is each session's last start: a session's events never go
+	// back in time (starts computed from a rounded end time minus a
+	// duration can).
+	lastAt map[string]int64
 	sorted bool
 	last   int64
 }
 
 // NewCollector returns an empty Collector counting into stats.
 func NewCollector(f capture.Filter, stats *capture.Stats) *Collector {
-	return &Collector{Filter: f, Stats: stats, open: map[string]bool{}, sorted: true}
+	return &Collector{Filter: f, Stats: stats, open: map[string]bool{}, lastAt: map[string]int64{}, sorted: true}
 }
 
 // Add takes one record (copied; its strings are kept).
@@ -129,6 +136,10 @@ func (c *Collector) Add(r *capture.Record) error {
 			c.Stats.Masked++
 		}
 	}
+	if last, ok := c.lastAt[r.Session]; ok && r.At < last {
+		r.At = last
+	}
+	c.lastAt[r.Session] = r.At
 	if !c.Filter.Keep(r) {
 		c.Stats.Filtered++
 		return nil
@@ -174,27 +185,70 @@ func (c *Collector) Write(w io.Writer, h capture.Header) (capture.Header, error)
 	if err != nil {
 		return h, err
 	}
-	for _, r := range recs {
-		e := &r.Event
-		e.TUS = r.At - first
-		if err := cw.Write(e); err != nil {
-			return h, err
-		}
+	if err := encodeParallel(cw, recs, first); err != nil {
+		return h, err
 	}
 	h.Schema = capture.Schema
 	return h, cw.Flush()
 }
 
 // Parse runs the parser of o.From on r (named name in errors) into c.
+// The parser and the collector (masking, filtering, keeping) run on two
+// goroutines, handing records over in batches.
 func Parse(r io.Reader, name string, o Options, c *Collector) error {
 	in := &capture.Input{Name: name, SkipBad: o.SkipBad, Loc: o.Loc, Stats: c.Stats}
+	const batchSize = 1024
+	batches := make(chan []capture.Record, 4)
+	free := make(chan []capture.Record, 6)
+	done := make(chan error, 1)
+	go func() {
+		var err error
+		for b := range batches {
+			for i := range b {
+				if err == nil {
+					err = c.Add(&b[i])
+				}
+			}
+			clear(b)
+			select {
+			case free <- b[:0]:
+			default:
+			}
+		}
+		done <- err
+	}()
+	batch := make([]capture.Record, 0, batchSize)
+	emit := func(rec *capture.Record) error {
+		batch = append(batch, *rec)
+		if len(batch) == batchSize {
+			batches <- batch
+			select {
+			case batch = <-free:
+			default:
+				batch = make([]capture.Record, 0, batchSize)
+			}
+		}
+		return nil
+	}
+	err := parse(r, in, o, emit)
+	if len(batch) > 0 {
+		batches <- batch
+	}
+	close(batches)
+	if cerr := <-done; err == nil {
+		err = cerr
+	}
+	return err
+}
+
+func parse(r io.Reader, in *capture.Input, o Options, emit func(*capture.Record) error) error {
 	switch o.From {
 	case MySQLGeneral:
-		return mysqllog.ParseGeneral(r, in, c.Add)
+		return mysqllog.ParseGeneral(r, in, emit)
 	case MySQLSlow:
-		return mysqllog.ParseSlow(r, in, c.Add)
+		return mysqllog.ParseSlow(r, in, emit)
 	case PGCSV:
-		return pglog.ParseCSV(r, in, c.Add)
+		return pglog.ParseCSV(r, in, emit)
 	case PGStderr:
 		so := pglog.StderrOptions{Lenient: o.Lenient}
 		if o.LogLinePrefix != "" {
@@ -204,7 +258,7 @@ func Parse(r io.Reader, name string, o Options, c *Collector) error {
 			}
 			so.Prefix = p
 		}
-		return pglog.ParseStderr(r, in, so, c.Add)
+		return pglog.ParseStderr(r, in, so, emit)
 	}
 	return fmt.Errorf("unknown log format %q (want one of %v)", o.From, Formats)
 }
@@ -254,4 +308,63 @@ func ToFile(paths []string, o Options, out string) (Result, error) {
 		return res, err
 	}
 	return res, os.Rename(tmp.Name(), out)
+}
+
+// encodeParallel encodes the records in batches on every CPU and writes
+// the batches in order.
+func encodeParallel(cw *capture.Writer, recs []*capture.Record, first int64) error {
+	const batch = 4096
+	n := (len(recs) + batch - 1) / batch
+	results := make([]chan []byte, n)
+	for i := range results {
+		results[i] = make(chan []byte, 1)
+	}
+	next := make(chan int, n)
+	for i := 0; i < n; i++ {
+		next <- i
+	}
+	close(next)
+	workers := min(runtime.GOMAXPROCS(0), n)
+	// At most 2 batches per worker are encoded and not yet written; the
+	// batches are taken in order, so the next one to write always holds
+	// a token. Written buffers go back to the workers.
+	tokens := make(chan struct{}, 2*workers)
+	free := make(chan []byte, 2*workers)
+	for w := 0; w < workers; w++ {
+		go func() {
+			for {
+				tokens <- struct{}{}
+				i, ok := <-next
+				if !ok {
+					<-tokens
+					return
+				}
+				var b []byte
+				select {
+				case b = <-free:
+				default:
+				}
+				b = b[:0]
+				end := min((i+1)*batch, len(recs))
+				for _, r := range recs[i*batch : end] {
+					r.TUS = r.At - first
+					b = capture.AppendEvent(b, &r.Event)
+				}
+				results[i] <- b
+			}
+		}()
+	}
+	var err error
+	for i := range results {
+		b := <-results[i]
+		if err == nil {
+			err = cw.WriteEncoded(b)
+		}
+		<-tokens
+		select {
+		case free <- b:
+		default:
+		}
+	}
+	return err
 }

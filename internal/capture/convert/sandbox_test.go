@@ -53,7 +53,7 @@ var markerRE = regexp.MustCompile(`/\*cap:(\d+):(\d+)\*/`)
 // all there, in order, in one capture session with the workload's user
 // and database, between its connect and quit; kinds counts the kinds of
 // marked statements.
-func checkSessions(t *testing.T, evs []capture.Event, user, db string, wantDur, wantQuit bool) map[string]int {
+func checkSessions(t *testing.T, evs []capture.Event, user, db string, wantDur, wantRows, wantQuit bool) map[string]int {
 	t.Helper()
 	steps := map[int][]int{}
 	sessOf := map[int]string{}
@@ -89,7 +89,7 @@ func checkSessions(t *testing.T, evs []capture.Event, user, db string, wantDur, 
 		if e.User != user || e.DB != db {
 			t.Errorf("session %s: user %q db %q, want %q %q", e.Session, e.User, e.DB, user, db)
 		}
-		if wantDur && (e.DurUS == nil || e.Rows == nil) {
+		if (wantDur && e.DurUS == nil) || (wantRows && e.Rows == nil) {
 			t.Errorf("%q: no dur_us or rows", e.SQL)
 		}
 	}
@@ -125,7 +125,7 @@ func TestMariaDBLogs(t *testing.T) {
 
 	t.Run("general", func(t *testing.T) {
 		_, evs := convertLog(t, logs.General, Options{From: MySQLGeneral})
-		kinds := checkSessions(t, evs, sb.Target.User, sb.Target.Database, false, true)
+		kinds := checkSessions(t, evs, sb.Target.User, sb.Target.Database, false, false, true)
 		// go-sql-driver prepares step 6 on the server: two executions.
 		if kinds[capture.KindExecute] != 2*sessions || kinds[capture.KindQuery] != 6*sessions {
 			t.Errorf("kinds of marked statements %v", kinds)
@@ -137,9 +137,27 @@ func TestMariaDBLogs(t *testing.T) {
 			t.Errorf("execute carries the substituted text: %+v", e)
 		}
 	})
+	t.Run("malformed", func(t *testing.T) {
+		checkMalformed(t, logs.General, Options{From: MySQLGeneral}, 5, "2024-13-45T99:00:00Z\t 5 Query\tSELECT 1")
+		// Before the second entry: a boundary.
+		b, _ := os.ReadFile(logs.Slow)
+		n, seen := 0, 0
+		for i, l := range strings.Split(string(b), "\n") {
+			if strings.HasPrefix(l, "# User@Host: ") {
+				if seen++; seen == 2 {
+					n = i
+					break
+				}
+			}
+		}
+		if n == 0 {
+			t.Fatalf("slow log with fewer than two entries:\n%s", b)
+		}
+		checkMalformed(t, logs.Slow, Options{From: MySQLSlow}, n, "# Time: 2024-13-45T99:00:00Z")
+	})
 	t.Run("slow", func(t *testing.T) {
 		_, evs := convertLog(t, logs.Slow, Options{From: MySQLSlow})
-		kinds := checkSessions(t, evs, sb.Target.User, sb.Target.Database, true, false)
+		kinds := checkSessions(t, evs, sb.Target.User, sb.Target.Database, true, true, false)
 		if kinds[capture.KindQuery] != 8*sessions {
 			t.Errorf("kinds of marked statements %v", kinds)
 		}
@@ -150,6 +168,39 @@ func TestMariaDBLogs(t *testing.T) {
 			t.Errorf("rows of a one-row INSERT: %+v", e)
 		}
 	})
+}
+
+// corrupt copies the log at path with a bad line inserted after line n,
+// and returns the copy's path.
+func corrupt(t *testing.T, path string, n int, bad string) string {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.SplitAfter(string(b), "\n")
+	out := strings.Join(lines[:n], "") + bad + "\n" + strings.Join(lines[n:], "")
+	p := t.TempDir() + "/bad.log"
+	if err := os.WriteFile(p, []byte(out), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// checkMalformed converts a corrupted copy of a real log: an error naming
+// the bad line, or with SkipBad one skipped line.
+func checkMalformed(t *testing.T, path string, o Options, n int, bad string) {
+	t.Helper()
+	p := corrupt(t, path, n, bad)
+	_, err := Files([]string{p}, o, io.Discard)
+	if want := fmt.Sprintf("%s:%d: ", p, n+1); err == nil || !strings.HasPrefix(err.Error(), want) {
+		t.Fatalf("%s: want an error at %s, got %v", o.From, want, err)
+	}
+	o.SkipBad = true
+	res, err := Files([]string{p}, o, io.Discard)
+	if err != nil || res.Header.Skipped != 1 {
+		t.Fatalf("%s --skip-bad: %v, skipped %d", o.From, err, res.Header.Skipped)
+	}
 }
 
 func TestPostgresLogs(t *testing.T) {
@@ -163,7 +214,7 @@ func TestPostgresLogs(t *testing.T) {
 		capturetest.WaitCount(t, p, "user="+sb.Target.User+" database="+sb.Target.Database+" host=", sessions+1)
 	}
 	check := func(t *testing.T, evs []capture.Event) {
-		kinds := checkSessions(t, evs, sb.Target.User, sb.Target.Database, false, true)
+		kinds := checkSessions(t, evs, sb.Target.User, sb.Target.Database, true, false, true)
 		// pgx sends statements with arguments (step 6) through the extended
 		// protocol: two executions of a named statement.
 		if kinds[capture.KindExecute] < 2*sessions {
@@ -184,6 +235,10 @@ func TestPostgresLogs(t *testing.T) {
 	t.Run("stderr", func(t *testing.T) {
 		_, evs := convertLog(t, logs.Stderr, Options{From: PGStderr, LogLinePrefix: capturetest.PostgresPrefix})
 		check(t, evs)
+	})
+	t.Run("malformed", func(t *testing.T) {
+		checkMalformed(t, logs.CSV, Options{From: PGCSV}, 3, "2024-11-22 22:50:01.100 UTC,not,enough,columns")
+		checkMalformed(t, logs.Stderr, Options{From: PGStderr, LogLinePrefix: capturetest.PostgresPrefix}, 3, "garbage without the prefix")
 	})
 	t.Run("stderr-detected-prefix", func(t *testing.T) {
 		_, evs := convertLog(t, logs.Stderr, Options{From: PGStderr})

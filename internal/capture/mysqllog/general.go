@@ -145,6 +145,7 @@ func useDB(sql string) (string, bool) {
 func ParseGeneral(r io.Reader, in *capture.Input, emit func(*capture.Record) error) error {
 	g := NewGeneral(in, emit)
 	lr := capture.NewLineReader(r)
+	var arena capture.Arena
 	var (
 		ts      timeCache
 		last    int64 // time of the last timestamped entry
@@ -163,7 +164,7 @@ func ParseGeneral(r io.Reader, in *capture.Input, emit func(*capture.Record) err
 			return nil
 		}
 		pend = false
-		return g.Entry(pAt, pID, pCmd, string(pArg))
+		return g.Entry(pAt, pID, pCmd, arena.String(pArg))
 	}
 	_ = pLine
 	for {
@@ -321,9 +322,11 @@ func commandName(c []byte) (string, bool) {
 
 func isDigit(c byte) bool { return c >= '0' && c <= '9' }
 
+// truncate shortens a line quoted in an error, its passwords masked.
 func truncate(b []byte) string {
-	if len(b) > 80 {
-		return string(b[:80]) + "..."
+	s, _ := capture.MaskPasswords(string(b))
+	if len(s) > 80 {
+		return s[:80] + "..."
 	}
-	return string(b)
+	return s
 }

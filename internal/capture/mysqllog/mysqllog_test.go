@@ -95,10 +95,11 @@ func TestGeneralMalformed(t *testing.T) {
 		"garbage first": "hello\n",
 		"bad time":      "2024-13-22T22:50:01Z\t 5 Query\tSELECT 1\n",
 		"no time first": "\t\t 5 Query\tSELECT 1\n",
+		"password":      "SET PASSWORD = 'hunter2'\n",
 	} {
 		t.Run(name, func(t *testing.T) {
 			_, _, err := parse(t, general, log, false)
-			if err == nil || !strings.HasPrefix(err.Error(), "x.log:1: ") {
+			if err == nil || !strings.HasPrefix(err.Error(), "x.log:1: ") || strings.Contains(err.Error(), "hunter2") {
 				t.Fatalf("want x.log:1 error, got %v", err)
 			}
 			_, st, err := parse(t, general, log, true)

@@ -94,6 +94,7 @@ type slowParser struct {
 	sessions map[string]*slowSession
 	ts       timeCache
 	rec      capture.Record
+	arena    capture.Arena
 
 	end     int64 // last "# Time:", Unix µs
 	hasTime bool
@@ -124,7 +125,7 @@ func (p *slowParser) comment(line []byte, n int64) error {
 		t := strings.TrimSpace(s[6:])
 		at, ok := p.ts.parse([]byte(t), p.in.Location())
 		if !ok {
-			p.hasTime = false
+			// With --skip-bad the next entry keeps the time before.
 			return p.in.Bad(n, "bad slow log time %q", t)
 		}
 		p.end, p.hasTime = at, true
@@ -239,7 +240,7 @@ func (p *slowParser) flush() error {
 		return nil
 	}
 	p.open = false
-	body := p.body.String()
+	body := p.arena.String(p.body.Bytes())
 	p.body.Reset()
 	if !p.hasTime {
 		return p.in.Bad(p.line, "slow log entry without a # Time: before it")

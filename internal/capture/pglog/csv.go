@@ -35,6 +35,7 @@ func ParseCSV(r io.Reader, in *capture.Input, emit func(*capture.Record) error) 
 		ts      timeCache
 		columns int
 		m       message
+		arena   capture.Arena
 	)
 	for {
 		line, err := lr.Next()
@@ -90,8 +91,8 @@ func ParseCSV(r io.Reader, in *capture.Input, emit func(*capture.Record) error) 
 			}
 			continue
 		}
-		m = message{line: start, at: at, session: string(fields[colSession]), user: string(fields[colUser]),
-			db: string(fields[colDB]), severity: string(fields[colSeverity]), text: string(fields[colMessage]),
+		m = message{line: start, at: at, session: reuse(m.session, fields[colSession]), user: reuse(m.user, fields[colUser]),
+			db: reuse(m.db, fields[colDB]), severity: sevName(fields[colSeverity]), text: arena.String(fields[colMessage]),
 			detail: string(fields[colDetail])}
 		if err := h.handle(&m); err != nil {
 			return err
@@ -151,4 +152,12 @@ func splitCSV(rec []byte, fields [][]byte, scratch []byte) ([][]byte, []byte, bo
 			return append(fields, rec[i:]), scratch, true
 		}
 	}
+}
+
+// reuse returns prev when b holds the same text (no allocation).
+func reuse(prev string, b []byte) string {
+	if string(b) == prev {
+		return prev
+	}
+	return string(b)
 }

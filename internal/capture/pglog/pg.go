@@ -187,8 +187,13 @@ func (h *handler) finish(what string) error {
 	if h.statements == 0 {
 		return fmt.Errorf("%s: no statements in the log: the server needs log_statement=all (or log_min_duration_statement=0)", what)
 	}
-	if h.connections == 0 && h.disconnections == 0 {
+	switch {
+	case h.connections == 0 && h.disconnections == 0:
 		return fmt.Errorf("%s: no connection or disconnection lines in the log: the server needs log_connections=on and log_disconnections=on", what)
+	case h.connections == 0:
+		return fmt.Errorf("%s: no \"connection authorized\" lines in the log: the server needs log_connections=on", what)
+	case h.disconnections == 0:
+		return fmt.Errorf("%s: no \"disconnection\" lines in the log: the server needs log_disconnections=on", what)
 	}
 	return nil
 }
@@ -286,7 +291,9 @@ func parseParams(s string) ([]*string, error) {
 	return out, nil
 }
 
+// short shortens text quoted in an error, its passwords masked.
 func short(s string) string {
+	s, _ = capture.MaskPasswords(s)
 	if len(s) > 60 {
 		return s[:60] + "..."
 	}

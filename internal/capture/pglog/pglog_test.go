@@ -3,6 +3,7 @@ package pglog
 import (
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/dbarena/dbarena/internal/capture"
 )
@@ -110,6 +111,8 @@ func TestMissingSettings(t *testing.T) {
 	for name, c := range map[string]struct{ log, want string }{
 		"no statements":  {"2024-11-22 22:50:01.101 UTC [100] app@shop LOG:  connection authorized: user=app database=shop\n", "log_statement=all"},
 		"no connections": {"2024-11-22 22:50:01.101 UTC [100] app@shop LOG:  statement: SELECT 1\n", "log_connections=on and log_disconnections=on"},
+		"no disconnections": {"2024-11-22 22:50:01.101 UTC [100] app@shop LOG:  connection authorized: user=app database=shop\n" +
+			"2024-11-22 22:50:01.101 UTC [100] app@shop LOG:  statement: SELECT 1\n", "needs log_disconnections=on"},
 	} {
 		t.Run(name, func(t *testing.T) {
 			_, _, err := run(t, stderrParse(""), c.log, false)
@@ -177,5 +180,22 @@ func FuzzParams(f *testing.F) {
 	f.Add("$1 = '5', $2 = NULL, $3 = 'it''s'")
 	f.Fuzz(func(t *testing.T, s string) {
 		parseParams(s)
+	})
+}
+
+func FuzzPrefix(f *testing.F) {
+	for _, p := range CommonPrefixes {
+		f.Add(p, "2024-11-22 22:50:01.101 UTC [100] app@shop LOG:  statement: SELECT 1")
+	}
+	f.Fuzz(func(t *testing.T, prefix, line string) {
+		p, err := CompilePrefix(prefix)
+		if err != nil {
+			return
+		}
+		var ts timeCache
+		var fl fields
+		if p.match([]byte(line), &ts, time.UTC, &fl) && fl.restOffset > len(line) {
+			t.Fatalf("rest offset %d beyond the line (%d)", fl.restOffset, len(line))
+		}
 	})
 }

@@ -104,14 +104,25 @@ type fields struct {
 	restOffset int
 }
 
-// match parses the prefix at the start of line.
+// match parses the prefix at the start of line. After %q the rest is
+// optional: a line that stops matching there is a non-session process's
+// (partial).
 func (c *Prefix) match(line []byte, ts *timeCache, loc *time.Location, f *fields) bool {
 	*f = fields{}
-	pos := 0
-	for i, s := range c.segs {
+	pos, qPos := 0, -1
+	var saved fields
+	fail := func() bool {
+		if qPos < 0 {
+			return false
+		}
+		*f = saved
+		f.partial, f.restOffset = true, qPos
+		return true
+	}
+	for _, s := range c.segs {
 		if s.esc == 0 {
 			if !bytes.HasPrefix(line[pos:], []byte(s.lit)) {
-				return false
+				return fail()
 			}
 			pos += len(s.lit)
 			continue
@@ -120,42 +131,24 @@ func (c *Prefix) match(line []byte, ts *timeCache, loc *time.Location, f *fields
 		var n int
 		switch s.esc {
 		case 'q':
-			// The rest is present only in session processes.
-			var g fields
-			sub := Prefix{segs: c.segs[i+1:]}
-			if !sub.match(rest, ts, loc, &g) || g.partial {
-				f.partial, f.restOffset = true, pos
-				return true
-			}
-			if g.at != 0 {
-				f.at = g.at
-			}
-			for _, p := range []struct {
-				dst *[]byte
-				src []byte
-			}{{&f.session, g.session}, {&f.pid, g.pid}, {&f.user, g.user}, {&f.db, g.db}} {
-				if p.src != nil {
-					*p.dst = p.src
-				}
-			}
-			f.restOffset = pos + g.restOffset
-			return true
+			qPos, saved = pos, *f
+			continue
 		case 'm', 't':
 			at, used, ok := ts.parse(rest, loc)
 			if !ok {
-				return false
+				return fail()
 			}
 			f.at, n = at, used
 		case 'n':
 			at, used, ok := parseEpoch(rest)
 			if !ok {
-				return false
+				return fail()
 			}
 			f.at, n = at, used
 		default:
 			n = valueEnd(rest, s.next)
 			if n < 0 {
-				return false
+				return fail()
 			}
 			v := rest[:n]
 			switch s.esc {

@@ -39,21 +39,24 @@ func ParseStderr(r io.Reader, in *capture.Input, o StderrOptions, emit func(*cap
 	h.noCheck = o.Lenient
 	lr := capture.NewLineReader(br)
 	var (
-		ts       timeCache
-		f        fields
-		cur      message
-		have     bool
-		inDetail bool
-		text     []byte
-		detail   []byte
-		gens     = map[string]int{}
+		ts               timeCache
+		f                fields
+		cur              message
+		have             bool
+		inDetail         bool
+		text             []byte
+		detail           []byte
+		gens             = map[string]int{}
+		keys             = map[string]string{} // pid -> its current session key
+		lastUser, lastDB string
+		arena            capture.Arena
 	)
 	flush := func() error {
 		if !have {
 			return nil
 		}
 		have = false
-		cur.text, cur.detail = string(text), string(detail)
+		cur.text, cur.detail = arena.String(text), string(detail)
 		return h.handle(&cur)
 	}
 	for {
@@ -111,20 +114,26 @@ func ParseStderr(r io.Reader, in *capture.Input, o StderrOptions, emit func(*cap
 			}
 			continue
 		}
-		sess := string(f.session)
-		if sess == "" && len(f.pid) > 0 && !f.partial {
-			pid := string(f.pid)
-			g, seen := gens[pid]
-			if sev == "LOG" && hasPrefix(msg, "connection received:") {
-				if seen {
+		var sess string
+		switch {
+		case len(f.session) > 0:
+			sess = string(f.session)
+		case len(f.pid) > 0 && !f.partial:
+			key, seen := keys[string(f.pid)]
+			if !seen || (sev == "LOG" && hasPrefix(msg, "connection received:")) {
+				pid := string(f.pid)
+				g, had := gens[pid]
+				if had && seen {
 					g++
 				}
 				gens[pid] = g
+				key = pid
+				if g > 0 {
+					key += "." + strconv.Itoa(g+1)
+				}
+				keys[pid] = key
 			}
-			sess = pid
-			if g > 0 {
-				sess += "." + strconv.Itoa(g+1)
-			}
+			sess = key
 		}
 		if f.partial {
 			sess = ""
@@ -137,7 +146,13 @@ func ParseStderr(r io.Reader, in *capture.Input, o StderrOptions, emit func(*cap
 		if err := flush(); err != nil {
 			return err
 		}
-		cur = message{line: lr.N, at: f.at, session: sess, user: string(f.user), db: string(f.db), severity: sev}
+		if string(f.user) != lastUser {
+			lastUser = string(f.user)
+		}
+		if string(f.db) != lastDB {
+			lastDB = string(f.db)
+		}
+		cur = message{line: lr.N, at: f.at, session: sess, user: lastUser, db: lastDB, severity: sev}
 		have, inDetail = true, false
 		text = append(text[:0], msg...)
 		detail = detail[:0]
