@@ -216,6 +216,15 @@ func Run(ctx context.Context, cfg Config, env workload.Env, w workload.Runner, o
 		}
 		return nil, err
 	}
+	if cfg.Barrier != nil {
+		if err := cfg.Barrier(ctx); err != nil {
+			r.cancelWorkers()
+			for _, wk := range r.workers {
+				wk.close(false)
+			}
+			return nil, err
+		}
+	}
 	cb := startCallbacks()
 	res := r.coordinate(ctx, cb, onInterval)
 	cb.close()
@@ -457,7 +466,7 @@ func (r *run) connectAll(ctx context.Context) error {
 	sem := make(chan struct{}, connectParallel)
 	var wg sync.WaitGroup
 	for id := range r.workers {
-		wk := &worker{id: id, r: r, ids: map[string]uint16{}}
+		wk := &worker{id: r.cfg.FirstWorker + id, r: r, ids: map[string]uint16{}}
 		r.workers[id] = wk
 		wg.Add(1)
 		go func() {
