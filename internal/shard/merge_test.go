@@ -29,8 +29,8 @@ func shardRun(t *testing.T, i, n int, lat []time.Duration, typ map[string][]time
 	}
 	r := &summary.Run{ID: int64(10 + i), Status: summary.StatusComplete, Workload: "w", Threads: 2, DurationS: 10,
 		Histogram: enc, LatencyMS: h.Latency(), Shard: &summary.Shard{Index: i, Count: n},
-		Totals: summary.Totals{Events: int64(len(lat)), Queries: summary.Queries{Read: 2 * int64(len(lat)), Total: 2 * int64(len(lat))}},
-		Intervals: []summary.Interval{{TS: 5, Threads: 2, Events: int64(len(lat) / 2), P95MS: float64(i)}, {TS: 10, Threads: 2, Events: int64(len(lat) - len(lat)/2)}},
+		Totals:         summary.Totals{Events: int64(len(lat)), Queries: summary.Queries{Read: 2 * int64(len(lat)), Total: 2 * int64(len(lat))}},
+		Intervals:      []summary.Interval{{TS: 5, Threads: 2, Events: int64(len(lat) / 2), P95MS: float64(i)}, {TS: 10, Threads: 2, Events: int64(len(lat) - len(lat)/2)}},
 		TypeHistograms: map[string]string{}, PerType: map[string]summary.Type{}}
 	for name, ds := range typ {
 		th := hist.New()
@@ -209,5 +209,3 @@ func TestBarrierTimeout(t *testing.T) {
 		t.Fatalf("Wait = %v, want shards 0, 2 not ready", err)
 	}
 }
-
-
