@@ -183,3 +183,45 @@ func TestShardKilled(t *testing.T) {
 		t.Errorf("results show --json:\n%s", tail(r.stdout, 2000))
 	}
 }
+
+// TestShardedTPCC: three local shards of TPC-C, each with its own home
+// warehouses, do the events of one process, exactly, and their per-type
+// histograms merge.
+func TestShardedTPCC(t *testing.T) {
+	needServers(t)
+	dbarena(t, "cleanup", "tpcc").mustSucceed(t)
+	t.Cleanup(func() { dbarena(t, "cleanup", "tpcc") })
+	dbarena(t, "prepare", "tpcc", "--warehouses", "3", "--threads", "4", "--monitor", "none").mustSucceed(t)
+	results := filepath.Join(t.TempDir(), "r.db")
+	common := []string{"run", "tpcc", "--threads", "3", "--events", "120", "--results", results, "--monitor", "none"}
+	one := jsonPath(t)
+	dbarena(t, append(common, "--json", one)...).mustSucceed(t)
+	single := readSummary(t, one)
+	js := jsonPath(t)
+	dbarena(t, append(common, "--shards", "3", "--local", "--run-id", "tpcc-3", "--json", js)...).mustSucceed(t)
+	merged := readSummary(t, js)
+	if merged.Status != summary.StatusComplete || merged.Totals.Events != 120 || single.Totals.Events != 120 {
+		t.Fatalf("merged %s with %d events, one process %d; want complete, 120", merged.Status, merged.Totals.Events, single.Totals.Events)
+	}
+	var perType int64
+	for name, pt := range merged.PerType {
+		perType += pt.Count
+		if pt.Count > 0 && pt.LatencyMS.P90 <= 0 {
+			t.Errorf("%s: %d events but no merged latency", name, pt.Count)
+		}
+	}
+	if perType != 120 || merged.TpmC == nil || *merged.TpmC <= 0 {
+		t.Errorf("per-type counts add up to %d, tpmC %v", perType, merged.TpmC)
+	}
+	run, st := loadSharded(t, results, "tpcc-3")
+	checkMergedHistogram(t, st, run)
+	for _, s := range run.Shards {
+		r, err := st.Run(context.Background(), s.Run)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r.Shard == nil || r.Shard.Index != s.Index || len(r.TypeHistograms) == 0 || r.Tags[shard.TagRun] != "tpcc-3" {
+			t.Errorf("shard %d's run: %+v, %d type histograms, tags %v", s.Index, r.Shard, len(r.TypeHistograms), r.Tags)
+		}
+	}
+}

@@ -182,8 +182,10 @@ func Merge(br *store.ShardRun, runs map[int]*summary.Run) (*summary.Run, error) 
 		if !typesExact {
 			out.Notes = append(out.Notes, "per-type latencies are not merged: a shard stored no per-type histograms")
 		}
-		if out.TpmC != nil && out.PerType["new_order"].Count > 0 && out.DurationS > 0 {
-			tpmc := float64(out.PerType["new_order"].Count) / (out.DurationS / 60)
+		if out.TpmC != nil && out.DurationS > 0 {
+			// tpmC counts New-Orders a minute: the shards' New-Orders
+			// (tpmC times minutes) over the merged minutes.
+			tpmc := *out.TpmC / out.DurationS
 			out.TpmC = &tpmc
 		}
 	}
@@ -257,9 +259,12 @@ func addRun(out *summary.Run, r *summary.Run) {
 		m.Late += pt.Late
 		out.PerType[name] = m
 	}
-	if r.TpmC != nil && out.TpmC == nil {
-		z := 0.0
-		out.TpmC = &z
+	if r.TpmC != nil { // summed as tpmC x seconds until Merge divides
+		v := *r.TpmC * r.DurationS
+		if out.TpmC != nil {
+			v += *out.TpmC
+		}
+		out.TpmC = &v
 	}
 	for name, v := range r.Figures {
 		if strings.HasPrefix(name, "runner.") {

@@ -2,6 +2,7 @@ package shard
 
 import (
 	"context"
+	"math"
 	"math/rand/v2"
 	"path/filepath"
 	"strings"
@@ -31,7 +32,8 @@ func shardRun(t *testing.T, i, n int, lat []time.Duration, typ map[string][]time
 		Histogram: enc, LatencyMS: h.Latency(), Shard: &summary.Shard{Index: i, Count: n},
 		Totals:         summary.Totals{Events: int64(len(lat)), Queries: summary.Queries{Read: 2 * int64(len(lat)), Total: 2 * int64(len(lat))}},
 		Intervals:      []summary.Interval{{TS: 5, Threads: 2, Events: int64(len(lat) / 2), P95MS: float64(i)}, {TS: 10, Threads: 2, Events: int64(len(lat) - len(lat)/2)}},
-		TypeHistograms: map[string]string{}, PerType: map[string]summary.Type{}}
+		TypeHistograms: map[string]string{}, PerType: map[string]summary.Type{}, TpmC: new(float64)}
+	*r.TpmC = 60 // 10 New-Orders in 10 s
 	for name, ds := range typ {
 		th := hist.New()
 		for _, d := range ds {
@@ -88,6 +90,9 @@ func TestMergeExact(t *testing.T) {
 	}
 	if ivEvents != m.Totals.Events {
 		t.Errorf("intervals add up to %d events, want %d", ivEvents, m.Totals.Events)
+	}
+	if m.TpmC == nil || math.Abs(*m.TpmC-1800/10.002) > 1e-9 {
+		t.Errorf("tpmC %v, want %v", *m.TpmC, 1800/10.002)
 	}
 	// Shard 2 started 2 ms late: the merged period spans its end.
 	if m.DurationS != 10.002 || len(m.Shards) != 3 || m.Shards[2].StartSkewMS != 2 || m.Shards[1].Run != 11 {
