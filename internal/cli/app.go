@@ -99,6 +99,7 @@ func (a *App) commands() []command {
 		{"results", "list and show stored runs", (*App).results},
 		{"report", "write an HTML, Markdown, CSV or JSON report of stored runs", (*App).report},
 		{"compare", "compare two stored runs side by side, with significance", (*App).compare},
+		{"k8s", "render (or apply) a run's shards as a Kubernetes Indexed Job", (*App).k8s},
 		{"plan", "check and run experiment plans; per-cell statistics", (*App).plan},
 		{"help", "show help for a command or workload", (*App).help},
 		{"version", "print dbarena's version", (*App).version},

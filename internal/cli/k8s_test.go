@@ -1,0 +1,96 @@
+package cli
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/dbarena/dbarena/internal/k8s"
+	"github.com/dbarena/dbarena/internal/summary"
+)
+
+func TestK8sRenderErrors(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"k8s", "render", "oltp_point_select", "--image", "i"}, "--shards N"},
+		{[]string{"k8s", "render", "oltp_point_select", "--shards", "2"}, "--image"},
+		{[]string{"k8s", "render", "oltp_point_select", "--shards", "2", "--image", "i", "--results", "mysql://u@h/db"}, "Secret"},
+		{[]string{"k8s", "render", "oltp_point_select", "--shards", "2", "--image", "i", "--target", "mysql://u:pw@h/db"}, "put the password in the Secret"},
+		{[]string{"k8s", "render", "oltp_point_select", "--shards", "4", "--image", "i", "--threads", "2"}, "--threads 2"},
+		{[]string{"k8s", "render", "oltp_point_select", "--shards", "2", "--image", "i", "--run-id", "9x"}, "--run-id"},
+		{[]string{"k8s", "nope"}, "unknown k8s command"},
+	} {
+		r := dbarena(t, tc.args...)
+		if r.code != ExitUsage || !strings.Contains(r.stderr, tc.want) {
+			t.Errorf("%v: exit %d, stderr %q; want 2 and %q", tc.args, r.code, r.stderr, tc.want)
+		}
+		if strings.Contains(r.stderr, "pw@") {
+			t.Errorf("%v: the password is in the error", tc.args)
+		}
+	}
+}
+
+// TestK8sPodCommand renders a Job, decodes it with the Kubernetes scheme,
+// and runs its pod command here with JOB_COMPLETION_INDEX set to each
+// index: each performs its shard, and the run merges.
+func TestK8sPodCommand(t *testing.T) {
+	needServers(t)
+	freshTables(t, "oltp_point_select", "--tables", "1", "--table-size", "1000")
+	path := filepath.Join(t.TempDir(), "job.yaml")
+	dbarena(t, "k8s", "render", "oltp_point_select", "--tables", "1", "--table-size", "1000", "--threads", "2",
+		"--events", "41", "--monitor", "none", "--shards", "2", "--run-id", "pods", "--image", "dbarena:test",
+		"--cpu", "500m", "-o", path).mustSucceed(t)
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	job, err := k8s.Decode(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := job.Spec.Template.Spec.Containers[0]
+	wantArgs := []string{"run", "oltp_point_select", "--tables", "1", "--table-size", "1000", "--threads", "2",
+		"--events", "41", "--monitor", "none", "--shards", "2", "--run-id", "pods"}
+	if !slices.Equal(c.Args, wantArgs) || *job.Spec.Completions != 2 || c.Resources.Requests.Cpu().String() != "500m" {
+		t.Fatalf("pod args %q, completions %d, cpu %v", c.Args, *job.Spec.Completions, c.Resources.Requests.Cpu())
+	}
+	results := filepath.Join(t.TempDir(), "r.db")
+	var wg sync.WaitGroup
+	rs := make([]result, 2)
+	for i := range rs {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			rs[i] = dbarenaEnv(t, suite.home, map[string]string{"JOB_COMPLETION_INDEX": string(rune('0' + i)), "DBARENA_RESULTS": results}, c.Args...)
+		}()
+	}
+	wg.Wait()
+	for i, r := range rs {
+		r.mustSucceed(t)
+		if !strings.Contains(r.stdout, "Shard "+string(rune('0'+i))+" of 2 of run pods") {
+			t.Errorf("pod %d:\n%s", i, r.stdout)
+		}
+	}
+	run, st := loadSharded(t, results, "pods")
+	if run.Status != summary.StatusComplete || run.Totals.Events != 41 {
+		t.Fatalf("merged %s with %d events, want complete, 41", run.Status, run.Totals.Events)
+	}
+	for i, s := range run.Shards {
+		r, err := st.Run(context.Background(), s.Run)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r.Shard == nil || r.Shard.Index != i || r.Threads != 1 || r.Totals.Events != int64(21-i) {
+			t.Errorf("shard %d ran %+v with %d threads, %d events", i, r.Shard, r.Threads, r.Totals.Events)
+		}
+	}
+	if r := dbarenaEnv(t, suite.home, map[string]string{"DBARENA_RESULTS": results}, c.Args...); r.code != ExitUsage || !strings.Contains(r.stderr, "JOB_COMPLETION_INDEX") {
+		t.Errorf("pod command without an index: exit %d, %s", r.code, r.stderr)
+	}
+}
