@@ -206,11 +206,14 @@ func (a *App) k8sApply(ctx context.Context, o *runOptions, ko *k8sOptions, manif
 		if time.Now().After(deadline) {
 			return failed(fmt.Errorf("run %s did not end within --follow-timeout %v; `dbarena results show %s` reads it later", key, ko.follow, key))
 		}
-		if err := sleepCtx(ctx, 5*time.Second); err != nil {
+		if err := sleepCtx(ctx, followEvery); err != nil {
 			return failed(fmt.Errorf("stopped following run %s; the Job goes on", key))
 		}
 	}
 }
+
+// followEvery is how often k8s run reads the run's progress.
+var followEvery = 5 * time.Second
 
 // followStep reads a sharded run's progress: the merged run once every
 // shard stored one, whether every shard ended, and a progress line.

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"time"
 	"testing"
 
 	"github.com/dbarena/dbarena/internal/k8s"
@@ -92,5 +93,68 @@ func TestK8sPodCommand(t *testing.T) {
 	}
 	if r := dbarenaEnv(t, suite.home, map[string]string{"DBARENA_RESULTS": results}, c.Args...); r.code != ExitUsage || !strings.Contains(r.stderr, "JOB_COMPLETION_INDEX") {
 		t.Errorf("pod command without an index: exit %d, %s", r.code, r.stderr)
+	}
+}
+
+// TestK8sRunFollows: k8s run hands the Job to kubectl (a stand-in that
+// keeps it), then follows the run in the results store while its pods
+// run, and prints the merged run once both ended.
+func TestK8sRunFollows(t *testing.T) {
+	needServers(t)
+	followEvery = 50 * time.Millisecond
+	freshTables(t, "oltp_point_select", "--tables", "1", "--table-size", "1000")
+	dir := t.TempDir()
+	applied := filepath.Join(dir, "applied.yaml")
+	kubectl := filepath.Join(dir, "kubectl")
+	if err := os.WriteFile(kubectl, []byte("#!/bin/sh\n[ \"$1 $2 $3\" = \"apply -f -\" ] || exit 9\ncat > "+applied+".tmp && mv "+applied+".tmp "+applied+"\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	results := filepath.Join(dir, "r.db")
+	done := make(chan result, 1)
+	go func() {
+		done <- dbarena(t, "k8s", "run", "oltp_point_select", "--tables", "1", "--table-size", "1000", "--threads", "2",
+			"--events", "30", "--monitor", "none", "--shards", "2", "--run-id", "follow", "--image", "dbarena:test",
+			"--kubectl", kubectl, "--results", results)
+	}()
+	var b []byte
+	for deadline := time.Now().Add(time.Minute); ; time.Sleep(20 * time.Millisecond) {
+		var err error
+		if b, err = os.ReadFile(applied); err == nil {
+			break
+		}
+		select {
+		case r := <-done:
+			t.Fatalf("k8s run ended before kubectl got the Job: exit %d\n%s", r.code, r.stderr)
+		default:
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("kubectl never got the Job")
+		}
+	}
+	job, err := k8s.Decode(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	args := job.Spec.Template.Spec.Containers[0].Args
+	if slices.Contains(args, "--results") || slices.Contains(args, "--kubectl") || slices.Contains(args, "--image") {
+		t.Fatalf("pod args %q carry k8s run's own flags", args)
+	}
+	var wg sync.WaitGroup
+	pods := make([]result, 2)
+	for i := range pods {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			pods[i] = dbarenaEnv(t, suite.home, map[string]string{"JOB_COMPLETION_INDEX": string(rune('0' + i)), "DBARENA_RESULTS": results}, args...)
+		}()
+	}
+	wg.Wait()
+	for _, p := range pods {
+		p.mustSucceed(t)
+	}
+	r := <-done
+	r.mustSucceed(t)
+	if !strings.Contains(r.stdout, "Run follow (complete, 2 shards)") || !strings.Contains(r.stderr, "2 of 2 shards ended; 30 events") {
+		t.Errorf("k8s run:\nstdout:\n%s\nstderr:\n%s", r.stdout, r.stderr)
 	}
 }
