@@ -7,8 +7,8 @@ import (
 	"slices"
 	"strings"
 	"sync"
-	"time"
 	"testing"
+	"time"
 
 	"github.com/dbarena/dbarena/internal/k8s"
 	"github.com/dbarena/dbarena/internal/summary"
