@@ -343,7 +343,7 @@ func (a *App) loadRun(ctx context.Context, st *store.Store, arg string) (*summar
 	}
 	run, err := shard.Load(ctx, st, arg)
 	if errors.Is(err, store.ErrNotFound) {
-		return nil, usagef("no run %s in %s", arg, st.Location())
+		return nil, usagef("%q is not a run ID, nor the --run-id of a sharded run in %s", arg, st.Location())
 	}
 	if err != nil {
 		return nil, failed(err)
