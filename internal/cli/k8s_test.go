@@ -37,12 +37,9 @@ func TestK8sRenderErrors(t *testing.T) {
 	}
 }
 
-// TestK8sPodCommand renders a Job, decodes it with the Kubernetes scheme,
-// and runs its pod command here with JOB_COMPLETION_INDEX set to each
-// index: each performs its shard, and the run merges.
-func TestK8sPodCommand(t *testing.T) {
-	needServers(t)
-	freshTables(t, "oltp_point_select", "--tables", "1", "--table-size", "1000")
+// TestK8sRender renders a Job to a file and decodes it with the
+// Kubernetes scheme: the pods run the run's flags as shards of one run.
+func TestK8sRender(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "job.yaml")
 	dbarena(t, "k8s", "render", "oltp_point_select", "--tables", "1", "--table-size", "1000", "--threads", "2",
 		"--events", "41", "--monitor", "none", "--shards", "2", "--run-id", "pods", "--image", "dbarena:test",
@@ -58,41 +55,9 @@ func TestK8sPodCommand(t *testing.T) {
 	c := job.Spec.Template.Spec.Containers[0]
 	wantArgs := []string{"run", "oltp_point_select", "--tables", "1", "--table-size", "1000", "--threads", "2",
 		"--events", "41", "--monitor", "none", "--shards", "2", "--run-id", "pods"}
-	if !slices.Equal(c.Args, wantArgs) || *job.Spec.Completions != 2 || c.Resources.Requests.Cpu().String() != "500m" {
-		t.Fatalf("pod args %q, completions %d, cpu %v", c.Args, *job.Spec.Completions, c.Resources.Requests.Cpu())
-	}
-	results := filepath.Join(t.TempDir(), "r.db")
-	var wg sync.WaitGroup
-	rs := make([]result, 2)
-	for i := range rs {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			rs[i] = dbarenaEnv(t, suite.home, map[string]string{"JOB_COMPLETION_INDEX": string(rune('0' + i)), "DBARENA_RESULTS": results}, c.Args...)
-		}()
-	}
-	wg.Wait()
-	for i, r := range rs {
-		r.mustSucceed(t)
-		if !strings.Contains(r.stdout, "Shard "+string(rune('0'+i))+" of 2 of run pods") {
-			t.Errorf("pod %d:\n%s", i, r.stdout)
-		}
-	}
-	run, st := loadSharded(t, results, "pods")
-	if run.Status != summary.StatusComplete || run.Totals.Events != 41 {
-		t.Fatalf("merged %s with %d events, want complete, 41", run.Status, run.Totals.Events)
-	}
-	for i, s := range run.Shards {
-		r, err := st.Run(context.Background(), s.Run)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if r.Shard == nil || r.Shard.Index != i || r.Threads != 1 || r.Totals.Events != int64(21-i) {
-			t.Errorf("shard %d ran %+v with %d threads, %d events", i, r.Shard, r.Threads, r.Totals.Events)
-		}
-	}
-	if r := dbarenaEnv(t, suite.home, map[string]string{"DBARENA_RESULTS": results}, c.Args...); r.code != ExitUsage || !strings.Contains(r.stderr, "JOB_COMPLETION_INDEX") {
-		t.Errorf("pod command without an index: exit %d, %s", r.code, r.stderr)
+	if !slices.Equal(c.Args, wantArgs) || *job.Spec.Completions != 2 || c.Resources.Requests.Cpu().String() != "500m" ||
+		job.Name != "dbarena-pods" {
+		t.Fatalf("job %s: pod args %q, completions %d, cpu %v", job.Name, c.Args, *job.Spec.Completions, c.Resources.Requests.Cpu())
 	}
 }
 
@@ -149,12 +114,32 @@ func TestK8sRunFollows(t *testing.T) {
 		}()
 	}
 	wg.Wait()
-	for _, p := range pods {
+	for i, p := range pods {
 		p.mustSucceed(t)
+		if !strings.Contains(p.stdout, "Shard "+string(rune('0'+i))+" of 2 of run follow") {
+			t.Errorf("pod %d:\n%s", i, p.stdout)
+		}
 	}
 	r := <-done
 	r.mustSucceed(t)
 	if !strings.Contains(r.stdout, "Run follow (complete, 2 shards)") || !strings.Contains(r.stderr, "2 of 2 shards ended; 30 events") {
 		t.Errorf("k8s run:\nstdout:\n%s\nstderr:\n%s", r.stdout, r.stderr)
+	}
+	// Pod I, with JOB_COMPLETION_INDEX=I, ran shard I: its threads and events.
+	run, st := loadSharded(t, results, "follow")
+	if run.Status != summary.StatusComplete || run.Totals.Events != 30 {
+		t.Fatalf("merged %s with %d events, want complete, 30", run.Status, run.Totals.Events)
+	}
+	for i, s := range run.Shards {
+		sr, err := st.Run(context.Background(), s.Run)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if sr.Shard == nil || sr.Shard.Index != i || sr.Threads != 1 || sr.Totals.Events != 15 {
+			t.Errorf("shard %d ran %+v with %d threads, %d events", i, sr.Shard, sr.Threads, sr.Totals.Events)
+		}
+	}
+	if r := dbarenaEnv(t, suite.home, map[string]string{"DBARENA_RESULTS": results}, args...); r.code != ExitUsage || !strings.Contains(r.stderr, "JOB_COMPLETION_INDEX") {
+		t.Errorf("pod command without an index: exit %d, %s", r.code, r.stderr)
 	}
 }
