@@ -143,3 +143,17 @@ func TestK8sRunFollows(t *testing.T) {
 		t.Errorf("pod command without an index: exit %d, %s", r.code, r.stderr)
 	}
 }
+
+// TestShardResultsFromEnv: a pod's results store comes from
+// $DBARENA_RESULTS; its password is neither warned about as a command-line
+// password nor shown.
+func TestShardResultsFromEnv(t *testing.T) {
+	r := dbarenaEnv(t, suite.home, map[string]string{"JOB_COMPLETION_INDEX": "0", "DBARENA_RESULTS": "mysql://u:s3cretpw@127.0.0.1:1/db"},
+		"run", "oltp_point_select", "--threads", "2", "--events", "4", "--shards", "2", "--run-id", "env")
+	if r.code != ExitUnreachable || !strings.Contains(r.stderr, "$DBARENA_RESULTS") {
+		t.Errorf("exit %d, stderr %q; want 3 naming $DBARENA_RESULTS", r.code, r.stderr)
+	}
+	if strings.Contains(r.stderr, "s3cretpw") || strings.Contains(r.stderr, "visible to every local user") {
+		t.Errorf("stderr %q shows or warns about the password", r.stderr)
+	}
+}

@@ -117,7 +117,7 @@ func (a *App) run(ctx context.Context, args []string) error {
 			return usagef("--json: %w", err)
 		}
 	}
-	st, err := a.openStore(ctx, o.results)
+	st, err := a.openRunStore(ctx, &o)
 	if err != nil {
 		return err
 	}

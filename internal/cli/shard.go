@@ -45,6 +45,9 @@ type shardOptions struct {
 	// index and count, once resolved; count is 0 for an ordinary run.
 	index, count int
 	barrier      *shard.Barrier
+	// resultsFromEnv: the store came from $DBARENA_RESULTS (a pod's
+	// Secret), so its password is not on the command line.
+	resultsFromEnv bool
 }
 
 func (o *shardOptions) flags(fs *pflag.FlagSet) {
@@ -132,10 +135,27 @@ func (a *App) prepareShard(w workload.Workload, o *runOptions) error {
 	} else if s.count > 1 {
 		return usagef("workload %s cannot be split in shards", w.Name())
 	}
-	if o.results == "" {
-		o.results = a.Getenv(resultsEnv)
+	if o.results == "" && a.Getenv(resultsEnv) != "" {
+		o.results, s.resultsFromEnv = a.Getenv(resultsEnv), true
 	}
 	return nil
+}
+
+// openRunStore opens the run's results store. One named by
+// $DBARENA_RESULTS is opened as given: a password in it came from the
+// environment, not the command line, so there is nothing to warn about.
+func (a *App) openRunStore(ctx context.Context, o *runOptions) (*store.Store, error) {
+	if !o.shard.resultsFromEnv {
+		return a.openStore(ctx, o.results)
+	}
+	st, err := store.Open(ctx, o.results)
+	switch {
+	case err == nil:
+		return st, nil
+	case errors.Is(err, store.ErrUnreachable):
+		return nil, unreachable(fmt.Errorf("$%s: %w", resultsEnv, err))
+	}
+	return nil, usagef("$%s: %w", resultsEnv, err)
 }
 
 // joinShard registers this shard at its run's start barrier.
