@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/dbarena/dbarena/internal/k8s"
+	"github.com/dbarena/dbarena/internal/k8s/k8sdecode"
 	"github.com/dbarena/dbarena/internal/summary"
 )
 
@@ -48,7 +48,7 @@ func TestK8sRender(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	job, err := k8s.Decode(b)
+	job, err := k8sdecode.Decode(b)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -96,7 +96,7 @@ func TestK8sRunFollows(t *testing.T) {
 			t.Fatal("kubectl never got the Job")
 		}
 	}
-	job, err := k8s.Decode(b)
+	job, err := k8sdecode.Decode(b)
 	if err != nil {
 		t.Fatal(err)
 	}

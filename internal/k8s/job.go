@@ -14,8 +14,6 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/apimachinery/pkg/runtime/serializer"
 	"sigs.k8s.io/yaml"
 )
 
@@ -151,22 +149,4 @@ func Marshal(job *batchv1.Job) ([]byte, error) {
 		return nil, fmt.Errorf("render job: %w", err)
 	}
 	return b, nil
-}
-
-// Decode reads a Job manifest back with the Kubernetes scheme: it fails
-// on anything that is not a batch/v1 Job the API types accept.
-func Decode(b []byte) (*batchv1.Job, error) {
-	scheme := runtime.NewScheme()
-	if err := batchv1.AddToScheme(scheme); err != nil {
-		return nil, err
-	}
-	obj, gvk, err := serializer.NewCodecFactory(scheme, serializer.EnableStrict).UniversalDeserializer().Decode(b, nil, nil)
-	if err != nil {
-		return nil, fmt.Errorf("decode job: %w", err)
-	}
-	job, ok := obj.(*batchv1.Job)
-	if !ok {
-		return nil, fmt.Errorf("decode job: a %s, not a batch/v1 Job", gvk)
-	}
-	return job, nil
 }

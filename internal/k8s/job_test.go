@@ -7,6 +7,8 @@ import (
 
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
+
+	"github.com/dbarena/dbarena/internal/k8s/k8sdecode"
 )
 
 func testSpec() Spec {
@@ -26,7 +28,7 @@ func TestJobRoundTrip(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	got, err := Decode(b)
+	got, err := k8sdecode.Decode(b)
 	if err != nil {
 		t.Fatalf("%v\n%s", err, b)
 	}
@@ -80,7 +82,7 @@ func TestJobErrors(t *testing.T) {
 			t.Errorf("error %v lacks %s", err, want)
 		}
 	}
-	if _, err := Decode([]byte("apiVersion: batch/v1\nkind: Job\nspec:\n  parallelizm: 3\n")); err == nil {
+	if _, err := k8sdecode.Decode([]byte("apiVersion: batch/v1\nkind: Job\nspec:\n  parallelizm: 3\n")); err == nil {
 		t.Error("an unknown field decodes")
 	}
 }
