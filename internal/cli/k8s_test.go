@@ -66,7 +66,9 @@ func TestK8sRender(t *testing.T) {
 // run, and prints the merged run once both ended.
 func TestK8sRunFollows(t *testing.T) {
 	needServers(t)
+	prev := followEvery
 	followEvery = 50 * time.Millisecond
+	t.Cleanup(func() { followEvery = prev })
 	freshTables(t, "oltp_point_select", "--tables", "1", "--table-size", "1000")
 	dir := t.TempDir()
 	applied := filepath.Join(dir, "applied.yaml")
