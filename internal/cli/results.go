@@ -152,6 +152,7 @@ func (a *App) resultsShow(ctx context.Context, args []string) error {
 		return fmt.Errorf("results show: %w", err)
 	}
 	run.Histogram, run.TypeHistograms = "", nil
+	run.Intervals = withoutHistograms(run.Intervals)
 	if asJSON {
 		return a.printJSON(run)
 	}

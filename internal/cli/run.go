@@ -279,6 +279,7 @@ func exitFor(err error) error {
 func writeJSON(path string, run *summary.Run) error {
 	out := *run
 	out.Histogram, out.TypeHistograms = "", nil
+	out.Intervals = withoutHistograms(out.Intervals)
 	b, err := json.MarshalIndent(&out, "", "  ")
 	if err != nil {
 		return err

@@ -186,6 +186,7 @@ func shardSpec(spec *execute.Spec, o *runOptions) {
 	spec.RunKey = s.key
 	spec.Shard = &summary.Shard{Index: s.index, Count: s.count}
 	spec.Config.Barrier = s.barrier.Wait
+	spec.Config.IntervalHistograms = true
 	spec.Tags[shard.TagRun] = s.key
 	spec.Tags[shard.TagIndex] = strconv.Itoa(s.index)
 }
@@ -377,4 +378,18 @@ func joinInts(xs []int) string {
 		s[i] = strconv.Itoa(x)
 	}
 	return strings.Join(s, ", ")
+}
+
+// withoutHistograms returns a copy of ivs without their encoded
+// histograms (kept in the store by shards), for printing.
+func withoutHistograms(ivs []summary.Interval) []summary.Interval {
+	if ivs == nil {
+		return nil
+	}
+	out := make([]summary.Interval, len(ivs))
+	for i, iv := range ivs {
+		iv.Histogram = ""
+		out[i] = iv
+	}
+	return out
 }

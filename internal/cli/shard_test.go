@@ -108,6 +108,21 @@ func TestShardedOLTP(t *testing.T) {
 	}
 	run, st := loadSharded(t, results, "oltp-3")
 	checkMergedHistogram(t, st, run)
+	for _, n := range merged.Notes {
+		if strings.Contains(n, "upper bound") {
+			t.Errorf("interval percentiles not merged: %s", n)
+		}
+	}
+	var ivEvents int64
+	for _, iv := range merged.Intervals {
+		ivEvents += iv.Events
+		if iv.Histogram != "" {
+			t.Fatal("--json holds interval histograms")
+		}
+	}
+	if ivEvents != 301 {
+		t.Errorf("merged intervals add up to %d events, want 301", ivEvents)
+	}
 	shown := dbarena(t, "results", "show", "oltp-3", "--results", results).mustSucceed(t)
 	if !strings.Contains(shown.stdout, "Run oltp-3: oltp_read_write") || !strings.Contains(shown.stdout, "START SKEW MS") {
 		t.Errorf("results show:\n%s", shown.stdout)

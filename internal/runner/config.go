@@ -93,6 +93,10 @@ type Config struct {
 	// shard waits there for the run's other shards and the common start.
 	// An error ends the run before it starts, as a setup error.
 	Barrier func(ctx context.Context) error
+	// IntervalHistograms makes each measured Interval carry its encoded
+	// latency histogram (Interval.Histogram), at the cost of an encoding
+	// per interval on the coordinator: for shards, whose intervals merge.
+	IntervalHistograms bool
 }
 
 // DefaultConfig returns sysbench's defaults: one thread for 10 seconds, no

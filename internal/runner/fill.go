@@ -125,6 +125,7 @@ func (iv Interval) Summary() summary.Interval {
 		ConnectErrors: iv.ConnectErrors,
 		Late:          iv.Late,
 		PerType:       intervalTypes(iv.PerType),
+		Histogram:     iv.Histogram,
 	}
 }
 

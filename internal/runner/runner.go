@@ -57,6 +57,10 @@ type Interval struct {
 	P50, P95, P99, Max time.Duration
 	// PerType holds figures by Event.Type, for workloads that set it.
 	PerType map[string]workload.TypeInterval
+	// Histogram is the interval's latency histogram (1% precision),
+	// encoded as hist.Encode does, with Config.IntervalHistograms; the
+	// shards of a run merge their intervals' percentiles with it.
+	Histogram string
 }
 
 // TypeResult is one transaction type's statistics over the measured period.
@@ -557,6 +561,7 @@ func (r *run) coordinate(ctx context.Context, cb *callbacks, onInterval func(Int
 	defer runtime.UnlockOSThread()
 	cfg := r.cfg
 	col := newCollector(cfg.ReportInterval, &r.names, r.limits)
+	col.encode = cfg.IntervalHistograms
 	var measuredIvs []Interval
 	emit := func(iv Interval) {
 		iv.Threads = int(r.active.Load())

@@ -6,6 +6,9 @@ import (
 	"slices"
 	"sync/atomic"
 	"testing"
+	"time"
+
+	"github.com/dbarena/dbarena/internal/hist"
 )
 
 // TestFirstWorkerOffsetsIDs: a shard's workers carry the ids (and seeds)
@@ -60,5 +63,40 @@ func TestBarrierBeforeFirstEvent(t *testing.T) {
 	}
 	if n := h.runner.closed.Load(); n != 4 {
 		t.Errorf("%d workers closed after a failed barrier, want 4", n)
+	}
+}
+
+// TestIntervalHistograms: with Config.IntervalHistograms each measured
+// interval carries its histogram, counting its events; without, none.
+func TestIntervalHistograms(t *testing.T) {
+	for _, on := range []bool{true, false} {
+		h := newHarness(t, nil)
+		cfg := testConfig(2, 300)
+		cfg.ReportInterval = 5 * time.Millisecond
+		cfg.IntervalHistograms = on
+		res := h.run(t, context.Background(), cfg)
+		var n int64
+		for i, iv := range res.Intervals {
+			if !on {
+				if iv.Histogram != "" {
+					t.Fatalf("interval %d has a histogram without IntervalHistograms", i)
+				}
+				continue
+			}
+			if iv.Events == 0 {
+				continue
+			}
+			hh, err := hist.Decode(iv.Histogram)
+			if err != nil {
+				t.Fatalf("interval %d: %v", i, err)
+			}
+			n += hh.Count()
+			if s := iv.Summary(); s.Histogram != iv.Histogram {
+				t.Errorf("interval %d: Summary drops the histogram", i)
+			}
+		}
+		if on && n != res.Events+res.Unfinished {
+			t.Errorf("interval histograms count %d, want %d events", n, res.Events)
+		}
 	}
 }

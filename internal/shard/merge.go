@@ -101,6 +101,7 @@ func Merge(br *store.ShardRun, runs map[int]*summary.Run) (*summary.Run, error) 
 	total := hist.New()
 	types := map[string]*hist.Histogram{}
 	typesExact := true
+	var ivs intervalHists
 	var (
 		included, running, bad []int
 		minSkew                = math.Inf(1)
@@ -157,6 +158,9 @@ func Merge(br *store.ShardRun, runs map[int]*summary.Run) (*summary.Run, error) 
 			typesExact = false
 		}
 		addRun(out, r)
+		if err := ivs.add(r); err != nil {
+			return nil, fmt.Errorf("merge shard %d (run %d): %w", i, r.ID, err)
+		}
 		minSkew = min(minSkew, skew[i])
 		end = max(end, skew[i]/1000+r.DurationS)
 	}
@@ -211,9 +215,48 @@ func Merge(br *store.ShardRun, runs map[int]*summary.Run) (*summary.Run, error) 
 			}
 		}
 	}
-	out.Notes = append(out.Notes, fmt.Sprintf("merged from %d shards; start skew up to %.1f ms; interval p95 is the largest of the shards' (an upper bound)",
-		br.Count, maxSkew(out.Shards)))
+	note := fmt.Sprintf("merged from %d shards; start skew up to %.1f ms", br.Count, maxSkew(out.Shards))
+	if !ivs.apply(out.Intervals) {
+		note += "; interval p95 is the largest of the shards' (an upper bound: a shard stored no interval histograms)"
+	}
+	out.Notes = append(out.Notes, note)
 	return out, nil
+}
+
+// intervalHists merges the shards' interval histograms, by interval.
+type intervalHists struct {
+	h       []*hist.Histogram
+	missing bool // a shard's interval had events but no histogram
+}
+
+func (m *intervalHists) add(r *summary.Run) error {
+	for k, iv := range r.Intervals {
+		for len(m.h) <= k {
+			m.h = append(m.h, hist.New())
+		}
+		if iv.Histogram == "" {
+			m.missing = m.missing || iv.Events > 0
+			continue
+		}
+		h, err := hist.Decode(iv.Histogram)
+		if err != nil {
+			return fmt.Errorf("interval %d: %w", k, err)
+		}
+		m.h[k].Merge(h)
+	}
+	return nil
+}
+
+// apply sets the merged intervals' p95 from the merged histograms, and
+// reports whether it could; the intervals' histograms are dropped.
+func (m *intervalHists) apply(ivs []summary.Interval) bool {
+	for k := range ivs {
+		if !m.missing && k < len(m.h) {
+			ivs[k].P95MS = float64(m.h[k].Quantile(95).Microseconds()) / 1000
+		}
+		ivs[k].Histogram = ""
+	}
+	return !m.missing
 }
 
 func maxSkew(shards []summary.Shard) float64 {

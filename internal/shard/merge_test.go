@@ -214,3 +214,43 @@ func TestBarrierTimeout(t *testing.T) {
 		t.Fatalf("Wait = %v, want shards 0, 2 not ready", err)
 	}
 }
+
+// TestMergeIntervalPercentiles: with the shards' interval histograms, a
+// merged interval's p95 is that of every sample of the interval.
+func TestMergeIntervalPercentiles(t *testing.T) {
+	br := &store.ShardRun{Key: "k", Count: 2}
+	ref := hist.NewCoarse()
+	runs := map[int]*summary.Run{}
+	for i := range 2 {
+		var lat []time.Duration
+		h := hist.NewCoarse()
+		for j := range 200 {
+			d := time.Duration((i*10+1)*(j+1)) * 10 * time.Microsecond
+			lat = append(lat, d)
+			h.Record(d)
+			ref.Record(d)
+		}
+		r := shardRun(t, i, 2, lat, nil)
+		enc, err := h.Encode()
+		if err != nil {
+			t.Fatal(err)
+		}
+		r.Intervals = []summary.Interval{{TS: 1, Events: 200, P95MS: h.Latency().P95, Histogram: enc}}
+		runs[i] = r
+	}
+	m, err := Merge(br, runs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Within the interval histograms' precision (1%) of the reference.
+	want := float64(ref.Quantile(95).Microseconds()) / 1000
+	if got := m.Intervals[0].P95MS; math.Abs(got-want) > want/100 || m.Intervals[0].Histogram != "" {
+		t.Errorf("merged interval p95 %v (histogram kept: %v), want %v (shards' %v, %v)", got, m.Intervals[0].Histogram != "",
+			want, runs[0].Intervals[0].P95MS, runs[1].Intervals[0].P95MS)
+	}
+	for _, n := range m.Notes {
+		if strings.Contains(n, "upper bound") {
+			t.Errorf("note %q with every interval histogram", n)
+		}
+	}
+}

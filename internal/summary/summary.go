@@ -209,6 +209,10 @@ type Interval struct {
 	// PerType holds the interval's figures by transaction type, for
 	// workloads that name their types (TPC-C).
 	PerType map[string]IntervalType `json:"per_type,omitempty"`
+	// Histogram is the interval's latency histogram (1% precision,
+	// encoded as Run.Histogram), kept by a shard's run so that merged
+	// intervals have exact percentiles; omitted from --json output.
+	Histogram string `json:"histogram,omitempty"`
 }
 
 // IntervalType is one transaction type's figures in one interval: successes,
