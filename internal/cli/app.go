@@ -103,6 +103,7 @@ func (a *App) commands() []command {
 		{"results", "list and show stored runs", (*App).results},
 		{"report", "write an HTML, Markdown, CSV or JSON report of stored runs", (*App).report},
 		{"compare", "compare two stored runs side by side, with significance", (*App).compare},
+		{"k8s", "render (or apply) a run's shards as a Kubernetes Indexed Job", (*App).k8s},
 		{"plan", "check and run experiment plans; per-cell statistics", (*App).plan},
 		{"capture", "capture a server's traffic for replay: convert its logs, or capture it live", (*App).capture},
 		{"help", "show help for a command or workload", (*App).help},

@@ -46,8 +46,17 @@ func (a *App) runDetached(ctx context.Context, w workload.Workload, args []strin
 	if err := validate(o.validate(fs), w.Validate()); err != nil {
 		return err
 	}
-	setThreads(w, o.cfg.Threads)
 	if err := limitEvents(w, fs, &o.cfg); err != nil {
+		return err
+	}
+	if err := o.shard.resolve(a.Getenv, o.rounds); err != nil {
+		return err
+	}
+	if o.shard.local {
+		return a.runLocalShards(ctx, &o)
+	}
+	setThreads(w, o.cfg.Threads)
+	if err := a.prepareShard(w, &o); err != nil {
 		return err
 	}
 	if o.jsonPath != "" {
@@ -55,7 +64,7 @@ func (a *App) runDetached(ctx context.Context, w workload.Workload, args []strin
 			return usagef("--json: %w", err)
 		}
 	}
-	st, err := a.openStore(ctx, o.results)
+	st, err := a.openRunStore(ctx, &o)
 	if err != nil {
 		return err
 	}
@@ -69,6 +78,9 @@ func (a *App) runDetached(ctx context.Context, w workload.Workload, args []strin
 	ctx, stop := a.Interrupts(ctx)
 	defer stop()
 	host := hostinfo.Collect()
+	if err := a.joinShard(ctx, st, &o, host.Hostname); err != nil {
+		return err
+	}
 	var runErr error
 	for round := 1; round <= o.rounds; round++ {
 		if o.rounds > 1 {

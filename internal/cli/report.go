@@ -219,27 +219,20 @@ func (a *App) compare(ctx context.Context, args []string) error {
 	if fs.NArg() != 2 {
 		return usagef("compare needs two run IDs: dbarena compare ID_A ID_B")
 	}
-	var ids [2]int64
-	for i := range ids {
-		id, err := strconv.ParseInt(fs.Arg(i), 10, 64)
-		if err != nil || id < 1 {
-			return usagef("%q is not a run ID", fs.Arg(i))
-		}
-		ids[i] = id
-	}
 	st, err := a.openStore(ctx, path)
 	if err != nil {
 		return err
 	}
 	defer st.Close()
 	var sides [2][]*summary.Run
-	for i, id := range ids {
-		run, err := st.Run(ctx, id)
-		if errors.Is(err, store.ErrNotFound) {
-			return usagef("no run %d in %s", id, st.Location())
-		}
+	for i := range sides {
+		run, err := a.loadRun(ctx, st, fs.Arg(i))
 		if err != nil {
-			return failed(err)
+			return err
+		}
+		if run.ID == 0 { // a merged sharded run has no rounds
+			sides[i] = []*summary.Run{run}
+			continue
 		}
 		if sides[i], err = report.Rounds(ctx, st, run); err != nil {
 			return failed(err)

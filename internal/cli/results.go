@@ -142,27 +142,25 @@ func (a *App) resultsShow(ctx context.Context, args []string) error {
 	if fs.NArg() != 1 {
 		return usagef("results show needs exactly one run ID")
 	}
-	id, err := strconv.ParseInt(fs.Arg(0), 10, 64)
-	if err != nil || id < 1 {
-		return usagef("results show: %q is not a run ID", fs.Arg(0))
-	}
 	st, err := a.openStore(ctx, path)
 	if err != nil {
 		return err
 	}
 	defer st.Close()
-	run, err := st.Run(ctx, id)
-	if errors.Is(err, store.ErrNotFound) {
-		return usagef("results show: no run %d in %s", id, st.Location())
-	}
+	run, err := a.loadRun(ctx, st, fs.Arg(0))
 	if err != nil {
-		return failed(err)
+		return fmt.Errorf("results show: %w", err)
 	}
-	run.Histogram = ""
+	run.Histogram, run.TypeHistograms = "", nil
+	run.Intervals = withoutHistograms(run.Intervals)
 	if asJSON {
 		return a.printJSON(run)
 	}
-	fmt.Fprintf(a.Stdout, "Run %d: %s on %s %s (%s), %d threads, %s\n", run.ID, run.Workload,
+	name := strconv.FormatInt(run.ID, 10)
+	if run.ID == 0 {
+		name = run.RunKey
+	}
+	fmt.Fprintf(a.Stdout, "Run %s: %s on %s %s (%s), %d threads, %s\n", name, run.Workload,
 		run.Target.Flavor, run.Target.Version, run.Target.DSN, run.Threads, run.Status)
 	fmt.Fprintf(a.Stdout, "Started %s, dbarena %s on %s (%s, %d cores)\n",
 		run.StartedAt.Local().Format("2006-01-02 15:04:05"), run.Dbarena.Version, run.Host.Hostname,
@@ -171,7 +169,11 @@ func (a *App) resultsShow(ctx context.Context, args []string) error {
 	if len(run.Tags) > 0 {
 		fmt.Fprintf(a.Stdout, "Tags: %s\n", formatTags(run.Tags))
 	}
-	a.printSummary(run)
+	if run.Shards != nil {
+		a.printSharded(run)
+	} else {
+		a.printSummary(run)
+	}
 	if w, err := a.Registry.New(run.Workload); err == nil {
 		if rep, ok := w.(workload.Reporter); ok {
 			fmt.Fprint(a.Stdout, rep.FormatSummary(run))

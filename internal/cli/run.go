@@ -38,6 +38,8 @@ type runOptions struct {
 	// quiet prints no interval lines, summary or "Stored as" line: plan
 	// run prints one line per cell instead.
 	quiet bool
+	// shard makes the run one shard of a run spread over hosts (shard.go).
+	shard shardOptions
 }
 
 func (o *runOptions) flags(fs *pflag.FlagSet) {
@@ -60,6 +62,7 @@ func (o *runOptions) flags(fs *pflag.FlagSet) {
 	fs.Var(&o.cfg.Connect, "connect", "persistent, per-event (a new connection for every event, as pgbench -C) or every=N (a new one every N events, as mysqlslap --detach=N); connect time is measured apart")
 	durationFlag(fs, &o.cfg.ReconnectTimeout, "reconnect-timeout", o.cfg.ReconnectTimeout, "how long a worker tries to reconnect to a lost target before the run fails")
 	monitorFlag(fs, &o.monitor)
+	o.shard.flags(fs)
 }
 
 func (o *runOptions) validate(fs *pflag.FlagSet) []error {
@@ -106,13 +109,22 @@ func (a *App) run(ctx context.Context, args []string) error {
 		return err
 	}
 	applyRunDefaults(w, fs, &o.cfg)
+	if err := o.shard.resolve(a.Getenv, o.rounds); err != nil {
+		return err
+	}
+	if o.shard.local {
+		return a.runLocalShards(ctx, &o)
+	}
 	setThreads(w, o.cfg.Threads)
+	if err := a.prepareShard(w, &o); err != nil {
+		return err
+	}
 	if o.jsonPath != "" {
 		if err := checkWritable(o.jsonPath); err != nil {
 			return usagef("--json: %w", err)
 		}
 	}
-	st, err := a.openStore(ctx, o.results)
+	st, err := a.openRunStore(ctx, &o)
 	if err != nil {
 		return err
 	}
@@ -125,6 +137,9 @@ func (a *App) run(ctx context.Context, args []string) error {
 	ctx, stop := a.Interrupts(ctx)
 	defer stop()
 	host := hostinfo.Collect()
+	if err := a.joinShard(ctx, st, &o, host.Hostname); err != nil {
+		return err
+	}
 	var runErr error
 	for round := 1; round <= o.rounds; round++ {
 		if o.rounds > 1 {
@@ -175,6 +190,7 @@ func (a *App) runOnce(ctx context.Context, st *store.Store, s *execute.Session, 
 		Tags: tags, Plan: o.plan, Host: host,
 		Dbarena: summary.Dbarena{Version: Version, Command: maskArgs(a.Args, s.Target)},
 	}
+	shardSpec(&spec, o)
 	p := &runPrinter{a: a, quiet: o.quiet}
 	p.rep, _ = w.(workload.Reporter)
 	out, err := execute.Run(ctx, st, s, spec, p)
@@ -205,6 +221,10 @@ func (a *App) runOnce(ctx context.Context, st *store.Store, s *execute.Session, 
 	}
 	if !o.quiet {
 		fmt.Fprintf(a.Stdout, "\nStored as run %d (%s) in %s\n", run.ID, run.Status, st.Location())
+		if o.shard.sharded() {
+			fmt.Fprintf(a.Stdout, "Shard %d of %d of run %s: `dbarena results show %s` merges the shards\n",
+				o.shard.index, o.shard.count, o.shard.key, o.shard.key)
+		}
 	}
 	return run, nil
 }
@@ -266,7 +286,8 @@ func exitFor(err error) error {
 // writeJSON writes the summary without the encoded histogram.
 func writeJSON(path string, run *summary.Run) error {
 	out := *run
-	out.Histogram = ""
+	out.Histogram, out.TypeHistograms = "", nil
+	out.Intervals = withoutHistograms(out.Intervals)
 	b, err := json.MarshalIndent(&out, "", "  ")
 	if err != nil {
 		return err

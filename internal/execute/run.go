@@ -61,6 +61,12 @@ type Spec struct {
 	Plan    *summary.PlanRef
 	Host    summary.Host
 	Dbarena summary.Dbarena
+	// RunKey and Shard make the run one shard of a run spread over client
+	// hosts (dbarena run --shard): stored with the run, with its per-type
+	// histograms so that the shards merge exactly. The runner's
+	// Config.FirstWorker and Config.Barrier are the caller's to set.
+	RunKey string
+	Shard  *summary.Shard
 	// Checkpoint is how often the run's figures are written to the store
 	// while it goes; 0 means every minute. Intervals are written as they end.
 	Checkpoint time.Duration
@@ -177,6 +183,9 @@ func Run(ctx context.Context, st Store, s *Session, spec Spec, obs Observer) (*O
 		}
 		cp := *run
 		partial.Fill(&cp)
+		if spec.Shard != nil {
+			cp.TypeHistograms = partial.TypeHistograms()
+		}
 		cp.EndedAt = time.Now().UTC()
 		stored(st.Checkpoint(bg, id, &cp))
 	}
@@ -204,6 +213,9 @@ func Run(ctx context.Context, st Store, s *Session, spec Spec, obs Observer) (*O
 	}
 
 	res.Fill(run)
+	if spec.Shard != nil {
+		run.TypeHistograms = res.TypeHistograms()
+	}
 	run.EndedAt = time.Now().UTC()
 	if rep, ok := w.(workload.Reporter); ok {
 		rep.Summarize(run)
@@ -278,6 +290,11 @@ func newRun(s *Session, spec *Spec) *summary.Run {
 		Host:    spec.Host,
 		Dbarena: spec.Dbarena,
 		Plan:    spec.Plan,
+		RunKey:  spec.RunKey,
+	}
+	if spec.Shard != nil {
+		sh := *spec.Shard
+		run.Shard = &sh
 	}
 	if run.Tags == nil {
 		run.Tags = map[string]string{}

@@ -1,6 +1,7 @@
 package runner
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"math"
@@ -82,6 +83,20 @@ type Config struct {
 	// it returns true. Warmup is then the cap: the warm-up never lasts
 	// longer. It needs Warmup > 0 and ReportInterval > 0.
 	WarmupUntil func(warmup []Interval) bool
+	// FirstWorker is the id of the first worker: workers are numbered
+	// FirstWorker..FirstWorker+Threads-1 (ids and seeds), so that the
+	// shards of a run spread over hosts have the ids one machine's workers
+	// would have.
+	FirstWorker int
+	// Barrier, if not nil, is called on Run's goroutine once every worker
+	// has connected, just before the clock starts (warm-up included): a
+	// shard waits there for the run's other shards and the common start.
+	// An error ends the run before it starts, as a setup error.
+	Barrier func(ctx context.Context) error
+	// IntervalHistograms makes each measured Interval carry its encoded
+	// latency histogram (Interval.Histogram), at the cost of an encoding
+	// per interval on the coordinator: for shards, whose intervals merge.
+	IntervalHistograms bool
 }
 
 // DefaultConfig returns sysbench's defaults: one thread for 10 seconds, no
@@ -141,6 +156,9 @@ func (c Config) Validate() []error {
 	}
 	if c.ReconnectTimeout <= 0 {
 		add("--reconnect-timeout must be > 0, got %v", c.ReconnectTimeout)
+	}
+	if c.FirstWorker < 0 {
+		add("the first worker id must be >= 0, got %d", c.FirstWorker)
 	}
 	if c.Connect < 0 {
 		add("--connect: every=N needs N >= 1, got %d", int(c.Connect))

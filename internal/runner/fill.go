@@ -125,8 +125,28 @@ func (iv Interval) Summary() summary.Interval {
 		ConnectErrors: iv.ConnectErrors,
 		Late:          iv.Late,
 		PerType:       intervalTypes(iv.PerType),
+		Histogram:     iv.Histogram,
 	}
 }
 
 // millis is d in milliseconds, to the microsecond.
 func millis(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
+
+// TypeHistograms returns the per-type latency histograms, encoded as
+// Fill encodes the total one (summary.Run.TypeHistograms), for a run whose
+// shards are merged later; nil when the workload names no types.
+func (r *Result) TypeHistograms() map[string]string {
+	if len(r.PerType) == 0 {
+		return nil
+	}
+	out := make(map[string]string, len(r.PerType))
+	for name, t := range r.PerType {
+		if t.Latency == nil {
+			continue
+		}
+		if s, err := t.Latency.Encode(); err == nil {
+			out[name] = s
+		}
+	}
+	return out
+}

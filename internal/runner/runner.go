@@ -58,6 +58,10 @@ type Interval struct {
 	P50, P95, P99, Max time.Duration
 	// PerType holds figures by Event.Type, for workloads that set it.
 	PerType map[string]workload.TypeInterval
+	// Histogram is the interval's latency histogram (1% precision),
+	// encoded as hist.Encode does, with Config.IntervalHistograms; the
+	// shards of a run merge their intervals' percentiles with it.
+	Histogram string
 }
 
 // TypeResult is one transaction type's statistics over the measured period.
@@ -217,6 +221,15 @@ func Run(ctx context.Context, cfg Config, env workload.Env, w workload.Runner, o
 				Latency: hist.New(), Connect: hist.New(), PerType: map[string]*TypeResult{}}, nil
 		}
 		return nil, err
+	}
+	if cfg.Barrier != nil {
+		if err := cfg.Barrier(ctx); err != nil {
+			r.cancelWorkers()
+			for _, wk := range r.workers {
+				wk.close(false)
+			}
+			return nil, err
+		}
 	}
 	cb := startCallbacks()
 	res := r.coordinate(ctx, cb, onInterval)
@@ -472,7 +485,7 @@ func (r *run) connectAll(ctx context.Context) error {
 	sem := make(chan struct{}, connectParallel)
 	var wg sync.WaitGroup
 	for id := range r.workers {
-		wk := &worker{id: id, r: r, ids: map[string]uint16{}}
+		wk := &worker{id: r.cfg.FirstWorker + id, r: r, ids: map[string]uint16{}}
 		r.workers[id] = wk
 		wg.Add(1)
 		go func() {
@@ -563,6 +576,7 @@ func (r *run) coordinate(ctx context.Context, cb *callbacks, onInterval func(Int
 	defer runtime.UnlockOSThread()
 	cfg := r.cfg
 	col := newCollector(cfg.ReportInterval, &r.names, r.limits)
+	col.encode = cfg.IntervalHistograms
 	var measuredIvs []Interval
 	emit := func(iv Interval) {
 		iv.Threads = int(r.active.Load())

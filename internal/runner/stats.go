@@ -178,6 +178,9 @@ type collector struct {
 	ri     int64 // report interval in ns; 0: no intervals
 	names  *names
 	limits map[string]time.Duration
+	// encode: measured intervals carry their encoded histogram
+	// (Config.IntervalHistograms).
+	encode bool
 
 	measured bool  // the phase: warm-up or measured
 	maxEnd   int64 // latest end of a record counted in the measured period
@@ -423,6 +426,9 @@ func (c *collector) closeFirst() Interval {
 		iv.Errors, iv.Retries, iv.Reconnects, iv.Late, iv.Dropped = b.c.errors, b.c.retries, b.c.reconnects, b.c.late, b.c.dropped
 		iv.Connects, iv.ConnectErrors = b.c.connects, b.c.connectErrors
 		iv.P50, iv.P95, iv.P99, iv.Max = b.lat.Quantile(50), b.lat.Quantile(95), b.lat.Quantile(99), b.lat.Max()
+		if c.encode && c.measured && b.lat.Count() > 0 {
+			iv.Histogram, _ = b.lat.Encode()
+		}
 		for i, t := range b.types {
 			if t == nil || t.count+t.errors+t.retries == 0 {
 				continue

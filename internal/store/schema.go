@@ -28,6 +28,8 @@ func migrations() []migration {
 			sql: [3]string{sqliteBackend: schemaV1, mysqlBackend: mysqlV1, postgresBackend: postgresV1}},
 		{name: "run owners and heartbeats, plan names, interval per-type figures, monitor samples",
 			sql: [3]string{sqliteBackend: sqliteV2, mysqlBackend: mysqlV2, postgresBackend: postgresV2}},
+		{name: "start barrier of sharded runs",
+			sql: [3]string{sqliteBackend: sqliteV3, mysqlBackend: mysqlV3, postgresBackend: postgresV3}},
 	}
 }
 
@@ -386,6 +388,71 @@ CREATE TABLE run_samples (
 	t_s    DOUBLE PRECISION NOT NULL,
 	data   TEXT   NOT NULL,
 	PRIMARY KEY (run_id, seq)
+);
+`
+
+// sqliteV3 holds the start barrier of runs spread over client hosts
+// (shard.go): one shard_runs row per --run-id, with its shard count and the
+// common start time once every shard is ready, and one shard_members row
+// per shard that joined, with its host and how late it started. The
+// shards' own runs are ordinary runs tagged shard_of=RUN-ID.
+const sqliteV3 = `
+CREATE TABLE shard_runs (
+	run_key    TEXT    NOT NULL PRIMARY KEY,
+	shards     INTEGER NOT NULL,
+	created_at TEXT    NOT NULL,
+	start_at   TEXT    NOT NULL DEFAULT ''
+);
+CREATE TABLE shard_members (
+	run_key  TEXT    NOT NULL REFERENCES shard_runs (run_key) ON DELETE CASCADE,
+	shard    INTEGER NOT NULL,
+	host     TEXT    NOT NULL DEFAULT '',
+	pid      INTEGER NOT NULL DEFAULT 0,
+	ready_at TEXT    NOT NULL,
+	started  INTEGER NOT NULL DEFAULT 0,
+	skew_ms  REAL    NOT NULL DEFAULT 0,
+	PRIMARY KEY (run_key, shard)
+) WITHOUT ROWID;
+`
+
+// mysqlV3 is sqliteV3 for the MySQL family.
+const mysqlV3 = `
+CREATE TABLE shard_runs (
+	run_key    VARCHAR(64) NOT NULL PRIMARY KEY,
+	shards     INT         NOT NULL,
+	created_at VARCHAR(32) NOT NULL,
+	start_at   VARCHAR(32) NOT NULL DEFAULT ''
+) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4;
+CREATE TABLE shard_members (
+	run_key  VARCHAR(64)  NOT NULL,
+	shard    INT          NOT NULL,
+	host     VARCHAR(255) NOT NULL DEFAULT '',
+	pid      BIGINT       NOT NULL DEFAULT 0,
+	ready_at VARCHAR(32)  NOT NULL,
+	started  INT          NOT NULL DEFAULT 0,
+	skew_ms  DOUBLE       NOT NULL DEFAULT 0,
+	PRIMARY KEY (run_key, shard),
+	FOREIGN KEY (run_key) REFERENCES shard_runs (run_key) ON DELETE CASCADE
+) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4;
+`
+
+// postgresV3 is sqliteV3 for PostgreSQL.
+const postgresV3 = `
+CREATE TABLE shard_runs (
+	run_key    TEXT    NOT NULL PRIMARY KEY,
+	shards     INTEGER NOT NULL,
+	created_at TEXT    NOT NULL,
+	start_at   TEXT    NOT NULL DEFAULT ''
+);
+CREATE TABLE shard_members (
+	run_key  TEXT    NOT NULL REFERENCES shard_runs (run_key) ON DELETE CASCADE,
+	shard    INTEGER NOT NULL,
+	host     TEXT    NOT NULL DEFAULT '',
+	pid      BIGINT  NOT NULL DEFAULT 0,
+	ready_at TEXT    NOT NULL,
+	started  INTEGER NOT NULL DEFAULT 0,
+	skew_ms  DOUBLE PRECISION NOT NULL DEFAULT 0,
+	PRIMARY KEY (run_key, shard)
 );
 `
 

@@ -88,6 +88,39 @@ type Run struct {
 	// run ended (SHOW GLOBAL VARIABLES, PostgreSQL's SHOW ALL), for
 	// reproducing the run; values of secret-looking names are masked.
 	SettingsAll map[string]string `json:"settings_all,omitempty"`
+
+	// RunKey is the --run-id of a run spread over client hosts: set on
+	// each shard's own run and on the merged run.
+	RunKey string `json:"run_key,omitempty"`
+	// Shard places a shard's own run in its sharded run (index, count).
+	Shard *Shard `json:"shard,omitempty"`
+	// Shards are each shard's own figures, on a merged sharded run.
+	Shards []Shard `json:"shards,omitempty"`
+	// TypeHistograms are the per-type latency histograms, encoded as
+	// Histogram; kept in the store for shard runs (so that they merge
+	// exactly) and omitted from --json output.
+	TypeHistograms map[string]string `json:"type_histograms,omitempty"`
+}
+
+// Shard is one shard of a run spread over client hosts. Index is 0-based.
+// On a shard's own run only Index and Count are set; on a merged run each
+// shard's figures are there too.
+type Shard struct {
+	Index int `json:"index"`
+	Count int `json:"count"`
+	// Run is the shard's own stored run (0: none was stored).
+	Run    int64  `json:"run,omitempty"`
+	Host   string `json:"host,omitempty"`
+	Status string `json:"status,omitempty"`
+	Error  string `json:"error,omitempty"`
+	// StartSkewMS is how late the shard's clock started after the common
+	// start time written at the start barrier, in milliseconds.
+	StartSkewMS float64  `json:"start_skew_ms"`
+	Threads     int      `json:"threads,omitempty"`
+	DurationS   float64  `json:"duration_s,omitempty"`
+	Totals      *Totals  `json:"totals,omitempty"`
+	TPS         float64  `json:"tps,omitempty"`
+	LatencyMS   *Latency `json:"latency_ms,omitempty"`
 }
 
 // Target is the server a run talked to; the DSN is masked.
@@ -180,6 +213,10 @@ type Interval struct {
 	// PerType holds the interval's figures by transaction type, for
 	// workloads that name their types (TPC-C).
 	PerType map[string]IntervalType `json:"per_type,omitempty"`
+	// Histogram is the interval's latency histogram (1% precision,
+	// encoded as Run.Histogram), kept by a shard's run so that merged
+	// intervals have exact percentiles; omitted from --json output.
+	Histogram string `json:"histogram,omitempty"`
 }
 
 // IntervalType is one transaction type's figures in one interval: successes,

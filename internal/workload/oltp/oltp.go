@@ -58,6 +58,8 @@ type Workload struct {
 	unique  *sbrand.Unique
 	// texts caches stmtTexts by protocol family.
 	texts map[target.Family][][numStmtKinds]string
+	// part is this shard's share of the tables (Shard).
+	part part
 }
 
 var (
@@ -196,6 +198,7 @@ func (wl *Workload) newWorker(ctx context.Context, x executor, rebind func(strin
 		commit:    stmt{text: "COMMIT", other: true},
 		pgAutoInc: fam == target.Postgres && wl.cfg.AutoInc,
 		cbuf:      make([]byte, 0, 128),
+		part:      wl.part,
 	}
 	if wl.spec.kinds != nil {
 		texts := wl.stmtTexts(fam, rebind, wl.cfg.Tables)

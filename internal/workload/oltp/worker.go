@@ -114,6 +114,8 @@ type worker struct {
 	// rmin, rmax bound select_random_*'s draws to this thread's segment.
 	rmin, rmax int64
 	unique     *sbrand.Unique
+	// part narrows tableNum and id to a shard's share (Workload.Shard).
+	part part
 	// pgAutoInc: oltp_insert leaves id out on PostgreSQL with --auto-inc.
 	pgAutoInc bool
 	buf       []byte
@@ -157,11 +159,17 @@ func stmtErr(st *stmt, err error) error {
 
 // tableNum is oltp_common.lua's get_table_num(): sysbench.rand.uniform(1, tables).
 func (w *worker) tableNum() int {
+	if w.part.thi > 0 {
+		return int(w.rnd.Uniform(int64(w.part.tlo), int64(w.part.thi)))
+	}
 	return int(w.rnd.Uniform(1, int64(w.cfg.Tables)))
 }
 
 // id is oltp_common.lua's get_id(): sysbench.rand.default(1, table_size).
 func (w *worker) id() int64 {
+	if w.part.isz > 0 {
+		return w.part.ilo - 1 + w.rnd.Default(1, w.part.isz)
+	}
 	return w.rnd.Default(1, int64(w.cfg.TableSize))
 }
 

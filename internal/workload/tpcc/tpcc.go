@@ -104,6 +104,9 @@ type Workload struct {
 	sqlTexts map[target.Family]*texts
 	// delivery counts Delivery's districts (clause 2.7.4.2).
 	delivery deliveryCount
+	// shard of shards is this process's part of a sharded run (Shard);
+	// shards is 0 for a whole run.
+	shard, shards int
 }
 
 var (

@@ -89,8 +89,10 @@ type worker struct {
 	// w is the home warehouse of the current transaction; slDistrict the
 	// district of Stock-Level.
 	w, slDistrict int
-	deck          []uint8
-	pos           int
+	// homeLo..homeHi are the home warehouses: all, or a shard's part.
+	homeLo, homeHi int
+	deck           []uint8
+	pos            int
 	// cur is the transaction of the last card; retry says it lost a
 	// conflict, so that the runner's retry reruns the same type without
 	// keying again. Any other failure advances the deck, so failures do
@@ -119,17 +121,24 @@ func (wl *Workload) NewWorker(ctx context.Context, env workload.Env, conn *sql.C
 	if err != nil {
 		return nil, err
 	}
+	lo, hi, err := wl.homes(info.warehouses)
+	if err != nil {
+		return nil, err
+	}
 	st, err := prepareStmts(ctx, conn, wl.texts(env.Dialect))
 	if err != nil {
 		return nil, err
 	}
+	homes := hi - lo + 1
 	w := &worker{
 		wl: wl, conn: conn, info: info, st: st,
 		classify:   env.Dialect.Classify,
 		r:          newRNG(uint64(seed), 0x7e),
 		bound:      wl.cfg.BindWarehouse,
-		w:          id%info.warehouses + 1,
-		slDistrict: (id/info.warehouses)%nDist + 1,
+		homeLo:     lo,
+		homeHi:     hi,
+		w:          lo + id%homes,
+		slDistrict: (id/homes)%nDist + 1,
 		deck:       newDeck(wl.cfg.Weights),
 		items:      make([]orderItem, 0, maxLines),
 		args:       make([]any, 0, maxArgs),
@@ -182,7 +191,7 @@ func (w *worker) next() bool {
 	w.retries = 0
 	w.cur = w.draw()
 	if !w.bound {
-		w.w = w.r.between(1, w.info.warehouses)
+		w.w = w.r.between(w.homeLo, w.homeHi)
 		w.slDistrict = w.r.between(1, nDist)
 	}
 	return false

@@ -24,7 +24,7 @@ func offlineWorker(t testing.TB, wl *Workload, warehouses, id int) *worker {
 		t.Fatal(err)
 	}
 	return &worker{wl: wl, info: &runInfo{warehouses: warehouses}, classify: d.Classify, r: newRNG(5, uint64(id)),
-		bound: wl.cfg.BindWarehouse, w: id%warehouses + 1, slDistrict: (id/warehouses)%nDist + 1,
+		bound: wl.cfg.BindWarehouse, w: id%warehouses + 1, slDistrict: (id/warehouses)%nDist + 1, homeLo: 1, homeHi: warehouses,
 		deck: newDeck(wl.cfg.Weights), pos: 1 << 30}
 }
 

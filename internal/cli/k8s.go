@@ -1,0 +1,291 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"net/url"
+	"os"
+	"os/exec"
+	"strings"
+	"time"
+
+	"github.com/spf13/pflag"
+
+	"github.com/dbarena/dbarena/internal/k8s"
+	"github.com/dbarena/dbarena/internal/shard"
+	"github.com/dbarena/dbarena/internal/store"
+	"github.com/dbarena/dbarena/internal/summary"
+	"github.com/dbarena/dbarena/internal/workload"
+)
+
+const k8sUsage = `dbarena k8s COMMAND
+
+  render WORKLOAD [run flags] --shards N --image IMAGE [-o job.yaml]
+      write the Indexed Job that runs the N shards of one run, one pod each
+  run WORKLOAD [run flags] --shards N --image IMAGE --results DSN
+      render it, apply it with kubectl (your kubeconfig) and follow the run
+      in the results store until every shard ended; print the merged run
+`
+
+// k8sOptions are the flags of k8s render and k8s run beside the run's.
+type k8sOptions struct {
+	spec    k8s.Spec
+	out     string
+	follow  time.Duration
+	kubectl string
+}
+
+// k8sFlags are the flags k8s adds, with whether they take a value; they,
+// --results, --shards, --run-id and -o are left out of the pods' command.
+var k8sFlags = map[string]bool{"image": true, "pull-policy": true, "secret": true, "results-key": true,
+	"password-key": true, "namespace": true, "cpu": true, "memory": true, "ttl": true, "backoff-limit": true,
+	"output": true, "follow-timeout": true, "kubectl": true, "results": true, "shards": true, "run-id": true}
+
+func (o *k8sOptions) flags(fs *pflag.FlagSet) {
+	s := &o.spec
+	fs.StringVar(&s.Image, "image", "", "the dbarena image (see Dockerfile)")
+	fs.StringVar(&s.PullPolicy, "pull-policy", "", "image pull policy: Always, IfNotPresent or Never (default: Kubernetes')")
+	fs.StringVar(&s.Secret, "secret", "dbarena", "the Secret holding the results store DSN and the target's password")
+	fs.StringVar(&s.ResultsKey, "results-key", "results", "the Secret's key holding the results store DSN (mysql://... or postgres://...)")
+	fs.StringVar(&s.PasswordKey, "password-key", "password", "the Secret's key holding the target's password (optional in the Secret; empty: none)")
+	fs.StringVar(&s.Namespace, "namespace", "", "the Job's namespace (default: the context's)")
+	fs.StringVar(&s.CPU, "cpu", "1", "CPU request of each shard's pod")
+	fs.StringVar(&s.Memory, "memory", "512Mi", "memory request of each shard's pod")
+	fs.Int32Var(&s.TTL, "ttl", 86400, "seconds the finished Job is kept (ttlSecondsAfterFinished)")
+	fs.Int32Var(&s.BackoffLimit, "backoff-limit", 2, "pod failures the Job tolerates (a shard that fails after the common start cannot rejoin)")
+	fs.StringVarP(&o.out, "output", "o", "-", "write the Job to this file (- for standard output)")
+	durationFlag(fs, &o.follow, "follow-timeout", 2*time.Hour, "k8s run: how long to follow the run before giving up")
+	fs.StringVar(&o.kubectl, "kubectl", "kubectl", "k8s run: the kubectl to apply the Job with")
+}
+
+func (a *App) k8s(ctx context.Context, args []string) error {
+	if len(args) == 0 {
+		return usagef("name a k8s command: render, run\n%s", k8sUsage)
+	}
+	switch args[0] {
+	case "render":
+		return a.k8sRender(ctx, args[1:], false)
+	case "run":
+		return a.k8sRender(ctx, args[1:], true)
+	}
+	return usagef("unknown k8s command %q (want render, run)", args[0])
+}
+
+// k8sRender renders the Job; with apply, it also applies it and follows
+// the run.
+func (a *App) k8sRender(ctx context.Context, args []string, apply bool) error {
+	cmd := "k8s render"
+	if apply {
+		cmd = "k8s run"
+	}
+	w, rest, err := a.pickWorkload(cmd, args)
+	if err != nil {
+		return err
+	}
+	if _, ok := w.(workload.Runner); !ok {
+		return missing(w, "run")
+	}
+	var (
+		o  runOptions
+		ko k8sOptions
+	)
+	fs := newFlagSet(cmd + " " + w.Name())
+	o.flags(fs)
+	ko.flags(fs)
+	w.Flags(fs)
+	if err := parseFlags(fs, rest); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		return usagef("unexpected argument %q", fs.Arg(0))
+	}
+	errs := append(o.validate(fs), w.Validate()...)
+	switch {
+	case o.shard.shards < 1:
+		errs = append(errs, errors.New("--shards N: how many pods (shards) to run"))
+	case o.shard.spec != "" || o.shard.local:
+		errs = append(errs, errors.New("--shard and --local are for dbarena run; k8s takes --shards N"))
+	case o.jsonPath != "":
+		errs = append(errs, errors.New("--json: a pod's file is lost with it; read the run with `dbarena results show RUN-ID`"))
+	case o.rounds > 1:
+		errs = append(errs, errors.New("--rounds: a sharded run has one round"))
+	}
+	if o.results != "" && !apply {
+		errs = append(errs, fmt.Errorf("--results: the pods read the results store from the Secret's %q key", ko.spec.ResultsKey))
+	}
+	if apply && o.results == "" {
+		errs = append(errs, errors.New("--results DSN: k8s run follows the run in the shared results store the pods write to"))
+	}
+	if hasPassword(o.target) {
+		errs = append(errs, fmt.Errorf("--target: put the password in the Secret's %q key, not in the Job", ko.spec.PasswordKey))
+	}
+	if o.shard.shards >= 1 {
+		if _, err := shard.Config(o.cfg, 0, o.shard.shards); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	if ko.spec.Image == "" {
+		errs = append(errs, errors.New("--image: name the dbarena image (see the Dockerfile)"))
+	}
+	if o.shard.key != "" {
+		if err := shard.CheckKey(o.shard.key); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	if err := validate(errs, nil); err != nil {
+		return err
+	}
+	if o.shard.key == "" {
+		var b [3]byte
+		_, _ = rand.Read(b[:])
+		o.shard.key = "k8s-" + time.Now().UTC().Format("20060102-150405") + "-" + hex.EncodeToString(b[:])
+	}
+	ko.spec.RunKey, ko.spec.Shards = o.shard.key, o.shard.shards
+	ko.spec.Args = append(append([]string{"run", w.Name()}, dropFlags(rest, k8sFlags)...),
+		"--shards", fmt.Sprint(o.shard.shards), "--run-id", o.shard.key)
+	job, err := k8s.Job(ko.spec)
+	if err != nil {
+		return usagef("%w", err)
+	}
+	b, err := k8s.Marshal(job)
+	if err != nil {
+		return failed(err)
+	}
+	if apply {
+		return a.k8sApply(ctx, &o, &ko, b)
+	}
+	if ko.out == "-" {
+		_, err := a.Stdout.Write(b)
+		return err
+	}
+	if err := os.WriteFile(ko.out, b, 0o644); err != nil {
+		return usagef("-o %s: %w", ko.out, err)
+	}
+	fmt.Fprintf(a.Stderr, "Wrote Job %s (%d shards of run %s) to %s\n", job.Name, ko.spec.Shards, o.shard.key, ko.out)
+	return nil
+}
+
+// k8sApply applies the Job with kubectl and follows the run in the
+// results store until every shard ended, then prints the merged run.
+func (a *App) k8sApply(ctx context.Context, o *runOptions, ko *k8sOptions, manifest []byte) error {
+	st, err := a.openStore(ctx, o.results)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	apply := exec.CommandContext(ctx, ko.kubectl, "apply", "-f", "-")
+	apply.Stdin = bytes.NewReader(manifest)
+	apply.Stdout, apply.Stderr = a.Stderr, a.Stderr
+	if err := apply.Run(); err != nil {
+		return failed(fmt.Errorf("%s apply: %w", ko.kubectl, err))
+	}
+	key, n := o.shard.key, o.shard.shards
+	fmt.Fprintf(a.Stderr, "dbarena: following run %s (%d shards) in %s\n", key, n, st.Location())
+	ctx, stop := a.Interrupts(ctx)
+	defer stop()
+	deadline := time.Now().Add(ko.follow)
+	last := ""
+	for {
+		run, ended, line := followStep(ctx, st, key, n)
+		if line != last {
+			fmt.Fprintln(a.Stderr, "dbarena: "+line)
+			last = line
+		}
+		if ended {
+			a.printSharded(run)
+			fmt.Fprintf(a.Stdout, "\nRun %s (%s, %d shards) in %s\n", key, run.Status, n, st.Location())
+			if run.Status != summary.StatusComplete {
+				return failed(fmt.Errorf("run %s %s", key, run.Status))
+			}
+			return nil
+		}
+		if time.Now().After(deadline) {
+			return failed(fmt.Errorf("run %s did not end within --follow-timeout %v; `dbarena results show %s` reads it later", key, ko.follow, key))
+		}
+		if err := sleepCtx(ctx, followEvery); err != nil {
+			return failed(fmt.Errorf("stopped following run %s; the Job goes on", key))
+		}
+	}
+}
+
+// followEvery is how often k8s run reads the run's progress.
+var followEvery = 5 * time.Second
+
+// followStep reads a sharded run's progress: the merged run once every
+// shard stored one, whether every shard ended, and a progress line.
+func followStep(ctx context.Context, st *store.Store, key string, n int) (*summary.Run, bool, string) {
+	br, err := st.ShardRun(ctx, key)
+	if errors.Is(err, store.ErrNotFound) {
+		return nil, false, "waiting for the first pod"
+	}
+	if err != nil {
+		return nil, false, oneLine(err.Error())
+	}
+	if br.StartAt.IsZero() {
+		return nil, false, fmt.Sprintf("%d of %d shards at the start barrier", len(br.Members), n)
+	}
+	run, err := shard.Load(ctx, st, key)
+	if err != nil {
+		return nil, false, oneLine(err.Error())
+	}
+	ended := 0
+	for _, s := range run.Shards {
+		if s.Status != "missing" && s.Status != summary.StatusRunning {
+			ended++
+		}
+	}
+	line := fmt.Sprintf("%d of %d shards ended; %d events so far", ended, n, run.Totals.Events)
+	return run, ended == n, line
+}
+
+// sleepCtx waits d or until ctx is done.
+func sleepCtx(ctx context.Context, d time.Duration) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// hasPassword reports whether a --target DSN carries a password.
+func hasPassword(dsn string) bool {
+	u, err := url.Parse(dsn)
+	if err != nil || u.User == nil {
+		return false
+	}
+	_, ok := u.User.Password()
+	return ok
+}
+
+// dropFlags returns args without the long flags named in drop (true: it
+// takes a value) and -o.
+func dropFlags(args []string, drop map[string]bool) []string {
+	var out []string
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		if a == "-o" {
+			i++
+			continue
+		}
+		if strings.HasPrefix(a, "-o") && !strings.HasPrefix(a, "--") {
+			continue
+		}
+		name, _, hasValue := strings.Cut(strings.TrimPrefix(a, "--"), "=")
+		takes, ok := drop[name]
+		if !strings.HasPrefix(a, "--") || !ok {
+			out = append(out, a)
+			continue
+		}
+		if takes && !hasValue {
+			i++
+		}
+	}
+	return out
+}

@@ -1,0 +1,395 @@
+package cli
+
+import (
+	"bufio"
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"text/tabwriter"
+	"time"
+
+	"github.com/spf13/pflag"
+
+	"github.com/dbarena/dbarena/internal/execute"
+	"github.com/dbarena/dbarena/internal/shard"
+	"github.com/dbarena/dbarena/internal/store"
+	"github.com/dbarena/dbarena/internal/summary"
+	"github.com/dbarena/dbarena/internal/workload"
+)
+
+// jobIndexEnv is the shard index Kubernetes gives each pod of an Indexed
+// Job (0-based).
+const jobIndexEnv = "JOB_COMPLETION_INDEX"
+
+// resultsEnv is the results store a shard uses when --results is not
+// given: a Kubernetes pod reads it from a Secret (dbarena k8s render).
+const resultsEnv = "DBARENA_RESULTS"
+
+// shardOptions are the flags of a run spread over client hosts.
+type shardOptions struct {
+	spec    string // --shard I/N
+	shards  int    // --shards N
+	local   bool   // --local
+	key     string // --run-id
+	timeout time.Duration
+
+	// index and count, once resolved; count is 0 for an ordinary run.
+	index, count int
+	barrier      *shard.Barrier
+	// resultsFromEnv: the store came from $DBARENA_RESULTS (a pod's
+	// Secret), so its password is not on the command line.
+	resultsFromEnv bool
+}
+
+func (o *shardOptions) flags(fs *pflag.FlagSet) {
+	fs.StringVar(&o.spec, "shard", "", "run shard I of N (0-based, e.g. 0/4) of the run named by --run-id, spread over client hosts sharing --results")
+	fs.IntVar(&o.shards, "shards", 0, "split the run in N shards: with --local, N processes on this machine; else shard $JOB_COMPLETION_INDEX of N (a Kubernetes Indexed Job)")
+	fs.BoolVar(&o.local, "local", false, "with --shards N: start the N shards as processes of this machine and print the merged summary")
+	fs.StringVar(&o.key, "run-id", "", "the name every shard of one run shares (letters, digits, . _ -; starts with a letter); default with --local: a new one")
+	durationFlag(fs, &o.timeout, "barrier-timeout", shard.DefaultTimeout, "how long a shard waits at the start barrier for the others")
+}
+
+// resolve works out which shard this process runs, if any.
+func (o *shardOptions) resolve(getenv func(string) string, rounds int) error {
+	var errs []error
+	switch {
+	case o.spec != "" && o.shards != 0:
+		errs = append(errs, errors.New("--shard I/N and --shards N exclude each other"))
+	case o.spec != "":
+		i, n, err := shard.ParseIndex(o.spec)
+		if err != nil {
+			errs = append(errs, err)
+		}
+		o.index, o.count = i, n
+	case o.shards != 0:
+		if o.shards < 1 || o.shards > shard.MaxShards {
+			errs = append(errs, fmt.Errorf("--shards %d: want 1 to %d", o.shards, shard.MaxShards))
+			break
+		}
+		o.count = o.shards
+		if o.local {
+			break
+		}
+		v := getenv(jobIndexEnv)
+		i, err := strconv.Atoi(v)
+		if v == "" || err != nil || i < 0 || i >= o.shards {
+			errs = append(errs, fmt.Errorf("--shards %d: add --local to run every shard here, or set %s to this shard's index (0 to %d; Kubernetes does in an Indexed Job), got %q",
+				o.shards, jobIndexEnv, o.shards-1, v))
+		}
+		o.index = i
+	case o.local:
+		errs = append(errs, errors.New("--local needs --shards N"))
+	case o.key != "":
+		errs = append(errs, errors.New("--run-id needs --shard I/N or --shards N"))
+	}
+	if o.local && o.spec != "" {
+		errs = append(errs, errors.New("--local needs --shards N, not --shard"))
+	}
+	if o.count > 0 {
+		if o.key == "" && !o.local {
+			errs = append(errs, errors.New("--shard needs --run-id, the name every shard of the run shares"))
+		}
+		if o.key != "" {
+			if err := shard.CheckKey(o.key); err != nil {
+				errs = append(errs, err)
+			}
+		}
+		if rounds > 1 {
+			errs = append(errs, errors.New("--rounds: a sharded run has one round; run it again with a new --run-id"))
+		}
+	}
+	if len(errs) > 0 {
+		return usagef("%w", errors.Join(errs...))
+	}
+	return nil
+}
+
+// sharded reports whether this process runs one shard of a run.
+func (o *shardOptions) sharded() bool { return o.count > 0 && !o.local }
+
+// prepareShard narrows the run to this process's shard: the workload's own
+// part (workload.Sharder) and the threads, events and rate.
+func (a *App) prepareShard(w workload.Workload, o *runOptions) error {
+	s := &o.shard
+	if !s.sharded() {
+		return nil
+	}
+	cfg, err := shard.Config(o.cfg, s.index, s.count)
+	if err != nil {
+		return usagef("%w", err)
+	}
+	o.cfg = cfg
+	if sh, ok := w.(workload.Sharder); ok {
+		if err := sh.Shard(s.index, s.count); err != nil {
+			return usagef("%w", err)
+		}
+	} else if s.count > 1 {
+		return usagef("workload %s cannot be split in shards", w.Name())
+	}
+	if o.results == "" && a.Getenv(resultsEnv) != "" {
+		o.results, s.resultsFromEnv = a.Getenv(resultsEnv), true
+	}
+	return nil
+}
+
+// openRunStore opens the run's results store. One named by
+// $DBARENA_RESULTS is opened as given: a password in it came from the
+// environment, not the command line, so there is nothing to warn about.
+func (a *App) openRunStore(ctx context.Context, o *runOptions) (*store.Store, error) {
+	if !o.shard.resultsFromEnv {
+		return a.openStore(ctx, o.results)
+	}
+	st, err := store.Open(ctx, o.results)
+	switch {
+	case err == nil:
+		return st, nil
+	case errors.Is(err, store.ErrUnreachable):
+		return nil, unreachable(fmt.Errorf("$%s: %w", resultsEnv, err))
+	}
+	return nil, usagef("$%s: %w", resultsEnv, err)
+}
+
+// joinShard registers this shard at its run's start barrier.
+func (a *App) joinShard(ctx context.Context, st *store.Store, o *runOptions, host string) error {
+	s := &o.shard
+	if !s.sharded() {
+		return nil
+	}
+	s.barrier = &shard.Barrier{St: st, Key: s.key, Index: s.index, Count: s.count, Host: host, Timeout: s.timeout,
+		Waiting: func(missing []int) {
+			fmt.Fprintf(a.Stderr, "dbarena: shard %d of run %s waits for shards %s\n", s.index, s.key, joinInts(missing))
+		}}
+	if err := s.barrier.Join(ctx); err != nil {
+		if errors.Is(err, store.ErrShardStarted) {
+			return usagef("%w", err)
+		}
+		return failed(err)
+	}
+	return nil
+}
+
+// shardSpec makes spec this process's shard of its run.
+func shardSpec(spec *execute.Spec, o *runOptions) {
+	s := &o.shard
+	if !s.sharded() {
+		return
+	}
+	spec.RunKey = s.key
+	spec.Shard = &summary.Shard{Index: s.index, Count: s.count}
+	spec.Config.Barrier = s.barrier.Wait
+	spec.Config.IntervalHistograms = true
+	spec.Tags[shard.TagRun] = s.key
+	spec.Tags[shard.TagIndex] = strconv.Itoa(s.index)
+}
+
+// shardCommand makes the command that runs one local shard: this binary
+// with args (tests replace it).
+var shardCommand = func(args []string) (*exec.Cmd, error) {
+	exe, err := os.Executable()
+	if err != nil {
+		return nil, err
+	}
+	return exec.Command(exe, args...), nil
+}
+
+// runLocalShards runs the N shards of a run as processes of this binary
+// on this machine, sharing the results store, then prints the merged run.
+func (a *App) runLocalShards(ctx context.Context, o *runOptions) error {
+	s := &o.shard
+	if s.key == "" {
+		var b [3]byte
+		_, _ = rand.Read(b[:])
+		s.key = "local-" + time.Now().UTC().Format("20060102-150405") + "-" + hex.EncodeToString(b[:])
+	}
+	if _, err := shard.Config(o.cfg, 0, s.count); err != nil {
+		return usagef("%w", err)
+	}
+	ctx, stop := a.Interrupts(ctx)
+	defer stop()
+	base := localShardArgs(a.Args[1:])
+	cmds := make([]*exec.Cmd, s.count)
+	var out sync.WaitGroup
+	for i := range cmds {
+		args := append(append([]string(nil), base...), "--shard", fmt.Sprintf("%d/%d", i, s.count), "--run-id", s.key)
+		cmd, err := shardCommand(args)
+		if err != nil {
+			return failed(fmt.Errorf("start shard %d: %w", i, err))
+		}
+		cmd.Env = append(cmd.Environ(), "DBARENA_HOME="+a.home())
+		cmd.Stdin = nil
+		pr, pw := io.Pipe()
+		cmd.Stdout, cmd.Stderr = pw, pw
+		if err := cmd.Start(); err != nil {
+			for _, c := range cmds[:i] {
+				_ = c.Process.Kill()
+				_ = c.Wait()
+			}
+			return failed(fmt.Errorf("start shard %d: %w", i, err))
+		}
+		cmds[i] = cmd
+		fmt.Fprintf(a.Stderr, "dbarena: shard %d of %d of run %s: pid %d\n", i, s.count, s.key, cmd.Process.Pid)
+		out.Add(1)
+		go func() {
+			defer out.Done()
+			prefixLines(a.Stderr, pr, fmt.Sprintf("[shard %d] ", i))
+		}()
+		go func() {
+			_ = cmd.Wait()
+			pw.Close()
+		}()
+	}
+	done := make(chan struct{})
+	go func() {
+		out.Wait()
+		close(done)
+	}()
+	select {
+	case <-done:
+	case <-ctx.Done():
+		for _, c := range cmds {
+			_ = c.Process.Signal(syscall.SIGINT)
+		}
+		<-done
+	}
+	st, err := a.openStore(context.WithoutCancel(ctx), o.results)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	run, err := shard.Load(context.WithoutCancel(ctx), st, s.key)
+	if err != nil {
+		return failed(err)
+	}
+	if o.jsonPath != "" {
+		if err := writeJSON(o.jsonPath, run); err != nil {
+			return failed(fmt.Errorf("--json: %w", err))
+		}
+	}
+	a.printSharded(run)
+	fmt.Fprintf(a.Stdout, "\nStored as run %s (%s, %d shards) in %s\n", s.key, run.Status, s.count, st.Location())
+	if ctx.Err() != nil {
+		return failed(fmt.Errorf("interrupted; partial result stored as run %s", s.key))
+	}
+	if run.Status != summary.StatusComplete {
+		return failed(fmt.Errorf("run %s %s: %s", s.key, run.Status, oneLine(strings.Join(append([]string{run.Error}, run.Notes...), "; "))))
+	}
+	return nil
+}
+
+// localShardArgs is the command line of a local shard: the parent's, less
+// the flags that make it the parent (--local, --shards, --run-id, --json).
+func localShardArgs(args []string) []string {
+	var out []string
+	for i := 0; i < len(args); i++ {
+		name, _, hasValue := strings.Cut(strings.TrimLeft(args[i], "-"), "=")
+		if !strings.HasPrefix(args[i], "--") {
+			out = append(out, args[i])
+			continue
+		}
+		switch name {
+		case "local":
+			continue
+		case "shards", "run-id", "json":
+			if !hasValue {
+				i++ // the value is the next argument
+			}
+			continue
+		}
+		out = append(out, args[i])
+	}
+	return out
+}
+
+// prefixLines copies r to w line by line, each with prefix.
+func prefixLines(w io.Writer, r io.Reader, prefix string) {
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 64*1024), 1024*1024)
+	for sc.Scan() {
+		fmt.Fprintln(w, prefix+sc.Text())
+	}
+	_, _ = io.Copy(io.Discard, r)
+}
+
+// printSharded prints a merged sharded run: the summary, then each shard.
+func (a *App) printSharded(run *summary.Run) {
+	a.printSummary(run)
+	if len(run.Notes) > 0 {
+		fmt.Fprintln(a.Stdout, "\nNotes:")
+		for _, n := range run.Notes {
+			fmt.Fprintln(a.Stdout, "    "+n)
+		}
+	}
+	fmt.Fprintln(a.Stdout, "\nShards:")
+	tw := tabwriter.NewWriter(a.Stdout, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "    SHARD\tHOST\tSTATUS\tRUN\tTHREADS\tEVENTS\tTPS\tP95 MS\tSTART SKEW MS")
+	for _, s := range run.Shards {
+		var events int64
+		var p95 float64
+		if s.Totals != nil {
+			events = s.Totals.Events
+		}
+		if s.LatencyMS != nil {
+			p95 = s.LatencyMS.P95
+		}
+		fmt.Fprintf(tw, "    %d/%d\t%s\t%s\t%d\t%d\t%d\t%.2f\t%.2f\t%.1f\n", s.Index, s.Count, s.Host, s.Status, s.Run,
+			s.Threads, events, s.TPS, p95, s.StartSkewMS)
+	}
+	tw.Flush()
+}
+
+// loadRun reads a stored run by its number, or a sharded run by its
+// --run-id, merged. Not found is a usage error.
+func (a *App) loadRun(ctx context.Context, st *store.Store, arg string) (*summary.Run, error) {
+	if id, err := strconv.ParseInt(arg, 10, 64); err == nil && id > 0 {
+		run, err := st.Run(ctx, id)
+		if errors.Is(err, store.ErrNotFound) {
+			return nil, usagef("no run %d in %s", id, st.Location())
+		}
+		if err != nil {
+			return nil, failed(err)
+		}
+		return run, nil
+	}
+	if shard.CheckKey(arg) != nil {
+		return nil, usagef("%q is not a run ID (a number, or the --run-id of a sharded run)", arg)
+	}
+	run, err := shard.Load(ctx, st, arg)
+	if errors.Is(err, store.ErrNotFound) {
+		return nil, usagef("%q is not a run ID, nor the --run-id of a sharded run in %s", arg, st.Location())
+	}
+	if err != nil {
+		return nil, failed(err)
+	}
+	return run, nil
+}
+
+func joinInts(xs []int) string {
+	s := make([]string, len(xs))
+	for i, x := range xs {
+		s[i] = strconv.Itoa(x)
+	}
+	return strings.Join(s, ", ")
+}
+
+// withoutHistograms returns a copy of ivs without their encoded
+// histograms (kept in the store by shards), for printing.
+func withoutHistograms(ivs []summary.Interval) []summary.Interval {
+	if ivs == nil {
+		return nil
+	}
+	out := make([]summary.Interval, len(ivs))
+	for i, iv := range ivs {
+		iv.Histogram = ""
+		out[i] = iv
+	}
+	return out
+}

@@ -1,0 +1,152 @@
+// Package k8s renders a sharded dbarena run as a Kubernetes Indexed Job,
+// built from the Kubernetes API's own Go types (k8s.io/api) and written as
+// YAML: one pod per shard, its index in JOB_COMPLETION_INDEX, the results
+// store's DSN (and the target's password) from a Secret, never in the
+// manifest.
+package k8s
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+
+	batchv1 "k8s.io/api/batch/v1"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/yaml"
+)
+
+// Labels every rendered object and pod carries.
+const (
+	LabelApp = "app.kubernetes.io/name"
+	LabelRun = "dbarena.io/run"
+)
+
+// Environment variables the pods read from the Secret.
+const (
+	EnvResults  = "DBARENA_RESULTS"
+	EnvPassword = "DBARENA_PASSWORD"
+)
+
+// Spec is what the Job runs and where.
+type Spec struct {
+	// RunKey is the sharded run's --run-id; it names the Job.
+	RunKey    string
+	Namespace string
+	Image     string
+	// PullPolicy is the image pull policy ("" leaves Kubernetes' default).
+	PullPolicy string
+	Shards     int
+	// Args are dbarena's arguments in every pod ("run", the workload, its
+	// flags, --shards N --run-id KEY); the binary is the image's
+	// entrypoint.
+	Args []string
+	// Secret names the Secret holding ResultsKey (the results store DSN,
+	// required) and PasswordKey (the target's password, optional).
+	Secret      string
+	ResultsKey  string
+	PasswordKey string
+	// CPU and Memory are each pod's resource requests ("2", "1Gi").
+	CPU, Memory string
+	// TTL is how long the finished Job is kept, in seconds.
+	TTL int32
+	// BackoffLimit is how many pod failures the Job tolerates.
+	BackoffLimit int32
+}
+
+// Name is the Job's name: "dbarena-" and the run key, lower-cased, with
+// '_' and '.' made '-' (a DNS label).
+func Name(key string) string {
+	n := "dbarena-" + strings.NewReplacer("_", "-", ".", "-").Replace(strings.ToLower(key))
+	if len(n) > 63 {
+		n = n[:63]
+	}
+	return strings.TrimRight(n, "-")
+}
+
+// Job builds the Indexed Job of spec.
+func Job(spec Spec) (*batchv1.Job, error) {
+	var errs []error
+	if spec.Shards < 1 {
+		errs = append(errs, fmt.Errorf("--shards must be >= 1, got %d", spec.Shards))
+	}
+	if spec.Image == "" {
+		errs = append(errs, errors.New("--image: name the dbarena image"))
+	}
+	if spec.Secret == "" || spec.ResultsKey == "" {
+		errs = append(errs, errors.New("--secret: name the Secret that holds the results store DSN"))
+	}
+	cpu, err := resource.ParseQuantity(spec.CPU)
+	if err != nil {
+		errs = append(errs, fmt.Errorf("--cpu %q: %w", spec.CPU, err))
+	}
+	mem, err := resource.ParseQuantity(spec.Memory)
+	if err != nil {
+		errs = append(errs, fmt.Errorf("--memory %q: %w", spec.Memory, err))
+	}
+	if spec.TTL < 0 || spec.BackoffLimit < 0 {
+		errs = append(errs, errors.New("--ttl and --backoff-limit must be >= 0"))
+	}
+	if len(errs) > 0 {
+		return nil, errors.Join(errs...)
+	}
+	n := int32(spec.Shards)
+	labels := map[string]string{LabelApp: "dbarena", LabelRun: spec.RunKey}
+	indexed := batchv1.IndexedCompletion
+	env := []corev1.EnvVar{
+		{Name: EnvResults, ValueFrom: &corev1.EnvVarSource{SecretKeyRef: &corev1.SecretKeySelector{
+			LocalObjectReference: corev1.LocalObjectReference{Name: spec.Secret}, Key: spec.ResultsKey}}},
+		{Name: "DBARENA_HOME", Value: "/tmp/dbarena"},
+	}
+	if spec.PasswordKey != "" {
+		optional := true
+		env = append(env, corev1.EnvVar{Name: EnvPassword, ValueFrom: &corev1.EnvVarSource{SecretKeyRef: &corev1.SecretKeySelector{
+			LocalObjectReference: corev1.LocalObjectReference{Name: spec.Secret}, Key: spec.PasswordKey, Optional: &optional}}})
+	}
+	job := &batchv1.Job{
+		TypeMeta:   metav1.TypeMeta{APIVersion: "batch/v1", Kind: "Job"},
+		ObjectMeta: metav1.ObjectMeta{Name: Name(spec.RunKey), Namespace: spec.Namespace, Labels: labels},
+		Spec: batchv1.JobSpec{
+			CompletionMode:          &indexed,
+			Completions:             &n,
+			Parallelism:             &n,
+			BackoffLimit:            &spec.BackoffLimit,
+			TTLSecondsAfterFinished: &spec.TTL,
+			Template: corev1.PodTemplateSpec{
+				ObjectMeta: metav1.ObjectMeta{Labels: labels},
+				Spec: corev1.PodSpec{
+					RestartPolicy: corev1.RestartPolicyNever,
+					Containers: []corev1.Container{{
+						Name:            "dbarena",
+						Image:           spec.Image,
+						ImagePullPolicy: corev1.PullPolicy(spec.PullPolicy),
+						Args:            spec.Args,
+						Env:             env,
+						Resources: corev1.ResourceRequirements{Requests: corev1.ResourceList{
+							corev1.ResourceCPU: cpu, corev1.ResourceMemory: mem}},
+					}},
+					Affinity: &corev1.Affinity{PodAntiAffinity: &corev1.PodAntiAffinity{
+						PreferredDuringSchedulingIgnoredDuringExecution: []corev1.WeightedPodAffinityTerm{{
+							Weight: 100,
+							PodAffinityTerm: corev1.PodAffinityTerm{
+								LabelSelector: &metav1.LabelSelector{MatchLabels: map[string]string{LabelRun: spec.RunKey}},
+								TopologyKey:   "kubernetes.io/hostname",
+							},
+						}},
+					}},
+				},
+			},
+		},
+	}
+	return job, nil
+}
+
+// Marshal writes job as YAML.
+func Marshal(job *batchv1.Job) ([]byte, error) {
+	b, err := yaml.Marshal(job)
+	if err != nil {
+		return nil, fmt.Errorf("render job: %w", err)
+	}
+	return b, nil
+}

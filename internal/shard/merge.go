@@ -1,0 +1,367 @@
+package shard
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"maps"
+	"math"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/dbarena/dbarena/internal/hist"
+	"github.com/dbarena/dbarena/internal/store"
+	"github.com/dbarena/dbarena/internal/summary"
+)
+
+// Tags a shard's own run carries, so that its sharded run finds it.
+const (
+	TagRun   = "shard_of"
+	TagIndex = "shard"
+)
+
+// Reader is the part of the results store Load reads.
+type Reader interface {
+	ShardRun(ctx context.Context, key string) (*store.ShardRun, error)
+	List(ctx context.Context, f store.Filter) ([]store.RunRow, error)
+	Run(ctx context.Context, id int64) (*summary.Run, error)
+}
+
+// Load reads sharded run key from the store and merges its shards. A
+// shard's newest stored run counts (a restarted pod's). The error wraps
+// store.ErrNotFound when there is no such sharded run.
+func Load(ctx context.Context, st Reader, key string) (*summary.Run, error) {
+	br, err := st.ShardRun(ctx, key)
+	if err != nil {
+		return nil, err
+	}
+	rows, err := st.List(ctx, store.Filter{Tags: map[string]string{TagRun: key}})
+	if err != nil {
+		return nil, err
+	}
+	runs := map[int]*summary.Run{}
+	for _, r := range rows { // newest first
+		i, err := strconv.Atoi(r.Tags[TagIndex])
+		if err != nil || runs[i] != nil || i < 0 || i >= br.Count {
+			continue
+		}
+		run, err := st.Run(ctx, r.ID)
+		if err != nil {
+			return nil, err
+		}
+		runs[i] = run
+	}
+	return Merge(br, runs)
+}
+
+// merged reports whether a shard's run counts in the merged figures: it
+// ran to its end (complete, or degraded by outages of the target).
+func merged(status string) bool {
+	return status == summary.StatusComplete || status == summary.StatusDegraded
+}
+
+// Merge merges the stored runs of a sharded run's shards (by index) into
+// one run, as if one machine had done the work: totals summed, latency
+// histograms added bucket by bucket (so percentiles are those of every
+// event, never averaged), intervals aligned by the common start, and each
+// shard's own figures in Shards. Only shards that ran to their end are
+// merged; a shard that failed, was interrupted, died (aborted) or never
+// stored a run is listed with its status and makes the run degraded
+// (failed when none ran to its end; running while one still runs).
+func Merge(br *store.ShardRun, runs map[int]*summary.Run) (*summary.Run, error) {
+	if br == nil || br.Count < 1 {
+		return nil, errors.New("merge shards: no sharded run")
+	}
+	skew := map[int]float64{}
+	host := map[int]string{}
+	for _, m := range br.Members {
+		skew[m.Index], host[m.Index] = m.SkewMS, m.Host
+	}
+	var base *summary.Run
+	for i := range br.Count {
+		if r := runs[i]; r != nil && (base == nil || merged(r.Status) && !merged(base.Status)) {
+			base = r
+		}
+	}
+	out := &summary.Run{Schema: summary.Schema, RunKey: br.Key, Params: map[string]any{}, Tags: map[string]string{}}
+	if base != nil {
+		out.Workload, out.Target, out.Params = base.Workload, base.Target, base.Params
+		out.Dbarena, out.Plan, out.WarmupS = base.Dbarena, base.Plan, base.WarmupS
+		out.Host = base.Host
+		out.Host.Storage = nil
+		for k, v := range base.Tags {
+			if k != TagIndex {
+				out.Tags[k] = v
+			}
+		}
+	}
+	out.Tags[TagRun] = br.Key
+
+	total := hist.New()
+	types := map[string]*hist.Histogram{}
+	typesExact := true
+	var ivs intervalHists
+	var (
+		included, running, bad []int
+		minSkew                = math.Inf(1)
+		end                    float64
+	)
+	for i := range br.Count {
+		sh := summary.Shard{Index: i, Count: br.Count, Host: host[i], StartSkewMS: skew[i], Status: "missing"}
+		r := runs[i]
+		if r == nil {
+			bad = append(bad, i)
+			out.Shards = append(out.Shards, sh)
+			continue
+		}
+		totals, lat := r.Totals, r.LatencyMS
+		sh.Run, sh.Status, sh.Error, sh.Threads = r.ID, r.Status, r.Error, r.Threads
+		sh.DurationS, sh.Totals, sh.TPS, sh.LatencyMS = r.DurationS, &totals, r.Throughput.TPS, &lat
+		if sh.Host == "" {
+			sh.Host = r.Host.Hostname
+		}
+		out.Shards = append(out.Shards, sh)
+		if out.StartedAt.IsZero() || r.StartedAt.Before(out.StartedAt) {
+			out.StartedAt = r.StartedAt
+		}
+		if r.EndedAt.After(out.EndedAt) {
+			out.EndedAt = r.EndedAt
+		}
+		switch {
+		case r.Status == summary.StatusRunning:
+			running = append(running, i)
+			continue
+		case !merged(r.Status):
+			bad = append(bad, i)
+			continue
+		}
+		included = append(included, i)
+		if r.Histogram != "" {
+			h, err := hist.Decode(r.Histogram)
+			if err != nil {
+				return nil, fmt.Errorf("merge shard %d (run %d): %w", i, r.ID, err)
+			}
+			total.Merge(h)
+		}
+		for name, enc := range r.TypeHistograms {
+			h, err := hist.Decode(enc)
+			if err != nil {
+				return nil, fmt.Errorf("merge shard %d (run %d) %s: %w", i, r.ID, name, err)
+			}
+			if types[name] == nil {
+				types[name] = hist.New()
+			}
+			types[name].Merge(h)
+		}
+		if len(r.PerType) > 0 && len(r.TypeHistograms) == 0 {
+			typesExact = false
+		}
+		addRun(out, r)
+		if err := ivs.add(r); err != nil {
+			return nil, fmt.Errorf("merge shard %d (run %d): %w", i, r.ID, err)
+		}
+		minSkew = min(minSkew, skew[i])
+		end = max(end, skew[i]/1000+r.DurationS)
+	}
+	if len(included) > 0 {
+		out.DurationS = end - minSkew/1000
+		out.UptimeS = out.DurationS
+		if out.DurationS > 0 {
+			out.Throughput.TPS = float64(out.Totals.Events) / out.DurationS
+			out.Throughput.QPS = float64(out.Totals.Queries.Total) / out.DurationS
+		}
+		out.LatencyMS = total.Latency()
+		if s, err := total.Encode(); err == nil {
+			out.Histogram = s
+		}
+		for name, t := range out.PerType {
+			if h := types[name]; h != nil && typesExact {
+				t.LatencyMS = h.Latency()
+			} else {
+				t.LatencyMS = summary.Latency{}
+			}
+			out.PerType[name] = t
+		}
+		if !typesExact {
+			out.Notes = append(out.Notes, "per-type latencies are not merged: a shard stored no per-type histograms")
+		}
+		if out.TpmC != nil && out.DurationS > 0 {
+			// tpmC counts New-Orders a minute: the shards' New-Orders
+			// (tpmC times minutes) over the merged minutes.
+			tpmc := *out.TpmC / out.DurationS
+			out.TpmC = &tpmc
+		}
+	}
+	switch {
+	case len(running) > 0 && len(bad) == 0:
+		out.Status = summary.StatusRunning
+	case len(included) == 0:
+		out.Status = summary.StatusFailed
+		out.Error = fmt.Sprintf("no shard of %d ran to its end", br.Count)
+	case len(bad) > 0 || len(running) > 0:
+		out.Status = summary.StatusDegraded
+		var parts []string
+		for _, i := range append(slices.Clone(bad), running...) {
+			parts = append(parts, fmt.Sprintf("shard %d %s", i, out.Shards[i].Status))
+		}
+		out.Notes = append(out.Notes, fmt.Sprintf("%s: the figures are those of shards %s only",
+			strings.Join(parts, ", "), formatInts(included)))
+	default:
+		out.Status = summary.StatusComplete
+		for _, i := range included {
+			if runs[i].Status == summary.StatusDegraded {
+				out.Status = summary.StatusDegraded
+			}
+		}
+	}
+	note := fmt.Sprintf("merged from %d shards; start skew up to %.1f ms", br.Count, maxSkew(out.Shards))
+	if !ivs.apply(out.Intervals) {
+		note += "; interval p95 is the largest of the shards' (an upper bound: a shard stored no interval histograms)"
+	}
+	out.Notes = append(out.Notes, note)
+	return out, nil
+}
+
+// intervalHists merges the shards' interval histograms, by interval.
+type intervalHists struct {
+	h       []*hist.Histogram
+	missing bool // a shard's interval had events but no histogram
+}
+
+func (m *intervalHists) add(r *summary.Run) error {
+	for k, iv := range r.Intervals {
+		for len(m.h) <= k {
+			m.h = append(m.h, hist.New())
+		}
+		if iv.Histogram == "" {
+			m.missing = m.missing || iv.Events > 0
+			continue
+		}
+		h, err := hist.Decode(iv.Histogram)
+		if err != nil {
+			return fmt.Errorf("interval %d: %w", k, err)
+		}
+		m.h[k].Merge(h)
+	}
+	return nil
+}
+
+// apply sets the merged intervals' p95 from the merged histograms, and
+// reports whether it could; the intervals' histograms are dropped.
+func (m *intervalHists) apply(ivs []summary.Interval) bool {
+	for k := range ivs {
+		if !m.missing && k < len(m.h) {
+			ivs[k].P95MS = float64(m.h[k].Quantile(95).Microseconds()) / 1000
+		}
+		ivs[k].Histogram = ""
+	}
+	return !m.missing
+}
+
+func maxSkew(shards []summary.Shard) float64 {
+	m := 0.0
+	for _, s := range shards {
+		m = max(m, s.StartSkewMS)
+	}
+	return m
+}
+
+// addRun adds r's counts, intervals, per-type counts and notes to out.
+func addRun(out *summary.Run, r *summary.Run) {
+	out.Threads += r.Threads
+	out.Rate += r.Rate
+	t, o := &out.Totals, r.Totals
+	t.Events += o.Events
+	t.Queries.Read += o.Queries.Read
+	t.Queries.Write += o.Queries.Write
+	t.Queries.Other += o.Queries.Other
+	t.Queries.Total += o.Queries.Total
+	t.Errors += o.Errors
+	t.Retries += o.Retries
+	t.Reconnects += o.Reconnects
+	t.Late += o.Late
+	t.Dropped += o.Dropped
+	t.Unfinished += o.Unfinished
+	t.Connects += o.Connects
+	t.ConnectErrors += o.ConnectErrors
+	for code, n := range o.ErrorsByCode {
+		if t.ErrorsByCode == nil {
+			t.ErrorsByCode = map[string]int64{}
+		}
+		t.ErrorsByCode[code] += n
+	}
+	for name, pt := range r.PerType {
+		if out.PerType == nil {
+			out.PerType = map[string]summary.Type{}
+		}
+		m := out.PerType[name]
+		m.Count += pt.Count
+		m.Errors += pt.Errors
+		m.Retries += pt.Retries
+		m.Late += pt.Late
+		out.PerType[name] = m
+	}
+	if r.TpmC != nil { // summed as tpmC x seconds until Merge divides
+		v := *r.TpmC * r.DurationS
+		if out.TpmC != nil {
+			v += *out.TpmC
+		}
+		out.TpmC = &v
+	}
+	for name, v := range r.Figures {
+		if strings.HasPrefix(name, "runner.") {
+			continue
+		}
+		if out.Figures == nil {
+			out.Figures = map[string]float64{}
+		}
+		out.Figures[name] += v
+	}
+	for _, n := range r.Notes {
+		if r.Shard != nil {
+			n = fmt.Sprintf("shard %d: %s", r.Shard.Index, n)
+		}
+		if !slices.Contains(out.Notes, n) {
+			out.Notes = append(out.Notes, n)
+		}
+	}
+	for k, iv := range r.Intervals {
+		if k >= len(out.Intervals) {
+			out.Intervals = append(out.Intervals, summary.Interval{})
+		}
+		addInterval(&out.Intervals[k], iv)
+	}
+}
+
+// addInterval adds shard interval o to the merged interval m: both end at
+// the same offset from the common start, up to the shards' skew.
+func addInterval(m *summary.Interval, o summary.Interval) {
+	m.TS = max(m.TS, o.TS)
+	m.Threads += o.Threads
+	m.Events += o.Events
+	m.TPS += o.TPS
+	m.QPS += o.QPS
+	m.ReadQPS += o.ReadQPS
+	m.WriteQPS += o.WriteQPS
+	m.OtherQPS += o.OtherQPS
+	m.P95MS = max(m.P95MS, o.P95MS)
+	m.Errors += o.Errors
+	m.Reconnects += o.Reconnects
+	m.Connects += o.Connects
+	m.ConnectErrors += o.ConnectErrors
+	m.Late += o.Late
+	for _, name := range slices.Sorted(maps.Keys(o.PerType)) {
+		if m.PerType == nil {
+			m.PerType = map[string]summary.IntervalType{}
+		}
+		a, b := m.PerType[name], o.PerType[name]
+		a.Count += b.Count
+		a.Late += b.Late
+		a.Errors += b.Errors
+		a.Retries += b.Retries
+		a.P90MS = max(a.P90MS, b.P90MS)
+		a.MaxMS = max(a.MaxMS, b.MaxMS)
+		m.PerType[name] = a
+	}
+}
