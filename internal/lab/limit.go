@@ -1,7 +1,6 @@
 package lab
 
 import (
-
 	"github.com/dbarena/dbarena/internal/plan"
 	"github.com/dbarena/dbarena/internal/runner"
 	"github.com/dbarena/dbarena/internal/workload"
@@ -37,4 +36,3 @@ func checkDetached(p *plan.Plan, wl plan.Workload, w workload.Workload) []error 
 	}
 	return nil
 }
-
