@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -103,13 +104,17 @@ servers:
   - {name: m2, flavor: mariadb, profile: fast, port: %d, settings: {wait_timeout: 602}}
 workloads:
   - name: http
-    params: {url: '%s/page', reps: 5, timeout: 10}
+    params: {urls: urls.txt, reps: 5, timeout: 10}
 axes:
   threads: [2]
 rounds: 1
 warmup: 0
 report_interval: 1s
-`, port, port, a.url))
+`, port, port))
+	// the URL list beside the plan (relative paths are the plan's)
+	if err := os.WriteFile(filepath.Join(filepath.Dir(path), "urls.txt"), []byte("APP="+a.url+"\n$(APP)/page\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
 	t.Cleanup(func() {
 		for _, name := range []string{"lab-m1", "lab-m2"} {
 			_ = suite.mgr.Remove(context.Background(), name)
