@@ -217,10 +217,11 @@ func (pp planPipeline) Run(ctx context.Context, j lab.Job) (*summary.Run, error)
 	if d, ok := w.(workload.Defaulter); ok && d.RunDefaults().IgnoreErrors {
 		ro.cfg.IgnoreErrors = []string{"all"} // a replay counts its errors and goes on
 	}
+	j.LimitEvents(w, &ro.cfg)
 	if errs := ro.cfg.Validate(); len(errs) > 0 {
 		return nil, errors.Join(errs...)
 	}
-	s, err := execute.Connect(ctx, j.Target, dialect.OpenOptions{MaxConns: j.Threads()})
+	s, err := execute.Connect(ctx, j.Target, dialect.OpenOptions{MaxConns: planConns(w, j.Threads())})
 	if err != nil {
 		return nil, err
 	}

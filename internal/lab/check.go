@@ -49,6 +49,7 @@ func Check(p *plan.Plan, reg *workload.Registry) []error {
 		for _, e := range w.Validate() {
 			errs = append(errs, p.Errorf(wl.Line, "workload %s: %v", wl.Name, e))
 		}
+		errs = append(errs, checkDetached(p, wl, w)...)
 	}
 	return errs
 }

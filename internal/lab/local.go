@@ -19,9 +19,11 @@ type Local struct {
 
 var _ Sandboxes = Local{}
 
-// Start starts the sandbox of Spec(name, s, settings).
+// Start starts the sandbox of Spec(name, s, settings), with the password
+// of the other sandboxes on its fixed port if any.
 func (l Local) Start(ctx context.Context, name string, s plan.Server, settings []plan.Param) (target.Target, string, error) {
 	spec := Spec(name, s, settings)
+	spec.Password = portPassword(l.Manager, name, s.Port)
 	switch {
 	case s.Server != "":
 		e, err := l.Catalog.Get(s.Server)

@@ -193,9 +193,9 @@ func validPort(key, v *yaml.Node, bad badFunc) int {
 }
 
 // pathParams are the workload parameters that name files (the script
-// workload's file and create): relative ones are taken from the plan
+// workload's file and create, http's urls): relative ones are taken from the plan
 // file's directory, as data dumps are.
-var pathParams = map[string]bool{"file": true, "create": true}
+var pathParams = map[string]bool{"file": true, "create": true, "urls": true}
 
 // resolvePaths makes the plan's relative file paths (data dumps, file and
 // create parameters and axes) relative to the plan file's directory.
