@@ -59,7 +59,7 @@ func (f *loadFlags) flags(fs *pflag.FlagSet) {
 	fs.StringVar(&f.engineMap, "engine-map", "", "engine renames for mixed dumps, e.g. MyISAM=Aria,MEMORY=InnoDB")
 	fs.StringVar(&f.tableOpts, "table-options", "", `table options added after the engine of every CREATE TABLE, e.g. "TRANSACTIONAL=1 PAGE_CHECKSUM=1"`)
 	fs.BoolVar(&f.keepDefiners, "keep-definers", false, "keep DEFINER= of triggers, views and routines (default: the loading account becomes the definer)")
-	fs.BoolVar(&f.deferIndexes, "defer-indexes", false, "MySQL family: create plain secondary indexes after the data (one ALTER TABLE per table, tables in parallel)")
+	fs.BoolVar(&f.deferIndexes, "defer-indexes", true, "MySQL family: create plain secondary indexes after the data (one ALTER TABLE per table, tables in parallel); --defer-indexes=false keeps them in CREATE TABLE")
 	fs.IntVar(&f.threads, "threads", 4, "data connections loading in parallel")
 	fs.BoolVar(&f.continueOnError, "continue-on-error", false, "count and list failing statements and go on")
 	fs.BoolVar(&f.noChecksum, "no-checksum", false, "skip the per-table content checksums after the load (rows and sizes are still read)")
