@@ -40,7 +40,8 @@ const loadShownErrors = 10
 type loadFlags struct {
 	target, sandbox, database    string
 	engine, engineMap, tableOpts string
-	keepDefiners, deferIndexes   bool
+	keepDefiners                 bool
+	deferIndexes                 string
 	threads                      int
 	continueOnError              bool
 	noChecksum                   bool
@@ -59,7 +60,7 @@ func (f *loadFlags) flags(fs *pflag.FlagSet) {
 	fs.StringVar(&f.engineMap, "engine-map", "", "engine renames for mixed dumps, e.g. MyISAM=Aria,MEMORY=InnoDB")
 	fs.StringVar(&f.tableOpts, "table-options", "", `table options added after the engine of every CREATE TABLE, e.g. "TRANSACTIONAL=1 PAGE_CHECKSUM=1"`)
 	fs.BoolVar(&f.keepDefiners, "keep-definers", false, "keep DEFINER= of triggers, views and routines (default: the loading account becomes the definer)")
-	fs.BoolVar(&f.deferIndexes, "defer-indexes", false, "MySQL family: create plain secondary indexes after the data (one ALTER TABLE per table, tables in parallel)")
+	fs.StringVar(&f.deferIndexes, "defer-indexes", "on", "MySQL family: create plain secondary indexes after the data (one ALTER TABLE per table, tables in parallel): on, off, or auto (only when the dump is larger than the InnoDB buffer pool)")
 	fs.IntVar(&f.threads, "threads", 4, "data connections loading in parallel")
 	fs.BoolVar(&f.continueOnError, "continue-on-error", false, "count and list failing statements and go on")
 	fs.BoolVar(&f.noChecksum, "no-checksum", false, "skip the per-table content checksums after the load (rows and sizes are still read)")
@@ -140,6 +141,9 @@ func (a *App) loadCmd(ctx context.Context, args []string) error {
 	if err := checkEngines(ctx, s, &f, o.Rewrite); err != nil {
 		return err
 	}
+	if f.deferIndexes == "auto" && s.Target.Family() == target.MySQL {
+		o.DeferIndexes = deferAuto(ctx, s, d.Size)
+	}
 	ctx, stop := a.Interrupts(ctx)
 	defer stop()
 	pp := &loadProgress{w: a.Stderr}
@@ -188,12 +192,17 @@ func (a *App) loadCmd(ctx context.Context, args []string) error {
 // options turns the flags into load options; errors name the flag.
 func (f *loadFlags) options(files []string) (load.Options, error) {
 	o := load.Options{Files: files, Database: f.database, Threads: f.threads, ContinueOnError: f.continueOnError,
-		NoChecksum: f.noChecksum, DeferIndexes: f.deferIndexes}
+		NoChecksum: f.noChecksum, DeferIndexes: f.deferIndexes == "on"}
 	if len(files) == 0 {
 		return o, usagef("no dump given: dbarena load FILE... (see dbarena load --help)")
 	}
 	if f.threads < 1 {
 		return o, usagef("--threads must be at least 1")
+	}
+	switch f.deferIndexes {
+	case "on", "off", "auto":
+	default:
+		return o, usagef("--defer-indexes %q: want on, off or auto", f.deferIndexes)
 	}
 	if f.progress <= 0 {
 		return o, usagef("--progress-interval must be positive")
@@ -245,6 +254,18 @@ func checkEngines(ctx context.Context, s *execute.Session, f *loadFlags, rw dump
 		return usagef("--engine-map: the server has no engine %s (it has %s)", m, strings.Join(have, ", "))
 	}
 	return nil
+}
+
+// deferAuto defers secondary indexes when the dump is larger than the
+// InnoDB buffer pool, where maintaining them row by row means random I/O
+// (170 MB dump: 73 s deferred against 115 s with a 128 MB buffer pool; with
+// 1 GB the gain was smaller, 44 s against 50 s).
+func deferAuto(ctx context.Context, s *execute.Session, size int64) bool {
+	var pool int64
+	if err := s.DB.QueryRowContext(ctx, "SELECT @@innodb_buffer_pool_size").Scan(&pool); err != nil {
+		return false
+	}
+	return size > pool
 }
 
 // loadProgress prints progress lines.

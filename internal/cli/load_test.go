@@ -78,6 +78,9 @@ func TestLoadCommand(t *testing.T) {
 	if u := dbarena(t, "load", unterminated); u.code != 2 || !strings.Contains(u.stderr, "unterminated.sql:1") {
 		t.Errorf("unterminated string: exit %d, stderr %q", u.code, u.stderr)
 	}
+	if d := dbarena(t, "load", dumpFile, "--defer-indexes", "maybe"); d.code != 2 || !strings.Contains(d.stderr, "--defer-indexes") {
+		t.Errorf("bad --defer-indexes: exit %d, stderr %q", d.code, d.stderr)
+	}
 	if n := dbarena(t, "load"); n.code != 2 {
 		t.Errorf("no file: exit %d", n.code)
 	}

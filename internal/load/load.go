@@ -92,10 +92,12 @@ type Result struct {
 	StartedAt time.Time `json:"started_at"`
 	EndedAt   time.Time `json:"ended_at"`
 	// Duration is the load itself (without the per-table figures).
-	Duration   time.Duration `json:"duration_ns"`
-	Bytes      int64         `json:"bytes"`
-	Statements int64         `json:"statements"`
-	Rows       int64         `json:"rows"`
+	Duration time.Duration `json:"duration_ns"`
+	// DurationS is Duration in seconds.
+	DurationS  float64 `json:"duration_s"`
+	Bytes      int64   `json:"bytes"`
+	Statements int64   `json:"statements"`
+	Rows       int64   `json:"rows"`
 	// Tables are per-table figures, in load order.
 	Tables []Table `json:"tables"`
 	// ErrorCount counts failed statements (--continue-on-error); Errors
@@ -194,6 +196,7 @@ func Load(ctx context.Context, env workload.Env, o Options) (*Result, error) {
 	err = l.run(ctx)
 	l.res.EndedAt = time.Now().UTC()
 	l.res.Duration = l.res.EndedAt.Sub(l.res.StartedAt)
+	l.res.DurationS = l.res.Duration.Seconds()
 	l.res.Bytes = l.counter.Load()
 	l.res.Statements = l.statements.Load()
 	l.res.Rows = l.rows.Load()
