@@ -161,3 +161,75 @@ func TestEndToEndMariaDBPerfSchema(t *testing.T) {
 	orig["Com_select"] -= orig["Com_stmt_execute"]
 	sameCounts(t, orig, got, "Com_insert", "Com_create_table", "Com_begin", "Com_commit", "Com_set_option", "Com_select")
 }
+
+// dbInserted reads pg_stat_database's tup_inserted of db (catalog rows
+// included) once it is stable: sessions flush their statistics as they end.
+func dbInserted(t *testing.T, env workload.Env, db string) int64 {
+	t.Helper()
+	c, err := env.Dialect.Open(env.Target, dialectOpts())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	ctx := context.Background()
+	conn, err := c.Conn(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	var n, prev int64 = 0, -1
+	for deadline := time.Now().Add(20 * time.Second); time.Now().Before(deadline); time.Sleep(200 * time.Millisecond) {
+		if _, err := conn.ExecContext(ctx, "SELECT pg_stat_clear_snapshot()"); err != nil {
+			t.Fatal(err)
+		}
+		if err := conn.QueryRowContext(ctx, "SELECT tup_inserted FROM pg_stat_database WHERE datname = $1", db).Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		if n == prev {
+			return n
+		}
+		prev = n
+	}
+	return n
+}
+
+// TestEndToEndPostgresStderr: the test client's traffic, captured by
+// PostgreSQL in its stderr log (log_line_prefix "%m [%p] %q%u@%d", the
+// process id as the session), converted and replayed into an empty
+// database gives the same table and database statistics as the original.
+func TestEndToEndPostgresStderr(t *testing.T) {
+	sb, env, logs := logEnv(t, target.FlavorPostgres)
+	before := dbInserted(t, env, sb.Target.Database)
+	capturetest.Traffic(t, sb.Target, e2eSessions)
+	capturetest.WaitFor(t, logs.Stderr, capturetest.Marker(e2eSessions, 9))
+	capturetest.WaitCount(t, logs.Stderr, "user="+sb.Target.User+" database="+sb.Target.Database+" host=", e2eSessions+1)
+	file := filepath.Join(t.TempDir(), "stderr.capture")
+	o := convert.Options{From: convert.PGStderr, LogLinePrefix: capturetest.PostgresPrefix, Filter: capture.Filter{Users: []string{sb.Target.User}}}
+	if _, err := convert.ToFile([]string{logs.Stderr}, o, file); err != nil {
+		t.Fatal(err)
+	}
+	orig := tableCounts(t, env, sb.Target.Database)
+	origIns := dbInserted(t, env, sb.Target.Database) - before
+	createDB(t, sb, env, "e2e_stderr")
+	run, res := replayRun(t, env, file, "--speed", "max", "--db", "e2e_stderr")
+	if res.Errors != 0 {
+		for _, ty := range run.PerType {
+			if ty.Errors > 0 {
+				t.Logf("%v: %s", ty.ErrorsByCode, ty.Examples)
+			}
+		}
+		t.Fatalf("errors %v", res.ErrorsByCode)
+	}
+	if got := tableCounts(t, env, "e2e_stderr"); got != orig {
+		t.Errorf("pg_stat_user_tables of cap_t after the replay %v, original %v (rows inserted, scans)", got, orig)
+	}
+	if got := dbInserted(t, env, "e2e_stderr"); got != origIns || got == 0 {
+		t.Errorf("pg_stat_database tup_inserted: replay %d, original %d", got, origIns)
+	}
+	if ty := fpByText(t, run, "select count (*) from cap_t"); ty.Count != e2eSessions {
+		t.Errorf("SELECT COUNT(*): %+v", ty)
+	}
+	if ty := fpByText(t, run, "insert into cap_t"); ty.Count != e2eSessions+1 {
+		t.Errorf("INSERT: %+v", ty)
+	}
+}
