@@ -161,7 +161,9 @@ func TestEndToEndMariaDB(t *testing.T) {
 	}
 	createDB(t, sb, env, "e2e_replay")
 	start := counters()
-	_, res := replayRun(t, env, file, "--speed", "max", "--db", "e2e_replay")
+	// One connection: the general log's whole seconds cannot always order
+	// a Quit and the next session's Connect.
+	_, res := replayRun(t, env, file, append(sequential, "--db", "e2e_replay")...)
 	end := counters()
 	if res.Errors != 0 {
 		t.Fatalf("errors %v", res.ErrorsByCode)
