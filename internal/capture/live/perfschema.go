@@ -99,19 +99,21 @@ func capturePerfSchema(ctx context.Context, o Options, w io.Writer) (res convert
 	p := &psReader{conn: conn, self: selfThread, base: base, seen: map[int64]int64{}, threads: map[int64]psThread{}}
 	c := convert.NewCollector(o.Filter, &res.Stats)
 	in := &capture.Input{Name: "performance_schema", Stats: &res.Stats}
+	// The first poll marks where each thread is; the window opens after
+	// it (announcing it before would lose what ran in between).
+	if err := p.poll(ctx, in, c, true); err != nil {
+		return res, err
+	}
 	o.notify("performance_schema statement history on for %s", o.Duration)
 	deadline := time.Now().Add(o.Duration)
-	for first := true; ; first = false {
-		if err := p.poll(ctx, in, c, first); err != nil {
+	for time.Now().Before(deadline) && ctx.Err() == nil {
+		wait(ctx, pollEvery)
+		if err := p.poll(ctx, in, c, false); err != nil {
 			if ctx.Err() != nil {
 				break
 			}
 			return res, err
 		}
-		if time.Now().After(deadline) || ctx.Err() != nil {
-			break
-		}
-		wait(ctx, pollEvery)
 	}
 	rctx, cancel := context.WithTimeout(context.Background(), restoreTimeout)
 	defer cancel()

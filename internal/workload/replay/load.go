@@ -221,7 +221,10 @@ func assign(sessions []*session, fold int) []*slot {
 			best = len(slots) - 1
 		}
 		slots[best].sessions = append(slots[best].sessions, s)
-		free[best] = s.end + 1
+		// A session starting at the very time another ended follows it:
+		// with a log's millisecond times the next session often starts in
+		// the tick its predecessor quit, and may depend on what it did.
+		free[best] = s.end
 	}
 	return slots
 }
