@@ -3,6 +3,7 @@ package tpcc
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"math"
 	"time"
 
@@ -76,8 +77,11 @@ var (
 // its own deck. Its home warehouse is drawn per transaction, or fixed with
 // Config.BindWarehouse.
 type worker struct {
-	wl   *Workload
-	conn *sql.Conn
+	wl *Workload
+	x  executor
+	// conn is the connection the worker owns (workload.Dialer), closed
+	// with it; nil when the runner owns it.
+	conn interface{ Close() error }
 	info *runInfo
 	// classify tells a conflict the runner retries from other errors.
 	classify func(error) dialect.Class
@@ -101,6 +105,13 @@ type worker struct {
 	// live is the runner's context of the current event.
 	live context.Context
 	st   *stmts
+	// row's state: the callback of the first row and the rows seen.
+	rowFn   func(row) error
+	rows    int
+	firstCB func(row) error // w.firstRow
+	// Row callbacks of New-Order, made once (method values allocate).
+	itemCB, stockCB func(row) error
+	stockDist       int // the district whose S_DIST_xx stockRow keeps
 	// scratch
 	items  []orderItem
 	args   []any
@@ -119,12 +130,21 @@ func (wl *Workload) NewWorker(ctx context.Context, env workload.Env, conn *sql.C
 	if err != nil {
 		return nil, err
 	}
-	st, err := prepareStmts(ctx, conn, wl.texts(env.Dialect))
+	w, err := wl.newWorker(ctx, env, &sqlExecutor{conn: conn}, info, id, seed)
+	if err != nil {
+		return nil, err
+	}
+	return w, nil
+}
+
+// newWorker prepares a terminal's statements on x.
+func (wl *Workload) newWorker(ctx context.Context, env workload.Env, x executor, info *runInfo, id int, seed int64) (*worker, error) {
+	st, err := prepareStmts(ctx, x, wl.texts(env.Dialect))
 	if err != nil {
 		return nil, err
 	}
 	w := &worker{
-		wl: wl, conn: conn, info: info, st: st,
+		wl: wl, x: x, info: info, st: st,
 		classify:   env.Dialect.Classify,
 		r:          newRNG(uint64(seed), 0x7e),
 		bound:      wl.cfg.BindWarehouse,
@@ -137,6 +157,7 @@ func (wl *Workload) NewWorker(ctx context.Context, env workload.Env, conn *sql.C
 		stock:      make(stockRows, 0, maxLines),
 	}
 	w.pos = len(w.deck)
+	w.firstCB, w.itemCB, w.stockCB = w.firstRow, w.itemRow, w.stockRow
 	return w, nil
 }
 
@@ -260,8 +281,20 @@ func (w *worker) pause(ctx context.Context, ev *workload.Event, d time.Duration)
 	return nil
 }
 
-// Close implements workload.Worker.
-func (w *worker) Close() error { return w.st.close() }
+// Close implements workload.Worker: it closes the prepared statements,
+// and the connection if the worker owns it.
+func (w *worker) Close() error {
+	err := w.st.close()
+	if w.conn != nil {
+		err = errors.Join(err, w.conn.Close())
+		w.conn = nil
+	}
+	return err
+}
+
+// Rollback implements workload.Rollbacker: it ends the transaction a
+// failed event left open on the worker's own connection.
+func (w *worker) Rollback(ctx context.Context) error { return w.x.run(ctx, "ROLLBACK") }
 
 // otherWarehouse returns a random warehouse other than the home one, or the
 // home one when there is no other.
@@ -293,8 +326,7 @@ func (w *worker) begin(ctx context.Context, ev *workload.Event) error {
 		return err
 	}
 	ev.Queries.Other++
-	_, err := w.conn.ExecContext(ctx, "BEGIN")
-	return err
+	return w.x.run(ctx, "BEGIN")
 }
 
 func (w *worker) commit(ctx context.Context, ev *workload.Event) error {
@@ -302,45 +334,74 @@ func (w *worker) commit(ctx context.Context, ev *workload.Event) error {
 		return err
 	}
 	ev.Queries.Other++
-	_, err := w.conn.ExecContext(ctx, "COMMIT")
-	return err
+	return w.x.run(ctx, "COMMIT")
 }
 
 func (w *worker) rollback(ctx context.Context, ev *workload.Event) error {
 	ev.Queries.Other++
-	_, err := w.conn.ExecContext(ctx, "ROLLBACK")
+	return w.x.run(ctx, "ROLLBACK")
+}
+
+func (w *worker) exec(ctx context.Context, ev *workload.Event, st stmt, args ...any) error {
+	if err := w.live.Err(); err != nil {
+		return err
+	}
+	ev.Queries.Write++
+	return st.exec(ctx, args)
+}
+
+// query calls fn for each row.
+func (w *worker) query(ctx context.Context, ev *workload.Event, st stmt, fn func(row) error, args ...any) error {
+	if err := w.live.Err(); err != nil {
+		return err
+	}
+	ev.Queries.Read++
+	return st.query(ctx, args, fn)
+}
+
+// row calls fn for the first row; no row is errNoRows.
+func (w *worker) row(ctx context.Context, ev *workload.Event, st stmt, fn func(row) error, args ...any) error {
+	w.rowFn, w.rows = fn, 0
+	err := w.query(ctx, ev, st, w.firstCB, args...)
+	w.rowFn = nil
+	if err == nil && w.rows == 0 {
+		return errNoRows
+	}
 	return err
 }
 
-func (w *worker) exec(ctx context.Context, ev *workload.Event, st *sql.Stmt, args ...any) (sql.Result, error) {
-	if err := w.live.Err(); err != nil {
-		return nil, err
+// firstRow hands the first row of a query to w.rowFn (a method value made
+// once: row allocates no closure of its own).
+func (w *worker) firstRow(r row) error {
+	w.rows++
+	if w.rows > 1 {
+		return nil
 	}
-	ev.Queries.Write++
-	return st.ExecContext(ctx, args...)
+	return w.rowFn(r)
 }
 
-// scanner is a *sql.Row, or the error that kept the query from being sent.
-type scanner interface{ Scan(dest ...any) error }
-
-type errRow struct{ err error }
-
-func (e errRow) Scan(...any) error { return e.err }
-
-func (w *worker) row(ctx context.Context, ev *workload.Event, st *sql.Stmt, args ...any) scanner {
-	if err := w.live.Err(); err != nil {
-		return errRow{err}
-	}
-	ev.Queries.Read++
-	return st.QueryRowContext(ctx, args...)
+// cols reads a row's numbers with one error check at the end.
+type cols struct {
+	r   row
+	err error
 }
 
-func (w *worker) query(ctx context.Context, ev *workload.Event, st *sql.Stmt, args ...any) (*sql.Rows, error) {
-	if err := w.live.Err(); err != nil {
-		return nil, err
+func (c *cols) int(i int) int { return int(c.int64(i)) }
+
+func (c *cols) int64(i int) int64 {
+	v, err := c.r.Int64(i)
+	if err != nil && c.err == nil {
+		c.err = err
 	}
-	ev.Queries.Read++
-	return st.QueryContext(ctx, args...)
+	return v
+}
+
+func (c *cols) float(i int) float64 {
+	v, err := c.r.Float64(i)
+	if err != nil && c.err == nil {
+		c.err = err
+	}
+	return v
 }
 
 // cents parses a decimal read from the server into cents.

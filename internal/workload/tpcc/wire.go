@@ -1,0 +1,117 @@
+package tpcc
+
+import (
+	"context"
+	"errors"
+
+	"github.com/dbarena/dbarena/internal/dialect"
+	"github.com/dbarena/dbarena/internal/mysqlwire"
+	"github.com/dbarena/dbarena/internal/workload"
+)
+
+var (
+	_ workload.Dialer     = (*Workload)(nil)
+	_ workload.Rollbacker = (*worker)(nil)
+	_ executor            = (*myExecutor)(nil)
+)
+
+// OwnsConns implements workload.Dialer: with --client auto, terminals talk
+// to the server through a lean wire client where the target allows it.
+func (wl *Workload) OwnsConns(env workload.Env) bool {
+	if wl.cfg.Client != ClientAuto {
+		return false
+	}
+	md, ok := env.Dialect.(dialect.MySQLDialect)
+	return ok && md.WireSupported(env.Target)
+}
+
+// DialWorker implements workload.Dialer. A server that asks for an
+// authentication method the wire client does not speak gets a
+// database/sql connection of the terminal's own instead.
+func (wl *Workload) DialWorker(ctx context.Context, env workload.Env, id int, seed int64) (workload.Worker, error) {
+	info, err := wl.poolInfo(ctx, env, seed-int64(id))
+	if err != nil {
+		return nil, err
+	}
+	var x executor
+	var conn interface{ Close() error }
+	md := env.Dialect.(dialect.MySQLDialect)
+	wc, err := md.DialWire(ctx, env.Target, dialect.OpenOptions{Sockets: env.Sockets})
+	switch {
+	case err == nil:
+		x, conn = &myExecutor{conn: wc}, wc
+	case errors.Is(err, mysqlwire.ErrUnsupportedAuth):
+		sc, err := env.DB.Conn(ctx)
+		if err != nil {
+			return nil, err
+		}
+		x, conn = &sqlExecutor{conn: sc}, sc
+	default:
+		return nil, err
+	}
+	w, err := wl.newWorker(ctx, env, x, info, id, seed)
+	if err != nil {
+		_ = conn.Close()
+		return nil, err
+	}
+	w.conn = conn
+	return w, nil
+}
+
+// poolInfo reads the run's shared parameters (Workload.info) on a
+// connection of the pool, given back at once.
+func (wl *Workload) poolInfo(ctx context.Context, env workload.Env, runSeed int64) (*runInfo, error) {
+	wl.mu.Lock()
+	ri := wl.runInfo
+	wl.mu.Unlock()
+	if ri != nil {
+		return ri, nil
+	}
+	conn, err := env.DB.Conn(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer conn.Close()
+	return wl.info(ctx, env, conn, runSeed)
+}
+
+// myExecutor runs statements on a mysqlwire connection.
+type myExecutor struct{ conn *mysqlwire.Conn }
+
+func (x *myExecutor) prepare(_ context.Context, text string) (stmt, error) {
+	st, err := x.conn.Prepare(text)
+	if err != nil {
+		return nil, err
+	}
+	s := &myStmt{st: st}
+	s.cb = s.call
+	return s, nil
+}
+
+func (x *myExecutor) run(_ context.Context, text string) error {
+	_, err := x.conn.Exec(text, nil)
+	return err
+}
+
+// myStmt is a mysqlwire prepared statement.
+type myStmt struct {
+	st *mysqlwire.Stmt
+	fn func(row) error            // the callback of the query in flight
+	cb func(*mysqlwire.Row) error // s.call, made once
+}
+
+func (s *myStmt) call(r *mysqlwire.Row) error { return s.fn(r) }
+
+func (s *myStmt) exec(_ context.Context, args []any) error {
+	_, err := s.st.Exec(args)
+	return err
+}
+
+func (s *myStmt) query(_ context.Context, args []any, fn func(row) error) error {
+	s.fn = fn
+	err := s.st.QueryFunc(args, s.cb)
+	s.fn = nil
+	return err
+}
+
+func (s *myStmt) close() error { return s.st.Close() }
