@@ -13,6 +13,7 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/stdlib"
 
+	"github.com/dbarena/dbarena/internal/pgwire"
 	"github.com/dbarena/dbarena/internal/target"
 )
 
@@ -100,21 +101,29 @@ func (PostgresDialect) Classify(err error) Class {
 	if err == nil {
 		return Class{Kind: None}
 	}
+	code := ""
 	var pe *pgconn.PgError
-	if errors.As(err, &pe) {
+	var we *pgwire.Error
+	switch {
+	case errors.As(err, &pe):
+		code = pe.Code
+	case errors.As(err, &we):
+		code = we.Code
+	}
+	if code != "" {
 		switch {
 		// 23505 too, as sysbench's pgsql driver does: under read committed
 		// a delete-then-insert of the same id by two transactions ends in
 		// a unique violation that a retry resolves.
-		case pe.Code == "40P01", pe.Code == "40001", pe.Code == "55P03", pe.Code == "23505":
-			return Class{Kind: Retry, Code: pe.Code}
-		case strings.HasPrefix(pe.Code, "08"), pe.Code == "57P01", pe.Code == "57P02", pe.Code == "57P03":
-			return Class{Kind: ConnLost, Code: pe.Code}
+		case code == "40P01", code == "40001", code == "55P03", code == "23505":
+			return Class{Kind: Retry, Code: code}
+		case strings.HasPrefix(code, "08"), code == "57P01", code == "57P02", code == "57P03":
+			return Class{Kind: ConnLost, Code: code}
 		}
-		return Class{Kind: Fatal, Code: pe.Code}
+		return Class{Kind: Fatal, Code: code}
 	}
 	var ce *pgconn.ConnectError
-	if errors.As(err, &ce) || isConnError(err) || strings.Contains(err.Error(), "conn closed") {
+	if errors.As(err, &ce) || isConnError(err) || errors.Is(err, pgwire.ErrClosed) || strings.Contains(err.Error(), "conn closed") {
 		return Class{Kind: ConnLost, Code: "conn"}
 	}
 	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
