@@ -3,9 +3,11 @@ package tpcc
 import (
 	"context"
 	"errors"
+	"time"
 
 	"github.com/dbarena/dbarena/internal/dialect"
 	"github.com/dbarena/dbarena/internal/mysqlwire"
+	"github.com/dbarena/dbarena/internal/pgwire"
 	"github.com/dbarena/dbarena/internal/workload"
 )
 
@@ -13,6 +15,7 @@ var (
 	_ workload.Dialer     = (*Workload)(nil)
 	_ workload.Rollbacker = (*worker)(nil)
 	_ executor            = (*myExecutor)(nil)
+	_ executor            = (*pgExecutor)(nil)
 )
 
 // OwnsConns implements workload.Dialer: with --client auto, terminals talk
@@ -21,8 +24,13 @@ func (wl *Workload) OwnsConns(env workload.Env) bool {
 	if wl.cfg.Client != ClientAuto {
 		return false
 	}
-	md, ok := env.Dialect.(dialect.MySQLDialect)
-	return ok && md.WireSupported(env.Target)
+	switch d := env.Dialect.(type) {
+	case dialect.MySQLDialect:
+		return d.WireSupported(env.Target)
+	case dialect.PostgresDialect:
+		return d.WireSupported(env.Target)
+	}
+	return false
 }
 
 // DialWorker implements workload.Dialer. A server that asks for an
@@ -35,12 +43,22 @@ func (wl *Workload) DialWorker(ctx context.Context, env workload.Env, id int, se
 	}
 	var x executor
 	var conn interface{ Close() error }
-	md := env.Dialect.(dialect.MySQLDialect)
-	wc, err := md.DialWire(ctx, env.Target, dialect.OpenOptions{Sockets: env.Sockets})
+	opts := dialect.OpenOptions{Sockets: env.Sockets}
+	switch d := env.Dialect.(type) {
+	case dialect.MySQLDialect:
+		var wc *mysqlwire.Conn
+		if wc, err = d.DialWire(ctx, env.Target, opts); err == nil {
+			x, conn = &myExecutor{conn: wc}, wc
+		}
+	case dialect.PostgresDialect:
+		var pc *pgwire.Conn
+		if pc, err = d.DialWire(ctx, env.Target, opts); err == nil {
+			x, conn = &pgExecutor{conn: pc}, pc
+		}
+	}
 	switch {
 	case err == nil:
-		x, conn = &myExecutor{conn: wc}, wc
-	case errors.Is(err, mysqlwire.ErrUnsupportedAuth):
+	case errors.Is(err, mysqlwire.ErrUnsupportedAuth) || errors.Is(err, pgwire.ErrUnsupportedAuth):
 		sc, err := env.DB.Conn(ctx)
 		if err != nil {
 			return nil, err
@@ -115,3 +133,56 @@ func (s *myStmt) query(_ context.Context, args []any, fn func(row) error) error 
 }
 
 func (s *myStmt) close() error { return s.st.Close() }
+
+// pgExecutor runs statements on a pgwire connection.
+type pgExecutor struct{ conn *pgwire.Conn }
+
+func (x *pgExecutor) prepare(_ context.Context, text string) (stmt, error) {
+	st, err := x.conn.Prepare(text)
+	if err != nil {
+		return nil, err
+	}
+	s := &pgStmt{st: st}
+	s.cb = s.call
+	return s, nil
+}
+
+func (x *pgExecutor) run(_ context.Context, text string) error {
+	_, err := x.conn.Exec(text, nil)
+	return err
+}
+
+// pgStmt is a pgwire prepared statement.
+type pgStmt struct {
+	st *pgwire.Stmt
+	fn func(row) error         // the callback of the query in flight
+	cb func(*pgwire.Row) error // s.call, made once
+}
+
+func (s *pgStmt) call(r *pgwire.Row) error { return s.fn(r) }
+
+func (s *pgStmt) exec(_ context.Context, args []any) error {
+	_, err := s.st.Exec(pgArgs(args))
+	return err
+}
+
+func (s *pgStmt) query(_ context.Context, args []any, fn func(row) error) error {
+	s.fn = fn
+	err := s.st.QueryFunc(pgArgs(args), s.cb)
+	s.fn = nil
+	return err
+}
+
+func (s *pgStmt) close() error { return s.st.Close() }
+
+// pgArgs replaces, in place, time.Time arguments, which pgwire does not
+// encode, by their text (the server parses it as the timestamp the
+// parameter is).
+func pgArgs(args []any) []any {
+	for i, a := range args {
+		if t, ok := a.(time.Time); ok {
+			args[i] = t.UTC().Format("2006-01-02 15:04:05.999999")
+		}
+	}
+	return args
+}
