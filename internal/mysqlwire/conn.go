@@ -158,6 +158,9 @@ type Conn struct {
 	rend    int
 	wbuf    []byte // packet being built; 4 header bytes first
 	pkt     []byte // payload of a packet longer than rbuf, reassembled
+	// pipe is the open pipeline, pbuf its queued commands.
+	pipe *Pipeline
+	pbuf []byte
 	// cols, offs and row are the current result set's, reused (QueryFunc).
 	cols    []column
 	offs    []int32

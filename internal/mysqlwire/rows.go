@@ -185,6 +185,9 @@ func binarySize(typ byte) int {
 // binary protocol. An error of fn ends the calls; the rest of the reply is
 // read, and fn's error returned.
 func (s *Stmt) QueryFunc(args []any, fn func(r *Row) error) error {
+	if s.c.pipe != nil {
+		return errInPipeline
+	}
 	if err := s.send(args); err != nil {
 		return err
 	}

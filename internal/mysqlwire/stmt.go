@@ -27,6 +27,9 @@ type Stmt struct {
 
 // Prepare prepares query on the server (COM_STMT_PREPARE).
 func (c *Conn) Prepare(query string) (*Stmt, error) {
+	if c.pipe != nil {
+		return nil, errInPipeline
+	}
 	c.startCommand(comStmtPrepare)
 	c.wbuf = append(c.wbuf, query...)
 	if err := c.writePacket(); err != nil {
@@ -78,9 +81,10 @@ func (s *Stmt) Exec(args []any) (int64, error) {
 	return n, err
 }
 
-// run sends COM_STMT_EXECUTE and reads the reply.
+// run sends COM_STMT_EXECUTE and reads the reply; in a pipeline, it
+// queues the command.
 func (s *Stmt) run(args []any) (int64, bool, error) {
-	if err := s.send(args); err != nil {
+	if err := s.send(args); err != nil || s.c.pipe != nil {
 		return 0, false, err
 	}
 	return s.c.result()
@@ -116,6 +120,9 @@ func (s *Stmt) send(args []any) error {
 			}
 			c.wbuf[typesAt+2*i] = t
 		}
+	}
+	if c.pipe != nil {
+		return c.queue()
 	}
 	return c.writePacket()
 }
@@ -182,6 +189,9 @@ func (s *Stmt) Close() error {
 	if c.stopped() {
 		return nil
 	}
+	if c.pipe != nil {
+		return errInPipeline
+	}
 	c.startCommand(comStmtClose)
 	c.wbuf = binary.LittleEndian.AppendUint32(c.wbuf, s.id)
 	return c.writePacket()
@@ -209,6 +219,9 @@ func (c *Conn) text(query string, args []any) (int64, bool, error) {
 
 // sendText sends COM_QUERY.
 func (c *Conn) sendText(query string, args []any) error {
+	if c.pipe != nil {
+		return errInPipeline
+	}
 	c.startCommand(comQuery)
 	if err := c.interpolate(query, args); err != nil {
 		return err
