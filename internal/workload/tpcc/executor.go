@@ -48,6 +48,14 @@ type stmt interface {
 	close() error
 }
 
+// batcher is an executor that sends several statements in one round trip
+// (--pipeline).
+type batcher interface {
+	// batch sends sts with their args, in order, reads every reply and
+	// returns the first error.
+	batch(sts []stmt, args [][]any) error
+}
+
 // errNoRows is what a single-row query without a row returns.
 var errNoRows = sql.ErrNoRows
 

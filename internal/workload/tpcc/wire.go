@@ -16,6 +16,8 @@ var (
 	_ workload.Rollbacker = (*worker)(nil)
 	_ executor            = (*myExecutor)(nil)
 	_ executor            = (*pgExecutor)(nil)
+	_ batcher             = (*myExecutor)(nil)
+	_ batcher             = (*pgExecutor)(nil)
 )
 
 // OwnsConns implements workload.Dialer: with --client auto, terminals talk
@@ -49,6 +51,14 @@ func (wl *Workload) DialWorker(ctx context.Context, env workload.Env, id int, se
 		var wc *mysqlwire.Conn
 		if wc, err = d.DialWire(ctx, env.Target, opts); err == nil {
 			x, conn = &myExecutor{conn: wc}, wc
+			if wl.cfg.Pipeline {
+				// A deadlock rolls the transaction back; the writes
+				// pipelined after it must not then commit one by one.
+				if _, err = wc.Exec("SET autocommit = 0", nil); err != nil {
+					wc.Close()
+					return nil, err
+				}
+			}
 		}
 	case dialect.PostgresDialect:
 		var pc *pgwire.Conn
@@ -73,6 +83,9 @@ func (wl *Workload) DialWorker(ctx context.Context, env workload.Env, id int, se
 		return nil, err
 	}
 	w.conn = conn
+	if b, ok := x.(batcher); ok && wl.cfg.Pipeline {
+		w.batch = b
+	}
 	return w, nil
 }
 
@@ -109,6 +122,18 @@ func (x *myExecutor) prepare(_ context.Context, text string) (stmt, error) {
 func (x *myExecutor) run(_ context.Context, text string) error {
 	_, err := x.conn.Exec(text, nil)
 	return err
+}
+
+// batch implements batcher with a mysqlwire pipeline.
+func (x *myExecutor) batch(sts []stmt, args [][]any) error {
+	p := x.conn.StartPipeline()
+	for i, st := range sts {
+		if err := p.Exec(st.(*myStmt).st, args[i]); err != nil {
+			_ = p.Sync(nil) // what is queued runs; the caller rolls back
+			return err
+		}
+	}
+	return p.Sync(nil)
 }
 
 // myStmt is a mysqlwire prepared statement.
@@ -150,6 +175,18 @@ func (x *pgExecutor) prepare(_ context.Context, text string) (stmt, error) {
 func (x *pgExecutor) run(_ context.Context, text string) error {
 	_, err := x.conn.Exec(text, nil)
 	return err
+}
+
+// batch implements batcher with a pgwire pipeline.
+func (x *pgExecutor) batch(sts []stmt, args [][]any) error {
+	p := x.conn.StartPipeline()
+	for i, st := range sts {
+		if err := p.Exec(st.(*pgStmt).st, pgArgs(args[i])); err != nil {
+			_ = p.Sync(nil)
+			return err
+		}
+	}
+	return p.Sync(nil)
 }
 
 // pgStmt is a pgwire prepared statement.

@@ -70,3 +70,56 @@ func testClients(t *testing.T, env workload.Env) {
 		t.Fatalf("--client sql mix: %d events, %d errors", res.Events, res.Errors)
 	}
 }
+
+// testPipeline: with --pipeline a terminal holds its writes until the
+// commit, which sends them in one round trip; a rollback drops them; the
+// mix runs clean (TestIntegration checks consistency afterwards).
+func testPipeline(t *testing.T, env workload.Env) {
+	ctx := context.Background()
+	wl := setup(t, "--pipeline")
+	wk, err := wl.DialWorker(ctx, env, 0, 5)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer wk.Close()
+	w := wk.(*worker)
+	if w.batch == nil {
+		t.Fatalf("--pipeline: terminal on %T sends no batches", w.x)
+	}
+	q := "SELECT FLOOR(d_ytd * 100) FROM district WHERE d_w_id = 1 AND d_id = 2"
+	before := scalar(t, env, q)
+	w.live = ctx
+	var ev workload.Event
+	for _, commit := range []bool{false, true} {
+		if err := w.begin(ctx, &ev); err != nil {
+			t.Fatal(err)
+		}
+		for range 2 {
+			if err := w.exec(ctx, &ev, w.st.payDistrictUpd, decimal(150), 1, 2); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if n := w.pending.len(); n != 2 {
+			t.Fatalf("%d writes pending, want 2", n)
+		}
+		if commit {
+			err = w.commit(ctx, &ev)
+		} else {
+			err = w.rollback(ctx, &ev)
+		}
+		if err != nil || w.pending.len() != 0 {
+			t.Fatalf("commit %v: %v, %d writes still pending", commit, err, w.pending.len())
+		}
+	}
+	if got := scalar(t, env, q); got != before+300 {
+		t.Errorf("d_ytd*100 %d, want %d (+3.00 from the committed pair only)", got, before+300)
+	}
+	if _, err := env.DB.Exec("UPDATE district SET d_ytd = d_ytd - 3 WHERE d_w_id = 1 AND d_id = 2"); err != nil {
+		t.Fatal(err)
+	}
+
+	res := run(t, env, setup(t, "--pipeline"), runner.Config{Threads: 4, Duration: 2 * time.Second})
+	if res.Errors != 0 || res.Events == 0 {
+		t.Fatalf("--pipeline mix: %d events, %d errors", res.Events, res.Errors)
+	}
+}

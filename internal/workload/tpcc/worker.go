@@ -112,6 +112,9 @@ type worker struct {
 	// Row callbacks of New-Order, made once (method values allocate).
 	itemCB, stockCB func(row) error
 	stockDist       int // the district whose S_DIST_xx stockRow keeps
+	// batch, with --pipeline, sends the writes pending of a transaction.
+	batch   batcher
+	pending queue
 	// scratch
 	items  []orderItem
 	args   []any
@@ -294,7 +297,10 @@ func (w *worker) Close() error {
 
 // Rollback implements workload.Rollbacker: it ends the transaction a
 // failed event left open on the worker's own connection.
-func (w *worker) Rollback(ctx context.Context) error { return w.x.run(ctx, "ROLLBACK") }
+func (w *worker) Rollback(ctx context.Context) error {
+	w.pending.reset()
+	return w.x.run(ctx, "ROLLBACK")
+}
 
 // otherWarehouse returns a random warehouse other than the home one, or the
 // home one when there is no other.
@@ -326,11 +332,15 @@ func (w *worker) begin(ctx context.Context, ev *workload.Event) error {
 		return err
 	}
 	ev.Queries.Other++
+	w.pending.reset()
 	return w.x.run(ctx, "BEGIN")
 }
 
 func (w *worker) commit(ctx context.Context, ev *workload.Event) error {
 	if err := w.live.Err(); err != nil {
+		return err
+	}
+	if err := w.flush(); err != nil {
 		return err
 	}
 	ev.Queries.Other++
@@ -339,16 +349,71 @@ func (w *worker) commit(ctx context.Context, ev *workload.Event) error {
 
 func (w *worker) rollback(ctx context.Context, ev *workload.Event) error {
 	ev.Queries.Other++
+	w.pending.reset()
 	return w.x.run(ctx, "ROLLBACK")
 }
 
+// exec runs a write of the transaction; with --pipeline it queues it
+// until the commit, which sends the queued writes in one round trip
+// (flush). Every write of a transaction can wait: no later statement of a
+// transaction reads what its writes change (the profiles' reads take
+// other columns or rows, their locks are taken by the reads themselves).
 func (w *worker) exec(ctx context.Context, ev *workload.Event, st stmt, args ...any) error {
 	if err := w.live.Err(); err != nil {
 		return err
 	}
 	ev.Queries.Write++
+	if w.batch != nil {
+		w.pending.add(st, args)
+		return nil
+	}
 	return st.exec(ctx, args)
 }
+
+// flush sends the queued writes (--pipeline).
+func (w *worker) flush() error {
+	if w.pending.len() == 0 {
+		return nil
+	}
+	if err := w.live.Err(); err != nil {
+		return err
+	}
+	sts, args := w.pending.take()
+	return w.batch.batch(sts, args)
+}
+
+// queue is the writes a pipelining terminal holds until the commit; their
+// arguments are copied, as the worker's scratch is reused.
+type queue struct {
+	sts   []stmt
+	ends  []int // args of sts[i] end at ends[i] in arena
+	arena []any
+	args  [][]any
+}
+
+func (q *queue) add(st stmt, args []any) {
+	q.sts = append(q.sts, st)
+	q.arena = append(q.arena, args...)
+	q.ends = append(q.ends, len(q.arena))
+}
+
+func (q *queue) len() int { return len(q.sts) }
+
+// take returns the queued statements and their arguments, valid until the
+// next add, and empties the queue.
+func (q *queue) take() ([]stmt, [][]any) {
+	q.args = q.args[:0]
+	start := 0
+	for _, end := range q.ends {
+		q.args = append(q.args, q.arena[start:end:end])
+		start = end
+	}
+	sts := q.sts
+	q.reset()
+	return sts, q.args
+}
+
+func (q *queue) reset() { q.sts, q.ends, q.arena = q.sts[:0], q.ends[:0], q.arena[:0] }
 
 // query calls fn for each row.
 func (w *worker) query(ctx context.Context, ev *workload.Event, st stmt, fn func(row) error, args ...any) error {
