@@ -155,6 +155,8 @@ func TestTLSVerifyFull(t *testing.T) {
 			}
 			if c.flavor.Family() == target.MySQL {
 				t.Run("wire", func(t *testing.T) { testMySQLWireTLS(t, sb, ca) })
+			} else {
+				t.Run("wire", func(t *testing.T) { testPostgresWireTLS(t, sb, ca) })
 			}
 		})
 	}

@@ -54,10 +54,15 @@ func (c *Conn) authenticate(cfg Config) error {
 		code, data := binary.BigEndian.Uint32(p), p[4:]
 		switch code {
 		case authOK:
+			if c.auth == "" {
+				c.auth = "trust"
+			}
 			return nil
 		case authCleartext:
+			c.auth = "password"
 			c.password([]byte(cfg.Password))
 		case authMD5:
+			c.auth = "md5"
 			if len(data) < 4 {
 				return errors.New("pgwire: short md5 salt")
 			}
@@ -66,6 +71,7 @@ func (c *Conn) authenticate(cfg Config) error {
 			if !saslOffers(data, "SCRAM-SHA-256") {
 				return fmt.Errorf("%w: SASL mechanisms %q", ErrUnsupportedAuth, bytes.ReplaceAll(data, []byte{0}, []byte{' '}))
 			}
+			c.auth = "scram-sha-256"
 			sc = newSCRAM(cfg.Password)
 			first := sc.clientFirst()
 			at := c.begin('p')

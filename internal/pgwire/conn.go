@@ -97,6 +97,7 @@ type Conn struct {
 	row        Row // the row handed to QueryFunc callbacks
 	unnamed    desc
 	pipe       *Pipeline
+	auth       string // the authentication method the server asked for
 }
 
 // Dial connects, optionally negotiates TLS, and authenticates. It gives

@@ -20,7 +20,7 @@ func TestMain(m *testing.M) { os.Exit(sandboxtest.Main(m)) }
 
 // server starts (or reuses) the test binary's PostgreSQL sandbox and
 // returns a TCP wire configuration (SCRAM) and a database/sql pool.
-func server(t *testing.T) (Config, *sql.DB, target.Target) {
+func server(t testing.TB) (Config, *sql.DB, target.Target) {
 	t.Helper()
 	tgt := sandboxtest.Start(t, target.FlavorPostgres)
 	cfg := Config{Addr: net.JoinHostPort(tgt.Host, strconv.Itoa(tgt.Port)), User: tgt.User,
@@ -362,5 +362,22 @@ func TestPipeline(t *testing.T) {
 	}
 	if _, err := c.Exec("SELECT 1", nil); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// Empty (not nil) arguments still use the extended protocol, which runs one
+// statement: two are refused, as by any extended-protocol client.
+func TestExtendedWithoutArguments(t *testing.T) {
+	cfg, _, _ := server(t)
+	c := dial(t, cfg)
+	if _, err := c.Exec("SELECT 1; SELECT 2", nil); err != nil {
+		t.Fatalf("simple protocol: %v", err)
+	}
+	var pe *Error
+	if _, err := c.Exec("SELECT 1; SELECT 2", []any{}); !errors.As(err, &pe) || pe.Code != "42601" {
+		t.Fatalf("extended protocol: %v, want 42601 (cannot insert multiple commands)", err)
+	}
+	if n, err := c.Exec("SELECT 1", []any{}); err != nil || n != 1 {
+		t.Fatalf("extended protocol: %d, %v", n, err)
 	}
 }

@@ -307,11 +307,12 @@ func (c *Conn) appendText(f func([]byte) []byte) int {
 }
 
 // Exec runs an unprepared statement and returns the rows it changed:
-// without args through the simple protocol (Query: one round trip, and the
-// text may hold several statements; the count is the last one's), with
-// args as an unnamed statement of the extended protocol (Parse, Bind,
-// Execute and Sync in one write), each argument sent in text with its type
-// left for the server to infer ([]byte as bytea).
+// with args nil through the simple protocol (Query: one round trip, and
+// the text may hold several statements; the count is the last one's), with
+// args not nil (even empty) as an unnamed statement of the extended
+// protocol (Parse, Bind, Execute and Sync in one write), each argument
+// sent in text with its type left for the server to infer ([]byte as
+// bytea).
 func (c *Conn) Exec(query string, args []any) (int64, error) {
 	if c.pipe != nil {
 		return 0, errInPipeline
@@ -342,10 +343,10 @@ func (c *Conn) QueryFunc(query string, args []any, fn func(r *Row) error) error 
 	return err
 }
 
-// unprepared queues query: Query without args outside a pipeline, Parse,
+// unprepared queues query: Query for nil args outside a pipeline, Parse,
 // Bind, (Describe when the rows are read) and Execute otherwise.
 func (c *Conn) unprepared(query string, args []any, describe bool) error {
-	if len(args) == 0 && c.pipe == nil {
+	if args == nil && c.pipe == nil {
 		at := c.begin('Q')
 		c.cstring(query)
 		c.end(at)

@@ -12,8 +12,9 @@ import (
 
 // Clients of --client.
 const (
-	// ClientAuto uses dbarena's lean wire client (package mysqlwire) for
-	// the run's statements on the MySQL family, database/sql elsewhere.
+	// ClientAuto uses dbarena's lean wire clients for the run's
+	// statements: package mysqlwire on the MySQL family, package pgwire on
+	// PostgreSQL.
 	ClientAuto = "auto"
 	// ClientSQL always uses database/sql and the Go drivers.
 	ClientSQL = "sql"
@@ -104,7 +105,7 @@ const (
 
 // register binds the flags of the groups in which to fs.
 func (c *Config) register(fs *pflag.FlagSet, which flagSet) {
-	fs.StringVar(&c.Client, "client", c.Client, "client library for the run's statements {auto: dbarena's lean MySQL wire client on the MySQL family, sql: database/sql}")
+	fs.StringVar(&c.Client, "client", c.Client, "client library for the run's statements {auto: dbarena's lean wire clients (MySQL family and PostgreSQL), sql: database/sql}")
 	if which&flagsCommon != 0 {
 		// oltp_common.lua, sysbench.cmdline.options.
 		fs.IntVar(&c.TableSize, "table-size", c.TableSize, "Number of rows per table")

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/dbarena/dbarena/internal/pgwire"
 	"github.com/dbarena/dbarena/internal/sandbox/sandboxtest"
 	"github.com/dbarena/dbarena/internal/target"
 	"github.com/dbarena/dbarena/internal/workload"
@@ -68,6 +69,21 @@ func serverPrepared(t *testing.T, env workload.Env, conn *sql.Conn) int {
 	return n
 }
 
+// pgPrepared counts the prepared statements of a pgwire connection's session.
+func pgPrepared(t *testing.T, c *pgwire.Conn) int {
+	t.Helper()
+	var n int64
+	err := c.QueryFunc("SELECT count(*) FROM pg_prepared_statements", nil, func(r *pgwire.Row) error {
+		var err error
+		n, err = r.Int64(0)
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return int(n)
+}
+
 // TestIntegrationDemand counts the statements a worker holds prepared on
 // the server after a few events, on every client, against Demand.
 func TestIntegrationDemand(t *testing.T) {
@@ -107,6 +123,11 @@ func TestIntegrationDemand(t *testing.T) {
 							}
 						}
 						got := serverPrepared(t, env, conn) - before
+						if pw, ok := w.(*worker).x.(*pgExecutor); ok {
+							// PostgreSQL counts a session's own statements:
+							// ask the worker's connection.
+							got = pgPrepared(t, pw.conn)
+						}
 						if want := wl.Demand(1).PreparedPerConn; got != want {
 							t.Errorf("the worker holds %d prepared statements on the server, Demand says %d", got, want)
 						}

@@ -75,9 +75,6 @@ func sbtestTables(t testing.TB, env workload.Env) []string {
 
 // clientsFor lists the --client values that make a difference on flavor.
 func clientsFor(flavor target.Flavor) []string {
-	if flavor == target.FlavorPostgres {
-		return []string{ClientAuto}
-	}
 	return []string{ClientAuto, ClientSQL}
 }
 
@@ -164,7 +161,7 @@ func TestIntegrationWorkloads(t *testing.T) {
 						args := append([]string{"--tables=2", "--table-size=1000", "--client=" + client}, tt.args...)
 						wl := setup(t, tt.name, args...)
 						wire := wl.(workload.Dialer).OwnsConns(env)
-						if want := flavor != target.FlavorPostgres && client == ClientAuto; wire != want {
+						if want := client == ClientAuto; wire != want {
 							t.Fatalf("OwnsConns = %v, want %v", wire, want)
 						}
 						ctx := context.Background()

@@ -7,6 +7,7 @@ import (
 
 	"github.com/dbarena/dbarena/internal/dialect"
 	"github.com/dbarena/dbarena/internal/mysqlwire"
+	"github.com/dbarena/dbarena/internal/pgwire"
 	"github.com/dbarena/dbarena/internal/workload"
 )
 
@@ -59,25 +60,44 @@ func (x *wireExecutor) close(st *stmt) error {
 	return err
 }
 
-// OwnsConns implements workload.Dialer: with --client auto, workers on the
-// MySQL family talk to the server through package mysqlwire.
+// OwnsConns implements workload.Dialer: with --client auto, workers talk
+// to the server through package mysqlwire on the MySQL family and package
+// pgwire on PostgreSQL.
 func (wl *Workload) OwnsConns(env workload.Env) bool {
-	md, ok := env.Dialect.(dialect.MySQLDialect)
-	return ok && wl.cfg.Client == ClientAuto && md.WireSupported(env.Target)
+	if wl.cfg.Client != ClientAuto {
+		return false
+	}
+	switch d := env.Dialect.(type) {
+	case dialect.MySQLDialect:
+		return d.WireSupported(env.Target)
+	case dialect.PostgresDialect:
+		return d.WireSupported(env.Target)
+	}
+	return false
 }
 
 // DialWorker implements workload.Dialer. A server that asks for an
 // authentication method the wire client does not speak gets a
 // database/sql connection of the worker's own instead.
 func (wl *Workload) DialWorker(ctx context.Context, env workload.Env, id int, seed int64) (workload.Worker, error) {
-	md := env.Dialect.(dialect.MySQLDialect)
 	var x executor
 	var conn interface{ Close() error }
-	wc, err := md.DialWire(ctx, env.Target, dialect.OpenOptions{Sockets: env.Sockets})
+	var err error
+	switch d := env.Dialect.(type) {
+	case dialect.PostgresDialect:
+		var pc *pgwire.Conn
+		if pc, err = d.DialWire(ctx, env.Target, dialect.OpenOptions{Sockets: env.Sockets}); err == nil {
+			x, conn = &pgExecutor{conn: pc, prepared: wl.cfg.PSMode == PSAuto}, pc
+		}
+	default:
+		var wc *mysqlwire.Conn
+		if wc, err = d.(dialect.MySQLDialect).DialWire(ctx, env.Target, dialect.OpenOptions{Sockets: env.Sockets}); err == nil {
+			x, conn = &wireExecutor{conn: wc, prepared: wl.cfg.PSMode == PSAuto}, wc
+		}
+	}
 	switch {
 	case err == nil:
-		x, conn = &wireExecutor{conn: wc, prepared: wl.cfg.PSMode == PSAuto}, wc
-	case errors.Is(err, mysqlwire.ErrUnsupportedAuth):
+	case errors.Is(err, mysqlwire.ErrUnsupportedAuth), errors.Is(err, pgwire.ErrUnsupportedAuth):
 		sc, err := env.DB.Conn(ctx)
 		if err != nil {
 			return nil, err

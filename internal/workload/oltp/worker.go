@@ -7,6 +7,7 @@ import (
 	"fmt"
 
 	"github.com/dbarena/dbarena/internal/mysqlwire"
+	"github.com/dbarena/dbarena/internal/pgwire"
 	"github.com/dbarena/dbarena/internal/sbrand"
 	"github.com/dbarena/dbarena/internal/workload"
 )
@@ -15,7 +16,8 @@ import (
 type stmt struct {
 	text  string          // SQL in the dialect's placeholder style
 	ps    *sql.Stmt       // server-side prepared statement; nil with --ps-mode=disable
-	wps   *mysqlwire.Stmt // the same on a lean wire connection
+	wps   *mysqlwire.Stmt // the same on a lean MySQL connection
+	pps   *pgwire.Stmt    // the same on a lean PostgreSQL connection
 	args  []any
 	read  bool // returns rows (sysbench counts it as a read)
 	other bool // BEGIN/COMMIT: always "other"

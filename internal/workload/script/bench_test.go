@@ -10,23 +10,21 @@ import (
 )
 
 // BenchmarkEvent runs one worker's events of a script that needs no
-// tables (pgbench's select-only shape: one \set, one SELECT), per protocol.
+// tables (pgbench's select-only shape: one \set, one SELECT), per protocol
+// and client.
 func BenchmarkEvent(b *testing.B) {
 	file := writeFile(b, "bench.sql", "\\set aid random(1, 100000 * :scale)\nSELECT :aid + 1 AS abalance;\n")
 	env := sandboxtest.Env(b, target.FlavorPostgres)
-	for _, proto := range []string{Simple, Extended, Prepared} {
-		b.Run(proto, func(b *testing.B) {
-			wl := setup(b, "--file", file, "--protocol", proto)
+	for _, run := range protoClients(target.FlavorPostgres) {
+		b.Run(run[0]+"/"+run[1], func(b *testing.B) {
+			wl := setup(b, "--file", file, "--protocol", run[0], "--client", run[1])
 			ctx := context.Background()
 			conn, err := env.DB.Conn(ctx)
 			if err != nil {
 				b.Fatal(err)
 			}
 			defer conn.Close()
-			w, err := wl.NewWorker(ctx, env, conn, 0, 1)
-			if err != nil {
-				b.Fatal(err)
-			}
+			w := newWorker(b, wl, env, conn, 0, 1)
 			defer w.Close()
 			b.ReportAllocs()
 			b.ResetTimer()

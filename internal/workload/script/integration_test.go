@@ -92,14 +92,43 @@ func diff(a, b map[string]int64) map[string]int64 {
 	return d
 }
 
+// newWorker makes a worker as the runner would: on its own wire
+// connection when wl dials one (PostgreSQL, --client auto), else on conn.
+func newWorker(t testing.TB, wl *Workload, env workload.Env, conn *sql.Conn, id int, seed int64) *worker {
+	t.Helper()
+	ctx := context.Background()
+	var w workload.Worker
+	var err error
+	if wl.OwnsConns(env) {
+		w, err = wl.DialWorker(ctx, env, id, seed)
+	} else {
+		w, err = wl.NewWorker(ctx, env, conn, id, seed)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	return w.(*worker)
+}
+
+// flush makes a wire worker's session publish its statistics (as the
+// test's own connection does in counters), before the worker closes.
+func flush(t testing.TB, w *worker) {
+	t.Helper()
+	if w.pw == nil {
+		return
+	}
+	for _, q := range []string{"SELECT pg_stat_force_next_flush()", "SELECT 1"} {
+		if _, err := w.pw.Exec(q, nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
 func runEvents(t testing.TB, wl *Workload, env workload.Env, conn *sql.Conn, n int) map[string]int64 {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	w, err := wl.NewWorker(ctx, env, conn, 0, 42)
-	if err != nil {
-		t.Fatal(err)
-	}
+	w := newWorker(t, wl, env, conn, 0, 42)
 	defer w.Close()
 	types := map[string]int64{}
 	for i := 0; i < n; i++ {
@@ -109,10 +138,30 @@ func runEvents(t testing.TB, wl *Workload, env workload.Env, conn *sql.Conn, n i
 		}
 		types[ev.Type]++
 	}
+	flush(t, w)
 	return types
 }
 
+// clientsFor lists the --client values that make a difference on flavor.
+func clientsFor(fl target.Flavor) []string {
+	if fl == target.FlavorPostgres {
+		return []string{ClientAuto, ClientSQL}
+	}
+	return []string{ClientAuto}
+}
+
 var flavors = []target.Flavor{target.FlavorPostgres, target.FlavorMariaDB}
+
+// protoClients pairs every --protocol with every --client of flavor.
+func protoClients(fl target.Flavor) [][2]string {
+	var out [][2]string
+	for _, p := range []string{Simple, Extended, Prepared} {
+		for _, c := range clientsFor(fl) {
+			out = append(out, [2]string{p, c})
+		}
+	}
+	return out
+}
 
 // pgbench's tpcb-like script, unchanged, on both families: the server's
 // counters see exactly the statements the script issues.
@@ -126,9 +175,10 @@ func TestBuiltinTPCB(t *testing.T) {
 				t.Fatal(err)
 			}
 			var total int64
-			for _, proto := range []string{Simple, Extended, Prepared} {
-				t.Run(proto, func(t *testing.T) {
-					wl := setup(t, "--builtin", "tpcb-like", "--protocol", proto)
+			for _, run := range protoClients(fl) {
+				proto, client := run[0], run[1]
+				t.Run(proto+"/"+client, func(t *testing.T) {
+					wl := setup(t, "--builtin", "tpcb-like", "--protocol", proto, "--client", client)
 					if err := wl.Ready(ctx, env); err != nil {
 						t.Fatal(err)
 					}
@@ -213,14 +263,15 @@ func TestEveryMetaCommand(t *testing.T) {
 		t.Run(string(fl), func(t *testing.T) {
 			env := sandboxtest.Env(t, fl)
 			ctx := context.Background()
-			for _, proto := range []string{Simple, Extended, Prepared} {
-				t.Run(proto, func(t *testing.T) {
+			for _, run := range protoClients(fl) {
+				proto, client := run[0], run[1]
+				t.Run(proto+"/"+client, func(t *testing.T) {
 					for _, q := range []string{"DROP TABLE IF EXISTS script_log", "CREATE TABLE script_log (kind varchar(10), v int)"} {
 						if _, err := env.DB.ExecContext(ctx, q); err != nil {
 							t.Fatal(err)
 						}
 					}
-					wl := setup(t, "--file", file, "--protocol", proto)
+					wl := setup(t, "--file", file, "--protocol", proto, "--client", client)
 					conn, err := env.DB.Conn(ctx)
 					if err != nil {
 						t.Fatal(err)
@@ -253,27 +304,29 @@ func TestEveryMetaCommand(t *testing.T) {
 func TestStatementErrors(t *testing.T) {
 	file := writeFile(t, "err.sql", "SELECT 1;\nSELECT * FROM no_such_table;\n")
 	env := sandboxtest.Env(t, target.FlavorPostgres)
-	wl := setup(t, "--file", file)
-	ctx := context.Background()
-	conn, err := env.DB.Conn(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close()
-	w, err := wl.NewWorker(ctx, env, conn, 0, 1)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var ev workload.Event
-	err = w.Event(ctx, &ev)
-	if err == nil || !strings.Contains(err.Error(), "err.sql:2:") || env.Dialect.Classify(err).Code != "42P01" {
-		t.Fatalf("error %v (class %v), want err.sql:2 and 42P01", err, env.Dialect.Classify(err))
-	}
-	run := &summary.Run{}
-	wl.Summarize(run)
-	k := "stmt." + file + ":2.errors.42P01"
-	if run.Figures[k] != 1 || run.Figures["stmt."+file+":1.count"] != 1 {
-		t.Errorf("figures %v", run.Figures)
+	for _, client := range clientsFor(target.FlavorPostgres) {
+		t.Run(client, func(t *testing.T) {
+			wl := setup(t, "--file", file, "--client", client)
+			ctx := context.Background()
+			conn, err := env.DB.Conn(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer conn.Close()
+			w := newWorker(t, wl, env, conn, 0, 1)
+			defer w.Close()
+			var ev workload.Event
+			err = w.Event(ctx, &ev)
+			if err == nil || !strings.Contains(err.Error(), "err.sql:2:") || env.Dialect.Classify(err).Code != "42P01" {
+				t.Fatalf("error %v (class %v), want err.sql:2 and 42P01", err, env.Dialect.Classify(err))
+			}
+			run := &summary.Run{}
+			wl.Summarize(run)
+			k := "stmt." + file + ":2.errors.42P01"
+			if run.Figures[k] != 1 || run.Figures["stmt."+file+":1.count"] != 1 {
+				t.Errorf("figures %v", run.Figures)
+			}
+		})
 	}
 }
 
@@ -361,15 +414,13 @@ func TestDefaultSeedShared(t *testing.T) {
 			t.Fatal(err)
 		}
 		defer conn.Close()
-		w, err := wl.NewWorker(ctx, env, conn, id, int64(100+id))
-		if err != nil {
-			t.Fatal(err)
-		}
+		w := newWorker(t, wl, env, conn, id, int64(100+id))
+		defer w.Close()
 		var ev workload.Event
 		if err := w.Event(ctx, &ev); err != nil {
 			t.Fatal(err)
 		}
-		st := w.(*worker).st.Vars
+		st := w.st.Vars
 		got = append(got, st["h"].Text()+"/"+st["p"].Text()+"/"+st["s"].Text())
 	}
 	if got[0] != got[1] || !strings.HasSuffix(got[0], "/100") {
@@ -408,14 +459,18 @@ SELECT count(*) FROM pipe_log;
 `)
 	env := sandboxtest.Env(t, target.FlavorPostgres)
 	ctx := context.Background()
-	for _, proto := range []string{Extended, Prepared} {
-		t.Run(proto, func(t *testing.T) {
+	for _, run := range protoClients(target.FlavorPostgres) {
+		proto, client := run[0], run[1]
+		if proto == Simple {
+			continue
+		}
+		t.Run(proto+"/"+client, func(t *testing.T) {
 			for _, q := range []string{"DROP TABLE IF EXISTS pipe_log", "CREATE TABLE pipe_log (v int CHECK (v < 100))"} {
 				if _, err := env.DB.ExecContext(ctx, q); err != nil {
 					t.Fatal(err)
 				}
 			}
-			wl := setup(t, "--file", file, "--protocol", proto)
+			wl := setup(t, "--file", file, "--protocol", proto, "--client", client)
 			conn, err := env.DB.Conn(ctx)
 			if err != nil {
 				t.Fatal(err)
@@ -445,14 +500,16 @@ SELECT count(*) FROM pipe_log;
 			if _, err := env.DB.ExecContext(ctx, "ALTER TABLE pipe_log DROP CONSTRAINT pipe_log_v_check, ADD CHECK (v < 10) NOT VALID"); err != nil {
 				t.Fatal(err)
 			}
-			w, err := wl.NewWorker(ctx, env, conn, 1, 7)
-			if err != nil {
-				t.Fatal(err)
-			}
+			w := newWorker(t, wl, env, conn, 1, 7)
 			var ev workload.Event
 			err = w.Event(ctx, &ev)
 			if err == nil || !strings.Contains(err.Error(), ":7:") || env.Dialect.Classify(err).Code != "23514" {
 				t.Fatalf("event: %v, want a check violation at \\endpipeline (line 7)", err)
+			}
+			if w.pw != nil {
+				if _, err := w.pw.Exec("SELECT 1", nil); err != nil {
+					t.Fatalf("wire connection after a failed pipeline: %v", err)
+				}
 			}
 			w.Close()
 			var one int

@@ -33,6 +33,7 @@ type Workload struct {
 	delimiter string
 	create    string
 	protocol  string
+	client    string
 	scale     int
 	defines   []string
 	seed      int64
@@ -73,7 +74,7 @@ var (
 
 // New returns the workload with pgbench's defaults.
 func New() workload.Workload {
-	return &Workload{delimiter: ";", protocol: Simple, scale: 1}
+	return &Workload{delimiter: ";", protocol: Simple, client: ClientAuto, scale: 1}
 }
 
 // All lists the workloads of this package, for the registry.
@@ -95,6 +96,7 @@ func (wl *Workload) Flags(fs *pflag.FlagSet) {
 	fs.StringVar(&wl.delimiter, "delimiter", wl.delimiter, "statement delimiter of --query and --create")
 	fs.StringVar(&wl.create, "create", "", "FILE of statements (split at --delimiter) run once before the run")
 	fs.StringVar(&wl.protocol, "protocol", wl.protocol, "how statements are sent: simple (text, :vars substituted), extended (parameters), prepared (prepared once per connection)")
+	fs.StringVar(&wl.client, "client", wl.client, "client library on PostgreSQL {auto: dbarena's lean wire client, sql: database/sql and pgx}")
 	fs.IntVar(&wl.scale, "scale", wl.scale, "pgbench scale factor: prepare loads 100000 x scale accounts; :scale in scripts")
 	fs.Int64Var(&wl.seed, "random-seed", 0, "the seed of hash() and permute() without one (:default_seed), the same for every client; 0 takes one from the run's seed")
 	fs.StringArrayVar(&wl.defines, "define", nil, "NAME=VALUE: a variable every script starts with (pgbench -D; repeatable)")
@@ -102,7 +104,7 @@ func (wl *Workload) Flags(fs *pflag.FlagSet) {
 
 // Params implements workload.Workload.
 func (wl *Workload) Params() map[string]any {
-	p := map[string]any{"protocol": wl.protocol, "scale": wl.scale}
+	p := map[string]any{"protocol": wl.protocol, "client": wl.client, "scale": wl.scale}
 	if len(wl.files) > 0 {
 		p["file"] = wl.files
 	}
@@ -153,6 +155,9 @@ func (wl *Workload) Validate() []error {
 	case Simple, Extended, Prepared:
 	default:
 		errs = append(errs, fmt.Errorf("--protocol %q: want simple, extended or prepared", wl.protocol))
+	}
+	if wl.client != ClientAuto && wl.client != ClientSQL {
+		errs = append(errs, fmt.Errorf("--client: invalid value %q (want auto or sql)", wl.client))
 	}
 	if wl.scale < 1 {
 		errs = append(errs, fmt.Errorf("--scale %d: must be at least 1", wl.scale))

@@ -13,6 +13,7 @@ import (
 	"github.com/jackc/pgx/v5/stdlib"
 
 	"github.com/dbarena/dbarena/internal/dialect"
+	"github.com/dbarena/dbarena/internal/pgwire"
 	"github.com/dbarena/dbarena/internal/target"
 	"github.com/dbarena/dbarena/internal/workload"
 	"github.com/dbarena/dbarena/internal/workload/script/pgscript"
@@ -40,6 +41,13 @@ type worker struct {
 	pipe    *pgconn.Pipeline // between \startpipeline and \endpipeline
 	pending []sent           // statements sent in the pipeline
 	nprep   int              // prepared statement names used so far
+
+	// PostgreSQL with --client auto: the worker's own lean connection
+	// (package pgwire), its prepared statements by command index, and its
+	// pipeline between \startpipeline and \endpipeline.
+	pw      *pgwire.Conn
+	pwStmts map[int]*pgwire.Stmt
+	pwPipe  *pgwire.Pipeline
 }
 
 // sent is a statement sent in a pipeline, awaiting its result.
@@ -52,11 +60,23 @@ var _ workload.Worker = (*worker)(nil)
 
 // NewWorker implements workload.Runner. The first worker runs --create.
 func (wl *Workload) NewWorker(ctx context.Context, env workload.Env, conn *sql.Conn, id int, seed int64) (workload.Worker, error) {
+	return wl.newWorker(ctx, env, conn, id, seed)
+}
+
+// newWorker builds a worker on conn, or, when conn is nil, one whose
+// caller gives it a wire connection.
+func (wl *Workload) newWorker(ctx context.Context, env workload.Env, conn *sql.Conn, id int, seed int64) (*worker, error) {
 	w := &worker{wl: wl, conn: conn, d: env.Dialect, mysql: env.Dialect.Family() == target.MySQL,
 		prepared: map[int]*sql.Stmt{}, pgNames: map[int]string{}}
 	wl.createOnce.Do(func() {
 		for _, q := range wl.createSQL {
-			if _, err := conn.ExecContext(ctx, q); err != nil {
+			var err error
+			if conn != nil {
+				_, err = conn.ExecContext(ctx, q)
+			} else {
+				_, err = env.DB.ExecContext(ctx, q)
+			}
+			if err != nil {
 				wl.createErr = fmt.Errorf("--create %s: %w", wl.create, err)
 				return
 			}
@@ -65,7 +85,7 @@ func (wl *Workload) NewWorker(ctx context.Context, env workload.Env, conn *sql.C
 	if wl.createErr != nil {
 		return nil, wl.createErr
 	}
-	if !w.mysql {
+	if !w.mysql && conn != nil {
 		err := conn.Raw(func(dc any) error {
 			c, ok := dc.(*stdlib.Conn)
 			if !ok {
@@ -118,9 +138,13 @@ func (w *worker) Event(ctx context.Context, ev *workload.Event) error {
 		c := &s.Cmds[pc]
 		switch c.Kind {
 		case pgscript.SQL:
-			if w.pipe != nil {
+			if w.pipe != nil || w.pwPipe != nil {
 				w.count(ev, c)
-				if err := w.send(ctx, sc.base+pc, c); err != nil {
+				send := w.send
+				if w.pw != nil {
+					send = func(_ context.Context, idx int, c *pgscript.Cmd) error { return w.sendWire(idx, c) }
+				}
+				if err := send(ctx, sc.base+pc, c); err != nil {
 					return &pgscript.Error{File: s.Name, Line: c.Line, Msg: err.Error()}
 				}
 				pc++
@@ -175,13 +199,23 @@ func (w *worker) Event(ctx context.Context, ev *workload.Event) error {
 			}
 			pc = next
 		case pgscript.StartPipeline:
-			if w.pg == nil {
+			switch {
+			case w.pw != nil:
+				if err := w.startWirePipe(s, sc.base, pc); err != nil {
+					return fmt.Errorf("%s:%d: %w", s.Name, c.Line, err)
+				}
+			case w.pg != nil:
+				w.pipe, w.pending = w.pg.StartPipeline(ctx), w.pending[:0]
+			default:
 				return &pgscript.Error{File: s.Name, Line: c.Line, Msg: "\\startpipeline needs PostgreSQL"}
 			}
-			w.pipe, w.pending = w.pg.StartPipeline(ctx), w.pending[:0]
 			pc++
 		case pgscript.EndPipeline:
-			if err := w.sync(); err != nil {
+			sync := w.sync
+			if w.pw != nil {
+				sync = w.syncWire
+			}
+			if err := sync(); err != nil {
 				return fmt.Errorf("%s:%d: %w", s.Name, c.Line, err)
 			}
 			pc++
@@ -266,6 +300,10 @@ func (w *worker) sync() error {
 // endPipe closes a pipeline an event left open (it failed inside it); a
 // sync first keeps the connection usable.
 func (w *worker) endPipe() {
+	if w.pwPipe != nil {
+		_ = w.pwPipe.Sync(nil)
+		w.pwPipe = nil
+	}
 	if w.pipe == nil {
 		return
 	}
@@ -341,7 +379,7 @@ func (w *worker) params(c *pgscript.Cmd) error {
 		if !ok {
 			return fmt.Errorf("undefined variable :%s", p.Var)
 		}
-		if w.mysql {
+		if w.mysql || w.pw != nil {
 			switch v.K {
 			case pgscript.Null:
 				w.args = append(w.args, nil)
@@ -365,7 +403,9 @@ func (w *worker) params(c *pgscript.Cmd) error {
 func (w *worker) exec(ctx context.Context, idx int, c *pgscript.Cmd) error {
 	w.cols, w.vals, w.rows = w.cols[:0], w.vals[:0], 0
 	var err error
-	if w.pg != nil {
+	if w.pw != nil {
+		err = w.execWire(idx, c)
+	} else if w.pg != nil {
 		err = w.execPG(ctx, idx, c)
 	} else {
 		err = w.execMySQL(ctx, idx, c)
@@ -508,8 +548,12 @@ func (w *worker) execMySQL(ctx context.Context, idx int, c *pgscript.Cmd) error 
 	return rows.Close()
 }
 
-// Close implements workload.Worker: it releases prepared statements.
+// Close implements workload.Worker: it releases prepared statements, and
+// closes the worker's own connection.
 func (w *worker) Close() error {
+	if w.pw != nil {
+		return w.pw.Close() // its statements go with the session
+	}
 	for _, st := range w.prepared {
 		_ = st.Close()
 	}

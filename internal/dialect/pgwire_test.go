@@ -1,0 +1,84 @@
+package dialect_test
+
+import (
+	"errors"
+	"strings"
+	"testing"
+
+	. "github.com/dbarena/dbarena/internal/dialect"
+	"github.com/dbarena/dbarena/internal/pgwire"
+	"github.com/dbarena/dbarena/internal/sandbox/sandboxtest"
+)
+
+// testPostgresWireTLS: pgwire follows sslmode on a --tls sandbox:
+// verify-full with the sandbox's CA is encrypted (the server says so),
+// prepared and plain statements and a result over many TLS records work,
+// Abort ends a statement waiting under TLS; disable stays plain, prefer
+// encrypts; a wrong CA fails with a one-line fatal error.
+func testPostgresWireTLS(t *testing.T, sb sandboxtest.Sandbox, ca string) {
+	ctx := tlsCtx(t)
+	d := PostgresDialect{}
+	ssl := func(c *pgwire.Conn) string {
+		t.Helper()
+		var on string
+		if err := c.QueryFunc("SELECT ssl FROM pg_stat_ssl WHERE pid = pg_backend_pid()", nil, func(r *pgwire.Row) error {
+			on = string(r.Bytes(0))
+			return nil
+		}); err != nil {
+			t.Fatal(err)
+		}
+		return on
+	}
+	for _, tc := range []struct {
+		kv   []string
+		want string
+	}{
+		{[]string{"sslmode", "verify-full", "sslrootcert", ca}, "t"},
+		{[]string{"sslmode", "prefer"}, "t"},
+		{[]string{"sslmode", "disable"}, "f"},
+		{nil, "f"},
+	} {
+		c, err := d.DialWire(ctx, withParams(sb.Target, tc.kv...), OpenOptions{})
+		if err != nil {
+			t.Fatalf("%v: %v", tc.kv, err)
+		}
+		if got := ssl(c); got != tc.want || c.TLS() != (tc.want == "t") {
+			t.Errorf("%v: server ssl %q, client TLS %v; want %q", tc.kv, got, c.TLS(), tc.want)
+		}
+		c.Close()
+	}
+	c, err := d.DialWire(ctx, withParams(sb.Target, "sslmode", "verify-full", "sslrootcert", ca), OpenOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	n := 0
+	if err := c.QueryFunc("SELECT repeat('x', 200000), $1::int", []any{1}, func(r *pgwire.Row) error {
+		n = len(r.Bytes(0))
+		return nil
+	}); err != nil || n != 200000 {
+		t.Fatalf("long value under TLS: %d bytes, %v", n, err)
+	}
+	st, err := c.Prepare("SELECT $1::int + 1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range 100 {
+		if err := st.Query([]any{i}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	done := make(chan error, 1)
+	go func() { done <- c.Query("SELECT pg_sleep(120)", nil) }()
+	c.Abort()
+	if err := <-done; !errors.Is(err, pgwire.ErrClosed) {
+		t.Fatalf("aborted TLS statement: %v, want ErrClosed", err)
+	}
+	_, err = d.DialWire(ctx, withParams(sb.Target, "sslmode", "verify-full", "sslrootcert", otherCA(t)), OpenOptions{})
+	if msg := oneLine(t, err); !strings.Contains(msg, "certificate signed by unknown authority") {
+		t.Fatalf("wrong CA: %q", msg)
+	}
+	if k := d.Classify(err).Kind; k != Fatal {
+		t.Fatalf("wrong CA classified %v, want fatal (not a lost connection to retry)", k)
+	}
+}

@@ -1,0 +1,191 @@
+package script
+
+import (
+	"context"
+	"time"
+
+	"github.com/dbarena/dbarena/internal/dialect"
+	"github.com/dbarena/dbarena/internal/pgwire"
+	"github.com/dbarena/dbarena/internal/workload"
+	"github.com/dbarena/dbarena/internal/workload/script/pgscript"
+)
+
+// Clients of --client.
+const (
+	// ClientAuto runs PostgreSQL scripts on dbarena's lean wire client
+	// (package pgwire); the MySQL family keeps database/sql.
+	ClientAuto = "auto"
+	// ClientSQL always uses database/sql and the Go drivers.
+	ClientSQL = "sql"
+)
+
+var (
+	_ workload.Dialer     = (*Workload)(nil)
+	_ workload.Rollbacker = (*worker)(nil)
+)
+
+// OwnsConns implements workload.Dialer: with --client auto, PostgreSQL
+// workers talk to the server through package pgwire.
+func (wl *Workload) OwnsConns(env workload.Env) bool {
+	d, ok := env.Dialect.(dialect.PostgresDialect)
+	return ok && wl.client == ClientAuto && d.WireSupported(env.Target)
+}
+
+// DialWorker implements workload.Dialer. A server that asks for an
+// authentication method pgwire does not speak gets a database/sql
+// connection of the worker's own instead.
+func (wl *Workload) DialWorker(ctx context.Context, env workload.Env, id int, seed int64) (workload.Worker, error) {
+	pc, err := env.Dialect.(dialect.PostgresDialect).DialWire(ctx, env.Target, dialect.OpenOptions{Sockets: env.Sockets})
+	if err != nil {
+		return nil, err
+	}
+	w, err := wl.newWorker(ctx, env, nil, id, seed)
+	if err != nil {
+		pc.Close()
+		return nil, err
+	}
+	w.pw, w.pwStmts = pc, map[int]*pgwire.Stmt{}
+	return w, nil
+}
+
+// Rollback implements workload.Rollbacker: it ends the transaction a
+// failed event left open on the worker's own connection.
+func (w *worker) Rollback(context.Context) error {
+	if w.pw == nil || w.pw.TxStatus() == 'I' {
+		return nil
+	}
+	_, err := w.pw.Exec("ROLLBACK", nil)
+	return err
+}
+
+// wireStmt returns the statement of command idx prepared on the wire
+// connection, preparing it the first time.
+func (w *worker) wireStmt(idx int, c *pgscript.Cmd) (*pgwire.Stmt, error) {
+	st, ok := w.pwStmts[idx]
+	if !ok {
+		var err error
+		if st, err = w.pw.Prepare(w.paramSQL(c)); err != nil {
+			return nil, err
+		}
+		w.pwStmts[idx] = st
+	}
+	return st, nil
+}
+
+// execWire runs c on the wire connection as --protocol says: simple sends
+// the text with :variables substituted (Query), extended an unnamed
+// statement with the values as parameters, prepared a statement prepared
+// once per connection. Rows are read only for \gset and \aset.
+func (w *worker) execWire(idx int, c *pgscript.Cmd) error {
+	var fn func(r *pgwire.Row) error
+	if w.keep(c) {
+		fn = w.keepRow
+	}
+	switch w.wl.protocol {
+	case Simple:
+		if fn != nil {
+			return w.pw.QueryFunc(w.text(c), nil, fn)
+		}
+		return w.pw.Query(w.text(c), nil)
+	case Extended:
+		if err := w.params(c); err != nil {
+			return &pgscript.Error{Line: c.Line, Msg: err.Error()}
+		}
+		args := w.wireArgs()
+		if fn != nil {
+			return w.pw.QueryFunc(w.paramSQL(c), args, fn)
+		}
+		return w.pw.Query(w.paramSQL(c), args)
+	default:
+		if err := w.params(c); err != nil {
+			return &pgscript.Error{Line: c.Line, Msg: err.Error()}
+		}
+		st, err := w.wireStmt(idx, c)
+		if err != nil {
+			return err
+		}
+		if fn != nil {
+			return st.QueryFunc(w.args, fn)
+		}
+		return st.Query(w.args)
+	}
+}
+
+// wireArgs is w.args, never nil: an unprepared statement without
+// parameters still goes through the extended protocol.
+func (w *worker) wireArgs() []any {
+	if w.args == nil {
+		w.args = []any{}
+	}
+	return w.args
+}
+
+// keepRow stores a row's columns and values for \gset and \aset.
+func (w *worker) keepRow(r *pgwire.Row) error {
+	if w.rows == 0 {
+		w.cols = w.cols[:0]
+		for i := 0; i < r.Len(); i++ {
+			w.cols = append(w.cols, r.Name(i))
+		}
+	}
+	w.rows++
+	w.vals = w.vals[:0]
+	for i := 0; i < r.Len(); i++ {
+		if r.IsNull(i) {
+			w.vals = append(w.vals, pgscript.Value{})
+		} else {
+			w.vals = append(w.vals, pgscript.StringV(string(r.Bytes(i))))
+		}
+	}
+	return nil
+}
+
+// startWirePipe opens a pipeline (\startpipeline at command pc of s); with
+// --protocol prepared, the pipeline's statements are prepared first, as
+// pgbench does.
+func (w *worker) startWirePipe(s *pgscript.Script, base, pc int) error {
+	if w.wl.protocol == Prepared {
+		for i := pc + 1; i < len(s.Cmds) && s.Cmds[i].Kind != pgscript.EndPipeline; i++ {
+			if s.Cmds[i].Kind == pgscript.SQL {
+				if _, err := w.wireStmt(base+i, &s.Cmds[i]); err != nil {
+					return err
+				}
+			}
+		}
+	}
+	w.pwPipe, w.pending = w.pw.StartPipeline(), w.pending[:0]
+	return nil
+}
+
+// sendWire queues c in the pipeline.
+func (w *worker) sendWire(idx int, c *pgscript.Cmd) error {
+	if err := w.params(c); err != nil {
+		return err
+	}
+	w.pending = append(w.pending, sent{idx, time.Now()})
+	if w.wl.protocol == Extended {
+		return w.pwPipe.ExecQuery(w.paramSQL(c), w.wireArgs())
+	}
+	st, err := w.wireStmt(idx, c)
+	if err != nil {
+		return err
+	}
+	return w.pwPipe.Exec(st, w.args)
+}
+
+// syncWire ends the pipeline (\endpipeline): every statement's latency
+// runs from its sending to its result.
+func (w *worker) syncWire() error {
+	p := w.pwPipe
+	w.pwPipe = nil
+	return p.Sync(func(i int, _ int64, err error) {
+		if i >= len(w.pending) {
+			return
+		}
+		code := ""
+		if err != nil {
+			code = w.d.Classify(err).Code
+		}
+		w.stats.record(w.pending[i].idx, time.Since(w.pending[i].start), code)
+	})
+}
