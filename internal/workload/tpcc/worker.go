@@ -356,8 +356,8 @@ func (w *worker) rollback(ctx context.Context, ev *workload.Event) error {
 // exec runs a write of the transaction; with --pipeline it queues it
 // until the commit, which sends the queued writes in one round trip
 // (flush). Every write of a transaction can wait: no later statement of a
-// transaction reads what its writes change (the profiles' reads take
-// other columns or rows, their locks are taken by the reads themselves).
+// transaction reads what its writes change (the profiles' later reads take
+// other columns or rows). Their row locks are then taken at the commit.
 func (w *worker) exec(ctx context.Context, ev *workload.Event, st stmt, args ...any) error {
 	if err := w.live.Err(); err != nil {
 		return err
