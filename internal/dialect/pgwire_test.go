@@ -2,12 +2,14 @@ package dialect_test
 
 import (
 	"errors"
+	"path/filepath"
 	"strings"
 	"testing"
 
 	. "github.com/dbarena/dbarena/internal/dialect"
 	"github.com/dbarena/dbarena/internal/pgwire"
 	"github.com/dbarena/dbarena/internal/sandbox/sandboxtest"
+	"github.com/dbarena/dbarena/internal/target"
 )
 
 // testPostgresWireTLS: pgwire follows sslmode on a --tls sandbox:
@@ -80,5 +82,56 @@ func testPostgresWireTLS(t *testing.T, sb sandboxtest.Sandbox, ca string) {
 	}
 	if k := d.Classify(err).Kind; k != Fatal {
 		t.Fatalf("wrong CA classified %v, want fatal (not a lost connection to retry)", k)
+	}
+}
+
+// TestPostgresDialWire: pgwire reaches the sandbox over TCP (SCRAM) and
+// over its Unix socket, named by its file or, as libpq's host, by its
+// directory; Sockets' CloseAll aborts a statement in flight, and Close
+// forgets the connection.
+func TestPostgresDialWire(t *testing.T) {
+	tgt := sandboxtest.Start(t, target.FlavorPostgres)
+	sb, err := sandboxtest.Manager(t).Get("shared-postgres")
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := PostgresDialect{}
+	ctx := tlsCtx(t)
+	sock := tgt
+	sock.Host, sock.Socket = "", sb.Socket
+	dir := sock
+	dir.Socket = filepath.Dir(sb.Socket)
+	for name, tt := range map[string]target.Target{"tcp": tgt, "socket file": sock, "socket directory": dir} {
+		c, err := d.DialWire(ctx, tt, OpenOptions{})
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		if _, err := c.Exec("SELECT 1", nil); err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		c.Close()
+	}
+	s := NewSockets()
+	c, err := d.DialWire(ctx, tgt, OpenOptions{Sockets: s})
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- c.Query("SELECT pg_sleep(120)", nil) }()
+	s.CloseAll()
+	if err := <-done; d.Classify(err).Kind != ConnLost {
+		t.Fatalf("statement after CloseAll: %v, classified %v", err, d.Classify(err))
+	}
+	c.Close()
+	c, err = d.DialWire(ctx, tgt, OpenOptions{Sockets: s})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.Len() != 1 {
+		t.Fatalf("%d connections recorded, want 1", s.Len())
+	}
+	c.Close()
+	if s.Len() != 0 {
+		t.Fatalf("%d connections recorded after Close, want 0", s.Len())
 	}
 }

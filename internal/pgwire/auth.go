@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"crypto/hmac"
 	"crypto/md5"
+	"crypto/pbkdf2"
 	"crypto/rand"
 	"crypto/sha256"
 	"encoding/base64"
@@ -184,7 +185,11 @@ func (s *scram) clientFinal(serverFirst []byte) ([]byte, error) {
 	if iter < 1 || iter > 10_000_000 {
 		return nil, fmt.Errorf("pgwire: bad SCRAM iteration count %d", iter)
 	}
-	s.salted = hi([]byte(s.password), rawSalt, iter)
+	// Hi() is PBKDF2 with HMAC-SHA-256 and one block.
+	s.salted, err = pbkdf2.Key(sha256.New, s.password, rawSalt, iter, sha256.Size)
+	if err != nil {
+		return nil, fmt.Errorf("pgwire: SCRAM: %w", err)
+	}
 	withoutProof := "c=biws,r=" + nonce
 	s.authMessage = s.clientBare + "," + string(serverFirst) + "," + withoutProof
 	clientKey := hmacSum(s.salted, "Client Key")
@@ -215,22 +220,4 @@ func hmacSum(key []byte, msg string) []byte {
 	h := hmac.New(sha256.New, key)
 	h.Write([]byte(msg))
 	return h.Sum(nil)
-}
-
-// hi is SCRAM's Hi(): PBKDF2 with HMAC-SHA-256, one block.
-func hi(password, salt []byte, iter int) []byte {
-	h := hmac.New(sha256.New, password)
-	h.Write(salt)
-	h.Write([]byte{0, 0, 0, 1})
-	u := h.Sum(nil)
-	out := append([]byte(nil), u...)
-	for i := 1; i < iter; i++ {
-		h.Reset()
-		h.Write(u)
-		u = h.Sum(u[:0])
-		for j := range out {
-			out[j] ^= u[j]
-		}
-	}
-	return out
 }

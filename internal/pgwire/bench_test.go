@@ -33,12 +33,23 @@ func BenchmarkWaiting(b *testing.B) {
 	}
 	const query = "SELECT c FROM pw_bench WHERE id = $1"
 	type client func(b *testing.B) (run func(id int64) error, close func())
+	netpoll := func(b *testing.B) (func(int64) error, func()) {
+		np := cfg
+		np.Netpoll = true
+		c := dialB(b, np)
+		st, err := c.Prepare(query)
+		if err != nil {
+			b.Fatal(err)
+		}
+		args := []any{int64(0)}
+		return func(id int64) error { args[0] = id; return st.Query(args) }, func() { c.Close() }
+	}
 	clients := []struct {
 		name  string
-		procs bool // GOMAXPROCS above the connections
+		procs int // GOMAXPROCS: -1 one above the connections, 0 as it is
 		dial  client
 	}{
-		{"blocking", true, func(b *testing.B) (func(int64) error, func()) {
+		{"blocking", -1, func(b *testing.B) (func(int64) error, func()) {
 			c := dialB(b, cfg)
 			st, err := c.Prepare(query)
 			if err != nil {
@@ -47,18 +58,9 @@ func BenchmarkWaiting(b *testing.B) {
 			args := []any{int64(0)}
 			return func(id int64) error { args[0] = id; return st.Query(args) }, func() { c.Close() }
 		}},
-		{"netpoll", false, func(b *testing.B) (func(int64) error, func()) {
-			np := cfg
-			np.Netpoll = true
-			c := dialB(b, np)
-			st, err := c.Prepare(query)
-			if err != nil {
-				b.Fatal(err)
-			}
-			args := []any{int64(0)}
-			return func(id int64) error { args[0] = id; return st.Query(args) }, func() { c.Close() }
-		}},
-		{"pgconn", false, func(b *testing.B) (func(int64) error, func()) {
+		{"netpoll", 0, netpoll},
+		{"netpoll-1P", 1, netpoll},
+		{"pgconn", 0, func(b *testing.B) (func(int64) error, func()) {
 			pc, err := pgconn.Connect(context.Background(), fmt.Sprintf("host=%s port=%s user=%s password=%s dbname=%s sslmode=disable",
 				host(cfg.Addr), port(cfg.Addr), cfg.User, cfg.Password, cfg.Database))
 			if err != nil {
@@ -84,8 +86,11 @@ func BenchmarkWaiting(b *testing.B) {
 	for _, cl := range clients {
 		for _, threads := range []int{4, 16, 64} {
 			b.Run(fmt.Sprintf("%s/threads=%d", cl.name, threads), func(b *testing.B) {
-				if cl.procs {
+				switch {
+				case cl.procs < 0:
 					defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(threads + 1))
+				case cl.procs > 0:
+					defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(cl.procs))
 				}
 				runs := make([]func(int64) error, threads)
 				for i := range runs {

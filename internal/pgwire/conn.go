@@ -246,9 +246,11 @@ func (c *Conn) SetDeadline(t time.Time) { c.deadline = t }
 // than once, and after Close (when it does nothing).
 func (c *Conn) Abort() {
 	if c.state.CompareAndSwap(stateOpen, stateAborting) {
+		// busy first: the shutdown wakes the waiting call, which clears it.
+		busy := c.busy.Load()
 		c.shutdown()
 		c.state.Store(stateAborted)
-		if c.busy.Load() && c.pid != 0 {
+		if busy && c.pid != 0 {
 			go func() { _ = c.Cancel(context.Background()) }()
 		}
 	}

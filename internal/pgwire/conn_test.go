@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"errors"
+	"fmt"
 	"net"
 	"os"
 	"strconv"
@@ -254,16 +255,17 @@ func TestAbortFromAnotherGoroutine(t *testing.T) {
 			cfg := cfg
 			cfg.Netpoll = np
 			c := dial(t, cfg)
+			marker := fmt.Sprintf("pgwire-abort-%d", time.Now().UnixNano())
 			done := make(chan error, 1)
 			go func() {
-				_, err := c.Exec("SELECT pg_sleep(60) /* pgwire-abort */", nil)
+				_, err := c.Exec("SELECT pg_sleep(60) /* "+marker+" */", nil)
 				done <- err
 			}()
 			// Abort once the statement runs on the server.
 			deadline := time.Now().Add(30 * time.Second)
 			for {
 				var n int
-				if err := db.QueryRow("SELECT count(*) FROM pg_stat_activity WHERE query LIKE '%pgwire-abort%' AND state = 'active' AND pid <> pg_backend_pid()").Scan(&n); err != nil {
+				if err := db.QueryRow("SELECT count(*) FROM pg_stat_activity WHERE query LIKE '%' || $1 || '%' AND state = 'active' AND pid <> pg_backend_pid()", marker).Scan(&n); err != nil {
 					t.Fatal(err)
 				}
 				if n > 0 {
@@ -284,7 +286,7 @@ func TestAbortFromAnotherGoroutine(t *testing.T) {
 			// The cancel request ends the statement on the server too.
 			for {
 				var n int
-				if err := db.QueryRow("SELECT count(*) FROM pg_stat_activity WHERE query LIKE '%pgwire-abort%' AND state = 'active' AND pid <> pg_backend_pid()").Scan(&n); err != nil {
+				if err := db.QueryRow("SELECT count(*) FROM pg_stat_activity WHERE query LIKE '%' || $1 || '%' AND state = 'active' AND pid <> pg_backend_pid()", marker).Scan(&n); err != nil {
 					t.Fatal(err)
 				}
 				if n == 0 {
@@ -343,6 +345,25 @@ func TestPipeline(t *testing.T) {
 	}
 	if len(got) != 4 || got[3] != 3 {
 		t.Fatalf("affected %v", got)
+	}
+	// Rows read inside a pipeline, beside statements whose rows are not.
+	sel, err := c.Prepare("SELECT v FROM pw_p WHERE id <= $1 ORDER BY id")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p = c.StartPipeline()
+	var vals []int64
+	read := func(r *Row) error {
+		v, err := r.Int64(0)
+		vals = append(vals, v)
+		return err
+	}
+	_ = p.Exec(sel, []any{3})
+	_ = p.QueryFunc(sel, []any{2}, read)
+	_ = p.Exec(sel, []any{3})
+	_ = p.QueryFunc(sel, []any{1}, read)
+	if err := p.Sync(nil); err != nil || len(vals) != 3 || vals[0] != 11 || vals[1] != 12 || vals[2] != 11 {
+		t.Fatalf("rows in a pipeline: %v, %v", vals, err)
 	}
 	// A failure inside: the failed statement is reported, the rest skipped,
 	// and the implicit transaction rolled back.

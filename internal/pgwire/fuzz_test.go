@@ -176,6 +176,11 @@ func FuzzSync(f *testing.F) {
 		c := replay(null, data)
 		p := c.StartPipeline()
 		p.n = 3
+		p.read = []pipeRead{{i: 1, cols: []column{{name: "a", oid: oidInt4, format: fmtBinary}}, fn: func(r *Row) error {
+			_, _ = r.Int64(0)
+			_ = r.Bytes(0)
+			return nil
+		}}}
 		_ = p.Sync(func(int, int64, error) {})
 	})
 }

@@ -15,16 +15,25 @@ const pipeFlush = 64 << 10
 // for all of them. The server runs them in order as they come; after an
 // error it skips the rest until the Sync. Without an explicit BEGIN, the
 // statements of one Sync form one implicit transaction (an error rolls
-// them all back). Rows are skipped. This changes what is measured (one
+// them all back). Rows are skipped but for QueryFunc's. This changes what is measured (one
 // latency for several statements, fewer waits), so workloads leave it off
 // unless asked (pgbench's \startpipeline).
 type Pipeline struct {
-	c *Conn
-	n int // statements queued
+	c    *Conn
+	n    int        // statements queued
+	read []pipeRead // statements whose rows are read (QueryFunc)
+}
+
+// pipeRead is a queued statement whose rows go to fn.
+type pipeRead struct {
+	i    int
+	cols []column
+	fn   func(*Row) error
 }
 
 // StartPipeline opens a pipeline on c: until its Sync, statements are
-// queued with its Exec and ExecQuery, and c's own calls are refused.
+// queued with its Exec, QueryFunc and ExecQuery, and c's own calls are
+// refused.
 func (c *Conn) StartPipeline() *Pipeline {
 	c.pipe = &Pipeline{c: c}
 	c.wbuf = c.wbuf[:0]
@@ -36,6 +45,16 @@ func (p *Pipeline) Exec(s *Stmt, args []any) error {
 	if err := s.bind(args); err != nil {
 		return err
 	}
+	return p.spill()
+}
+
+// QueryFunc queues s with args; at Sync, fn is called for each of its
+// rows (r valid during the call), and an error from fn is Sync's.
+func (p *Pipeline) QueryFunc(s *Stmt, args []any, fn func(r *Row) error) error {
+	if err := s.bind(args); err != nil {
+		return err
+	}
+	p.read = append(p.read, pipeRead{i: p.n - 1, cols: s.cols, fn: fn})
 	return p.spill()
 }
 
@@ -74,12 +93,27 @@ func (p *Pipeline) Sync(each func(i int, affected int64, err error)) error {
 	defer c.busy.Store(false)
 	var first error
 	i := 0
+	read := p.read
 	for {
 		t, m, err := c.readMsg()
 		if err != nil {
 			return firstErr(first, err)
 		}
 		switch t {
+		case 'D':
+			for len(read) > 0 && read[0].i < i {
+				read = read[1:]
+			}
+			if len(read) == 0 || read[0].i != i || first != nil {
+				continue
+			}
+			if err := c.row.parse(read[0].cols, m); err != nil {
+				first = err
+				continue
+			}
+			if err := read[0].fn(&c.row); err != nil {
+				first = err
+			}
 		case 'C', 'I':
 			if each != nil {
 				each(i, commandTag(m), nil)
@@ -94,7 +128,7 @@ func (p *Pipeline) Sync(each func(i int, affected int64, err error)) error {
 		case 'Z':
 			c.readyFor(m)
 			return first
-		case '1', '2', '3', 'n', 'D', 'T', 's', 'N', 'A', 'S', 't':
+		case '1', '2', '3', 'n', 'T', 's', 'N', 'A', 'S', 't':
 		default:
 			return c.outOfStep(t, "a pipeline's reply")
 		}
