@@ -1,7 +1,8 @@
 // Package mysqlwire is a lean client for the MySQL wire protocol, made for
 // the benchmark hot path: one connection used by one goroutine, prepared
-// statements run with the binary protocol, result rows read and skipped,
-// never decoded. It speaks to MariaDB, MySQL and Percona Server with the
+// statements run with the binary protocol, result rows read and skipped
+// (Query, Exec) or handed to a callback that decodes only the values it
+// asks for (QueryFunc, Row). It speaks to MariaDB, MySQL and Percona Server with the
 // mysql_native_password and caching_sha2_password (fast path) methods, in
 // plain text or over TLS (Config.TLS: crypto/tls on top of the same raw
 // system calls).
@@ -157,6 +158,13 @@ type Conn struct {
 	rend    int
 	wbuf    []byte // packet being built; 4 header bytes first
 	pkt     []byte // payload of a packet longer than rbuf, reassembled
+	// pipe is the open pipeline, pbuf its queued commands.
+	pipe *Pipeline
+	pbuf []byte
+	// cols, offs and row are the current result set's, reused (QueryFunc).
+	cols    []column
+	offs    []int32
+	row     Row
 	version string
 	// tls, once the handshake asked for TLS, carries every byte; its
 	// record layer reads and writes through sysRead and sysWrite.

@@ -90,3 +90,24 @@ func FuzzPacket(f *testing.F) {
 		}
 	})
 }
+
+// FuzzRows: result sets read row by row in the binary and the text
+// protocol, every value read in every way.
+func FuzzRows(f *testing.F) {
+	null := devNull(f)
+	f.Fuzz(func(t *testing.T, data []byte) {
+		read := func(r *Row) error {
+			for i := range r.Len() {
+				_ = r.IsNull(i)
+				if b := r.Bytes(i); len(b) > len(data) {
+					t.Fatalf("a %d-byte value from a %d-byte stream", len(b), len(data))
+				}
+				_, _ = r.Int64(i)
+				_, _ = r.Float64(i)
+			}
+			return nil
+		}
+		_ = replay(null, data).QueryFunc("SELECT 1", nil, read)
+		_ = (&Stmt{c: replay(null, data)}).QueryFunc(nil, read)
+	})
+}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"strconv"
+	"time"
 )
 
 // Binary protocol column types used for parameters.
@@ -13,6 +14,7 @@ const (
 	typeDouble   = 0x05
 	typeNull     = 0x06
 	typeLongLong = 0x08
+	typeDatetime = 0x0c
 	typeString   = 0xfe
 )
 
@@ -25,6 +27,9 @@ type Stmt struct {
 
 // Prepare prepares query on the server (COM_STMT_PREPARE).
 func (c *Conn) Prepare(query string) (*Stmt, error) {
+	if c.pipe != nil {
+		return nil, errInPipeline
+	}
 	c.startCommand(comStmtPrepare)
 	c.wbuf = append(c.wbuf, query...)
 	if err := c.writePacket(); err != nil {
@@ -76,10 +81,19 @@ func (s *Stmt) Exec(args []any) (int64, error) {
 	return n, err
 }
 
-// run sends COM_STMT_EXECUTE and reads the reply.
+// run sends COM_STMT_EXECUTE and reads the reply; in a pipeline, it
+// queues the command.
 func (s *Stmt) run(args []any) (int64, bool, error) {
+	if err := s.send(args); err != nil || s.c.pipe != nil {
+		return 0, false, err
+	}
+	return s.c.result()
+}
+
+// send sends COM_STMT_EXECUTE.
+func (s *Stmt) send(args []any) error {
 	if len(args) != s.nparams {
-		return 0, false, fmt.Errorf("mysqlwire: statement wants %d arguments, got %d", s.nparams, len(args))
+		return fmt.Errorf("mysqlwire: statement wants %d arguments, got %d", s.nparams, len(args))
 	}
 	c := s.c
 	c.startCommand(comStmtExecute)
@@ -99,7 +113,7 @@ func (s *Stmt) run(args []any) (int64, bool, error) {
 		for i, a := range args {
 			t, err := c.appendBinary(a)
 			if err != nil {
-				return 0, false, fmt.Errorf("argument %d: %w", i+1, err)
+				return fmt.Errorf("argument %d: %w", i+1, err)
 			}
 			if t == typeNull {
 				c.wbuf[nullAt+i/8] |= 1 << (i % 8)
@@ -107,10 +121,10 @@ func (s *Stmt) run(args []any) (int64, bool, error) {
 			c.wbuf[typesAt+2*i] = t
 		}
 	}
-	if err := c.writePacket(); err != nil {
-		return 0, false, err
+	if c.pipe != nil {
+		return c.queue()
 	}
-	return c.result()
+	return c.writePacket()
 }
 
 // appendBinary appends a in the binary protocol and returns its type.
@@ -133,6 +147,9 @@ func (c *Conn) appendBinary(a any) (byte, error) {
 	case float64:
 		c.wbuf = binary.LittleEndian.AppendUint64(c.wbuf, math.Float64bits(v))
 		return typeDouble, nil
+	case time.Time:
+		c.wbuf = appendDatetime(c.wbuf, v)
+		return typeDatetime, nil
 	case string:
 		c.wbuf = appendLenenc(c.wbuf, uint64(len(v)))
 		c.wbuf = append(c.wbuf, v...)
@@ -150,11 +167,30 @@ func (c *Conn) appendBinary(a any) (byte, error) {
 	return typeLongLong, nil
 }
 
+// appendDatetime appends t, in UTC, as a binary DATETIME value.
+func appendDatetime(b []byte, t time.Time) []byte {
+	t = t.UTC()
+	n := byte(7)
+	if t.Nanosecond() >= 1000 {
+		n = 11
+	}
+	b = append(b, n)
+	b = binary.LittleEndian.AppendUint16(b, uint16(t.Year()))
+	b = append(b, byte(t.Month()), byte(t.Day()), byte(t.Hour()), byte(t.Minute()), byte(t.Second()))
+	if n == 11 {
+		b = binary.LittleEndian.AppendUint32(b, uint32(t.Nanosecond()/1000))
+	}
+	return b
+}
+
 // Close releases the statement on the server (COM_STMT_CLOSE, no reply).
 func (s *Stmt) Close() error {
 	c := s.c
 	if c.stopped() {
 		return nil
+	}
+	if c.pipe != nil {
+		return errInPipeline
 	}
 	c.startCommand(comStmtClose)
 	c.wbuf = binary.LittleEndian.AppendUint32(c.wbuf, s.id)
@@ -175,14 +211,22 @@ func (c *Conn) Exec(query string, args []any) (int64, error) {
 }
 
 func (c *Conn) text(query string, args []any) (int64, bool, error) {
-	c.startCommand(comQuery)
-	if err := c.interpolate(query, args); err != nil {
-		return 0, false, err
-	}
-	if err := c.writePacket(); err != nil {
+	if err := c.sendText(query, args); err != nil {
 		return 0, false, err
 	}
 	return c.result()
+}
+
+// sendText sends COM_QUERY.
+func (c *Conn) sendText(query string, args []any) error {
+	if c.pipe != nil {
+		return errInPipeline
+	}
+	c.startCommand(comQuery)
+	if err := c.interpolate(query, args); err != nil {
+		return err
+	}
+	return c.writePacket()
 }
 
 // interpolate appends query with each '?' replaced by the next argument.
@@ -227,6 +271,10 @@ func (c *Conn) appendLiteral(a any) error {
 		}
 	case float64:
 		c.wbuf = strconv.AppendFloat(c.wbuf, v, 'g', -1, 64)
+	case time.Time:
+		c.wbuf = append(c.wbuf, '\'')
+		c.wbuf = v.UTC().AppendFormat(c.wbuf, "2006-01-02 15:04:05.999999")
+		c.wbuf = append(c.wbuf, '\'')
 	case string:
 		c.appendQuoted(v)
 	case []byte:

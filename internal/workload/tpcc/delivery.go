@@ -2,7 +2,6 @@ package tpcc
 
 import (
 	"context"
-	"database/sql"
 	"errors"
 	"strings"
 	"sync/atomic"
@@ -49,8 +48,12 @@ func (w *worker) delivery(ctx context.Context, ev *workload.Event) error {
 // order left.
 func (w *worker) oldestNewOrder(ctx context.Context, ev *workload.Event, d int) (int, error) {
 	var o int
-	err := w.row(ctx, ev, w.st.dlNewOrder, w.w, d).Scan(&o)
-	if errors.Is(err, sql.ErrNoRows) {
+	err := w.row(ctx, ev, w.st.dlNewOrder, func(r row) error {
+		c := cols{r: r}
+		o = c.int(0)
+		return c.err
+	}, w.w, d)
+	if errors.Is(err, errNoRows) {
 		return 0, nil
 	}
 	return o, err
@@ -100,65 +103,50 @@ func (w *worker) deliver(ctx context.Context, ev *workload.Event) (int, error) {
 		w.args = args
 		return args
 	}
-	if _, err := w.exec(ctx, ev, st.dlDelete, pairs(w.w)...); err != nil {
+	if err := w.exec(ctx, ev, st.dlDelete, pairs(w.w)...); err != nil {
 		return 0, err
 	}
-	if _, err := w.exec(ctx, ev, st.dlOrderUpd, pairs(carrier, w.w)...); err != nil {
+	if err := w.exec(ctx, ev, st.dlOrderUpd, pairs(carrier, w.w)...); err != nil {
 		return 0, err
 	}
-	if _, err := w.exec(ctx, ev, st.dlLinesUpd, pairs(now, w.w)...); err != nil {
+	if err := w.exec(ctx, ev, st.dlLinesUpd, pairs(now, w.w)...); err != nil {
 		return 0, err
 	}
 	var customers [nDist + 1]int
-	rows, err := w.query(ctx, ev, st.dlOrders, pairs(w.w)...)
-	if err != nil {
-		return 0, err
-	}
-	for rows.Next() {
-		var d, c int
-		if err := rows.Scan(&d, &c); err != nil {
-			rows.Close()
-			return 0, err
+	if err := w.query(ctx, ev, st.dlOrders, func(r row) error {
+		c := cols{r: r}
+		d, cust := c.int(0), c.int(1)
+		if c.err == nil && d >= 1 && d <= nDist {
+			customers[d] = cust
 		}
-		customers[d] = c
-	}
-	if err := closeRows(rows); err != nil {
+		return c.err
+	}, pairs(w.w)...); err != nil {
 		return 0, err
 	}
 	var sums [nDist + 1]float64
-	rows, err = w.query(ctx, ev, st.dlSums, pairs(w.w)...)
-	if err != nil {
-		return 0, err
-	}
-	for rows.Next() {
-		var d int
-		var sum sql.NullFloat64
-		if err := rows.Scan(&d, &sum); err != nil {
-			rows.Close()
-			return 0, err
+	if err := w.query(ctx, ev, st.dlSums, func(r row) error {
+		c := cols{r: r}
+		d := c.int(0)
+		var sum float64
+		if !r.IsNull(1) {
+			sum = c.float(1)
 		}
-		sums[d] = sum.Float64
-	}
-	if err := closeRows(rows); err != nil {
+		if c.err == nil && d >= 1 && d <= nDist {
+			sums[d] = sum
+		}
+		return c.err
+	}, pairs(w.w)...); err != nil {
 		return 0, err
 	}
 	for d := 1; d <= nDist; d++ {
 		if orders[d] == 0 {
 			continue
 		}
-		if _, err := w.exec(ctx, ev, st.dlCustomerUpd, decimal(cents(sums[d])), w.w, d, customers[d]); err != nil {
+		if err := w.exec(ctx, ev, st.dlCustomerUpd, decimal(cents(sums[d])), w.w, d, customers[d]); err != nil {
 			return 0, err
 		}
 	}
 	return found, w.commit(ctx, ev)
-}
-
-// closeRows closes rows and reports any error of the iteration.
-func closeRows(rows *sql.Rows) error {
-	if err := rows.Close(); err != nil {
-		return err
-	}
-	return rows.Err()
 }
 
 // pairList is "(dcol = ? AND ocol = ?) OR ..." for the ten districts.

@@ -132,7 +132,7 @@ func testSkippedDistrict(t *testing.T, env workload.Env) {
 		}
 		aside = append(aside, o)
 	}
-	if err := closeRows(rows); err != nil || len(aside) == 0 {
+	if err := errors.Join(rows.Close(), rows.Err()); err != nil || len(aside) == 0 {
 		t.Fatalf("district 3's new orders: %d, %v", len(aside), err)
 	}
 	if _, err := env.DB.ExecContext(ctx, "DELETE FROM new_orders WHERE no_w_id = 1 AND no_d_id = 3"); err != nil {

@@ -280,6 +280,8 @@ func TestIntegration(t *testing.T) {
 					t.Errorf("figures %v: want delivered districts and none skipped", run.Figures)
 				}
 			})
+			t.Run("clients", func(t *testing.T) { testClients(t, env) })
+			t.Run("pipeline", func(t *testing.T) { testPipeline(t, env) })
 			t.Run("delivery after a concurrent taker", func(t *testing.T) { testDeliveryAfterConcurrentTaker(t, env) })
 			mustCheck(t, env, wl, "after a concurrent delivery")
 			t.Run("skipped district", func(t *testing.T) { testSkippedDistrict(t, env) })

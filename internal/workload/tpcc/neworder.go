@@ -2,7 +2,6 @@ package tpcc
 
 import (
 	"context"
-	"database/sql"
 	"fmt"
 	"sort"
 	"time"
@@ -86,21 +85,29 @@ func (w *worker) newOrder(ctx context.Context, ev *workload.Event) error {
 	}
 	st := w.st
 	var discount, wTax, dTax float64
-	var last, credit string
-	if err := w.row(ctx, ev, st.noCustomer, w.w, dID, cID).Scan(&discount, &last, &credit, &wTax); err != nil {
+	if err := w.row(ctx, ev, st.noCustomer, func(r row) error {
+		// C_LAST and C_CREDIT are read, as the profile asks, and dropped.
+		c := cols{r: r}
+		discount, wTax = c.float(0), c.float(3)
+		return c.err
+	}, w.w, dID, cID); err != nil {
 		return err
 	}
 	var oID int
-	if err := w.row(ctx, ev, st.noDistrict, w.w, dID).Scan(&oID, &dTax); err != nil {
+	if err := w.row(ctx, ev, st.noDistrict, func(r row) error {
+		c := cols{r: r}
+		oID, dTax = c.int(0), c.float(1)
+		return c.err
+	}, w.w, dID); err != nil {
 		return err
 	}
-	if _, err := w.exec(ctx, ev, st.noDistrictUpd, oID+1, w.w, dID); err != nil {
+	if err := w.exec(ctx, ev, st.noDistrictUpd, oID+1, w.w, dID); err != nil {
 		return err
 	}
-	if _, err := w.exec(ctx, ev, st.noOrder, oID, dID, w.w, cID, entry, olCnt, allLocal); err != nil {
+	if err := w.exec(ctx, ev, st.noOrder, oID, dID, w.w, cID, entry, olCnt, allLocal); err != nil {
 		return err
 	}
-	if _, err := w.exec(ctx, ev, st.noNewOrder, oID, dID, w.w); err != nil {
+	if err := w.exec(ctx, ev, st.noNewOrder, oID, dID, w.w); err != nil {
 		return err
 	}
 
@@ -141,7 +148,7 @@ func (w *worker) newOrder(ctx context.Context, ev *workload.Event) error {
 		args = append(args, oID, dID, w.w, it.number, it.iid, it.supplyW, it.qty, decimal(amount), it.dist)
 	}
 	w.args = args
-	if _, err := w.exec(ctx, ev, lines, args...); err != nil {
+	if err := w.exec(ctx, ev, lines, args...); err != nil {
 		return err
 	}
 	// The total, SUM(OL_AMOUNT) * (1 - C_DISCOUNT) * (1 + W_TAX + D_TAX),
@@ -154,23 +161,15 @@ func (w *worker) newOrder(ctx context.Context, ev *workload.Event) error {
 // w.prices. I_NAME and I_DATA are read, as the profile asks, and dropped.
 func (w *worker) readItems(ctx context.Context, ev *workload.Event) error {
 	w.args = appendItemIDs(w.args[:0], w.items)
-	rows, err := w.query(ctx, ev, w.st.noItems, w.args...)
-	if err != nil {
-		return err
-	}
-	defer rows.Close()
 	w.prices = w.prices[:0]
-	var name, data sql.RawBytes
-	for rows.Next() {
-		var p itemPrice
-		var price float64
-		if err := rows.Scan(&p.iid, &price, &name, &data); err != nil {
-			return err
-		}
-		p.price = cents(price)
-		w.prices = append(w.prices, p)
-	}
-	return rows.Err()
+	return w.query(ctx, ev, w.st.noItems, w.itemCB, w.args...)
+}
+
+// itemRow reads a row of readItems (w.itemCB).
+func (w *worker) itemRow(r row) error {
+	c := cols{r: r}
+	w.prices = append(w.prices, itemPrice{iid: c.int(0), price: cents(c.float(1))})
+	return c.err
 }
 
 // price returns the price of item iid, false when the item does not exist.
@@ -189,30 +188,11 @@ func (w *worker) price(iid int) (int64, bool) {
 func (w *worker) updateStock(ctx context.Context, ev *workload.Event, items []orderItem, dID int) error {
 	supplyW := items[0].supplyW
 	w.args = appendItemIDs(append(w.args[:0], supplyW), items)
-	rows, err := w.query(ctx, ev, w.st.noStock, w.args...)
-	if err != nil {
-		return err
-	}
 	// S_DATA and the other districts' S_DIST_xx are read, as the
-	// profile asks, into buffers the driver reuses; only this district's
-	// is kept.
+	// profile asks, and dropped; only this district's is kept.
 	w.stock = w.stock[:0]
-	var data sql.RawBytes
-	var dist [nDist]sql.RawBytes
-	for rows.Next() {
-		var sr stockRow
-		if err := rows.Scan(&sr.iid, &sr.qty, &data, &dist[0], &dist[1], &dist[2], &dist[3], &dist[4],
-			&dist[5], &dist[6], &dist[7], &dist[8], &dist[9]); err != nil {
-			rows.Close()
-			return err
-		}
-		sr.dist = string(dist[dID-1])
-		w.stock = append(w.stock, sr)
-	}
-	if err := rows.Close(); err != nil {
-		return err
-	}
-	if err := rows.Err(); err != nil {
+	w.stockDist = dID
+	if err := w.query(ctx, ev, w.st.noStock, w.stockCB, w.args...); err != nil {
 		return err
 	}
 	remote := 0
@@ -235,8 +215,19 @@ func (w *worker) updateStock(ctx context.Context, ev *workload.Event, items []or
 		it.dist = sr.dist
 	}
 	w.args = stockUpdateArgs(w.args[:0], items, w.stock, supplyW, remote)
-	_, err = w.exec(ctx, ev, w.st.noStockUpd, w.args...)
-	return err
+	return w.exec(ctx, ev, w.st.noStockUpd, w.args...)
+}
+
+// stockRow reads a row of updateStock (w.stockCB).
+func (w *worker) stockRow(r row) error {
+	c := cols{r: r}
+	sr := stockRow{iid: c.int(0), qty: c.int(1)}
+	if c.err != nil {
+		return c.err
+	}
+	sr.dist = string(r.Bytes(2 + w.stockDist))
+	w.stock = append(w.stock, sr)
+	return nil
 }
 
 // stockUpdateArgs appends the arguments of stockUpdateSQL for items, which

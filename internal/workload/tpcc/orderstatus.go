@@ -2,7 +2,6 @@ package tpcc
 
 import (
 	"context"
-	"database/sql"
 
 	"github.com/dbarena/dbarena/internal/workload"
 )
@@ -32,34 +31,28 @@ func (w *worker) orderStatus(ctx context.Context, ev *workload.Event) error {
 		}
 		cID = id
 	}
-	var balance float64
-	var first, middle, last string
-	if err := w.row(ctx, ev, st.osCustomer, w.w, dID, cID).Scan(&balance, &first, &middle, &last); err != nil {
+	if err := w.row(ctx, ev, st.osCustomer, func(r row) error {
+		// C_FIRST, C_MIDDLE and C_LAST are read, as the profile asks, and dropped.
+		_, err := r.Float64(0)
+		return err
+	}, w.w, dID, cID); err != nil {
 		return err
 	}
 	var oID int
-	var entry string
-	var carrier sql.NullInt64
-	if err := w.row(ctx, ev, st.osOrder, w.w, dID, cID).Scan(&oID, &entry, &carrier); err != nil {
+	if err := w.row(ctx, ev, st.osOrder, func(r row) error {
+		// O_ENTRY_D and O_CARRIER_ID (NULL until delivered) are dropped.
+		c := cols{r: r}
+		oID = c.int(0)
+		return c.err
+	}, w.w, dID, cID); err != nil {
 		return err
 	}
-	rows, err := w.query(ctx, ev, st.osLines, w.w, dID, oID)
-	if err != nil {
-		return err
-	}
-	for rows.Next() {
-		var iID, supplyW, qty int
-		var amount float64
-		var delivery sql.NullString
-		if err := rows.Scan(&iID, &supplyW, &qty, &amount, &delivery); err != nil {
-			rows.Close()
-			return err
-		}
-	}
-	if err := rows.Close(); err != nil {
-		return err
-	}
-	if err := rows.Err(); err != nil {
+	if err := w.query(ctx, ev, st.osLines, func(r row) error {
+		// OL_DELIVERY_D is NULL until delivered.
+		c := cols{r: r}
+		_, _, _, _ = c.int(0), c.int(1), c.int(2), c.float(3)
+		return c.err
+	}, w.w, dID, oID); err != nil {
 		return err
 	}
 	return w.commit(ctx, ev)

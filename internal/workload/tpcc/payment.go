@@ -41,18 +41,19 @@ func (w *worker) payment(ctx context.Context, ev *workload.Event) error {
 	}
 	st := w.st
 	amt := decimal(amount)
-	if _, err := w.exec(ctx, ev, st.payWarehouseUpd, amt, w.w); err != nil {
+	if err := w.exec(ctx, ev, st.payWarehouseUpd, amt, w.w); err != nil {
 		return err
 	}
-	var s1, s2, city, state, zip, wName string
-	if err := w.row(ctx, ev, st.payWarehouse, w.w).Scan(&s1, &s2, &city, &state, &zip, &wName); err != nil {
+	// The addresses are read, as the profile asks, and dropped; the
+	// names go into H_DATA.
+	var wName, dName string
+	if err := w.row(ctx, ev, st.payWarehouse, func(r row) error { wName = string(r.Bytes(5)); return nil }, w.w); err != nil {
 		return err
 	}
-	if _, err := w.exec(ctx, ev, st.payDistrictUpd, amt, w.w, dID); err != nil {
+	if err := w.exec(ctx, ev, st.payDistrictUpd, amt, w.w, dID); err != nil {
 		return err
 	}
-	var dName string
-	if err := w.row(ctx, ev, st.payDistrict, w.w, dID).Scan(&s1, &s2, &city, &state, &zip, &dName); err != nil {
+	if err := w.row(ctx, ev, st.payDistrict, func(r row) error { dName = string(r.Bytes(5)); return nil }, w.w, dID); err != nil {
 		return err
 	}
 	if byName {
@@ -62,19 +63,18 @@ func (w *worker) payment(ctx context.Context, ev *workload.Event) error {
 		}
 		cID = id
 	}
-	var first, middle, last, phone, credit, since string
-	var creditLim, discount, balance float64
-	if err := w.row(ctx, ev, st.payCustomer, cW, cD, cID).Scan(&first, &middle, &last, &s1, &s2, &city, &state,
-		&zip, &phone, &credit, &creditLim, &discount, &balance, &since); err != nil {
+	var badCredit bool
+	if err := w.row(ctx, ev, st.payCustomer, func(r row) error {
+		c := cols{r: r}
+		_, _, _ = c.float(10), c.float(11), c.float(12) // C_CREDIT_LIM, C_DISCOUNT, C_BALANCE
+		badCredit = string(r.Bytes(9)) == "BC"
+		return c.err
+	}, cW, cD, cID); err != nil {
 		return fmt.Errorf("payment: customer %d/%d/%d: %w", cW, cD, cID, err)
 	}
-	if credit == "BC" {
+	if badCredit {
 		// Bad credit: C_DATA gets the payment's ids and amount in front,
 		// truncated to 500 characters (clause 2.5.2.2).
-		var data string
-		if err := w.row(ctx, ev, st.payCustomerData, cW, cD, cID).Scan(&data); err != nil {
-			return err
-		}
 		b := w.buf[:0]
 		for _, v := range []int{cID, cD, cW, dID, w.w} {
 			b = strconv.AppendInt(b, int64(v), 10)
@@ -82,19 +82,22 @@ func (w *worker) payment(ctx context.Context, ev *workload.Event) error {
 		}
 		b = appendCents(b, amount)
 		b = append(b, " | "...)
-		b = append(b, data...)
+		if err := w.row(ctx, ev, st.payCustomerData, func(r row) error { b = append(b, r.Bytes(0)...); return nil },
+			cW, cD, cID); err != nil {
+			return err
+		}
 		if len(b) > maxCData {
 			b = b[:maxCData]
 		}
 		w.buf = b
-		if _, err := w.exec(ctx, ev, st.payCustomerUpdBC, amt, amt, string(b), cW, cD, cID); err != nil {
+		if err := w.exec(ctx, ev, st.payCustomerUpdBC, amt, amt, string(b), cW, cD, cID); err != nil {
 			return err
 		}
-	} else if _, err := w.exec(ctx, ev, st.payCustomerUpd, amt, amt, cW, cD, cID); err != nil {
+	} else if err := w.exec(ctx, ev, st.payCustomerUpd, amt, amt, cW, cD, cID); err != nil {
 		return err
 	}
 	// H_DATA is W_NAME and D_NAME separated by 4 spaces.
-	if _, err := w.exec(ctx, ev, st.payHistory, cD, cW, cID, dID, w.w, now, amt, wName+"    "+dName); err != nil {
+	if err := w.exec(ctx, ev, st.payHistory, cD, cW, cID, dID, w.w, now, amt, wName+"    "+dName); err != nil {
 		return err
 	}
 	return w.commit(ctx, ev)
@@ -103,24 +106,16 @@ func (w *worker) payment(ctx context.Context, ev *workload.Event) error {
 // customerByName returns the customer at position n/2 rounded up of those
 // with last name cLast, sorted by C_FIRST (clauses 2.5.2.2 and 2.6.2.2).
 func (w *worker) customerByName(ctx context.Context, ev *workload.Event, cW, cD int, cLast string) (int, error) {
-	rows, err := w.query(ctx, ev, w.st.byName, cW, cD, cLast)
-	if err != nil {
-		return 0, err
-	}
-	defer rows.Close()
 	var ids [64]int
 	n := 0
-	for rows.Next() {
-		var id int
-		if err := rows.Scan(&id); err != nil {
-			return 0, err
-		}
+	if err := w.query(ctx, ev, w.st.byName, func(r row) error {
+		id, err := r.Int64(0)
 		if n < len(ids) {
-			ids[n] = id
+			ids[n] = int(id)
 		}
 		n++
-	}
-	if err := rows.Err(); err != nil {
+		return err
+	}, cW, cD, cLast); err != nil {
 		return 0, err
 	}
 	if n == 0 {

@@ -2,7 +2,6 @@ package tpcc
 
 import (
 	"context"
-	"database/sql"
 	"fmt"
 	"strings"
 
@@ -18,30 +17,30 @@ const (
 
 // stmts are a terminal's prepared statements.
 type stmts struct {
-	all []*sql.Stmt
+	all []stmt
 
 	// New-Order
-	noCustomer, noDistrict, noDistrictUpd, noOrder, noNewOrder, noItems, noStock, noStockUpd *sql.Stmt
+	noCustomer, noDistrict, noDistrictUpd, noOrder, noNewOrder, noItems, noStock, noStockUpd stmt
 	// noLines[n] inserts n order lines, prepared on first use.
-	noLines [maxLines + 1]*sql.Stmt
-	conn    *sql.Conn
+	noLines [maxLines + 1]stmt
+	x       executor
 	texts   *texts
 	// Payment and Order-Status: the customer by last name.
-	byName *sql.Stmt
+	byName stmt
 	// Payment
 	payWarehouseUpd, payWarehouse, payDistrictUpd, payDistrict, payCustomer, payCustomerData,
-	payCustomerUpd, payCustomerUpdBC, payHistory *sql.Stmt
+	payCustomerUpd, payCustomerUpdBC, payHistory stmt
 	// Order-Status
-	osCustomer, osOrder, osLines *sql.Stmt
+	osCustomer, osOrder, osLines stmt
 	// Delivery
-	dlNewOrder, dlDelete, dlOrders, dlOrderUpd, dlLinesUpd, dlSums, dlCustomerUpd *sql.Stmt
+	dlNewOrder, dlDelete, dlOrders, dlOrderUpd, dlLinesUpd, dlSums, dlCustomerUpd stmt
 	// Stock-Level
-	slDistrict, slCount *sql.Stmt
+	slDistrict, slCount stmt
 }
 
 // stmtDef is one statement prepared when a terminal starts.
 type stmtDef struct {
-	dst **sql.Stmt
+	dst *stmt
 	sql string
 }
 
@@ -129,11 +128,11 @@ func (wl *Workload) texts(d dialect.Dialect) *texts {
 	return wl.sqlTexts[f]
 }
 
-// prepareStmts prepares a terminal's statements on conn.
-func prepareStmts(ctx context.Context, conn *sql.Conn, t *texts) (*stmts, error) {
-	s := &stmts{conn: conn, texts: t}
+// prepareStmts prepares a terminal's statements on x's connection.
+func prepareStmts(ctx context.Context, x executor, t *texts) (*stmts, error) {
+	s := &stmts{x: x, texts: t}
 	for i, def := range stmtDefs(s, false) {
-		st, err := conn.PrepareContext(ctx, t.fixed[i])
+		st, err := x.prepare(ctx, t.fixed[i])
 		if err != nil {
 			_ = s.close()
 			return nil, fmt.Errorf("prepare %q: %w", def.sql, err)
@@ -168,14 +167,14 @@ func linesSQL(n int) string {
 }
 
 // lines returns the statement inserting n order lines.
-func (s *stmts) lines(ctx context.Context, n int) (*sql.Stmt, error) {
+func (s *stmts) lines(ctx context.Context, n int) (stmt, error) {
 	if st := s.noLines[n]; st != nil {
 		return st, nil
 	}
 	if n < minLines || n > maxLines {
 		return nil, fmt.Errorf("new-order: %d order lines, want %d..%d", n, minLines, maxLines)
 	}
-	st, err := s.conn.PrepareContext(ctx, s.texts.lines[n])
+	st, err := s.x.prepare(ctx, s.texts.lines[n])
 	if err != nil {
 		return nil, err
 	}
@@ -187,7 +186,7 @@ func (s *stmts) lines(ctx context.Context, n int) (*sql.Stmt, error) {
 func (s *stmts) close() error {
 	var first error
 	for _, st := range s.all {
-		if err := st.Close(); err != nil && first == nil {
+		if err := st.close(); err != nil && first == nil {
 			first = err
 		}
 	}

@@ -19,11 +19,17 @@ func (w *worker) stockLevel(ctx context.Context, ev *workload.Event) error {
 	}
 	st := w.st
 	var next int
-	if err := w.row(ctx, ev, st.slDistrict, w.w, w.slDistrict).Scan(&next); err != nil {
+	if err := w.row(ctx, ev, st.slDistrict, func(r row) error {
+		c := cols{r: r}
+		next = c.int(0)
+		return c.err
+	}, w.w, w.slDistrict); err != nil {
 		return err
 	}
-	var lowStock int
-	if err := w.row(ctx, ev, st.slCount, w.w, w.slDistrict, next, next-20, w.w, threshold).Scan(&lowStock); err != nil {
+	if err := w.row(ctx, ev, st.slCount, func(r row) error {
+		_, err := r.Int64(0) // the number of items with low stock, for the screen
+		return err
+	}, w.w, w.slDistrict, next, next-20, w.w, threshold); err != nil {
 		return err
 	}
 	return w.commit(ctx, ev)

@@ -80,13 +80,18 @@ type Config struct {
 	// without it each transaction draws its home warehouse uniformly over
 	// 1..W, as go-tpc and tpcc-mysql do (--bind-warehouse).
 	BindWarehouse bool
+	// Client is --client: ClientAuto or ClientSQL.
+	Client string
+	// Pipeline sends a transaction's writes in one round trip at its
+	// commit, on the wire clients (--pipeline).
+	Pipeline bool
 }
 
 // DefaultConfig returns tpcc-mysql's defaults: one warehouse, standard
 // schema, every part, the 10/10/1/1/1 mix, no think time.
 func DefaultConfig() Config {
 	return Config{Warehouses: 1, Schema: SchemaStandard, Parts: append([]string(nil), allParts...),
-		Seed: 1, Weights: [5]int{10, 10, 1, 1, 1}, ThinkScale: 1, LoadMethod: LoadAuto}
+		Seed: 1, Weights: [5]int{10, 10, 1, 1, 1}, ThinkScale: 1, LoadMethod: LoadAuto, Client: ClientAuto}
 }
 
 // Workload is TPC-C. Its configuration methods are called from one
@@ -164,6 +169,10 @@ func (wl *Workload) Flags(fs *pflag.FlagSet) {
 	fs.BoolVar(&c.Think, "think", c.Think, "keying and think times of clause 5.2.5 (off by default)")
 	fs.BoolVar(&c.BindWarehouse, "bind-warehouse", c.BindWarehouse,
 		"bind terminal i to home warehouse i%W+1 for the whole run (the spec's terminals; default: drawn per transaction, as go-tpc and tpcc-mysql)")
+	fs.StringVar(&c.Client, "client", c.Client,
+		"client library for the transactions {auto: dbarena's lean wire client where the target allows it, sql: database/sql}")
+	fs.BoolVar(&c.Pipeline, "pipeline", c.Pipeline,
+		"send each transaction's writes in one round trip at its commit (wire clients; changes what is measured: fewer waits, shorter lock holds)")
 }
 
 // Validate implements workload.Workload: it parses the string flags and
@@ -180,6 +189,12 @@ func (wl *Workload) Validate() []error {
 	}
 	if c.FK && c.Schema == SchemaAIDPK {
 		add("--fk: the aidpk schema has no foreign keys")
+	}
+	if c.Client != ClientAuto && c.Client != ClientSQL {
+		add("--client must be auto or sql, got %q", c.Client)
+	}
+	if c.Pipeline && c.Client == ClientSQL {
+		add("--pipeline needs the wire client (--client auto)")
 	}
 	if c.LoadMethod != LoadAuto && c.LoadMethod != LoadInsert {
 		add("--load-method must be auto or insert, got %q", c.LoadMethod)
@@ -249,6 +264,8 @@ func (wl *Workload) Params() map[string]any {
 		"weights":        fmt.Sprintf("%d,%d,%d,%d,%d", c.Weights[0], c.Weights[1], c.Weights[2], c.Weights[3], c.Weights[4]),
 		"think":          c.Think,
 		"bind_warehouse": c.BindWarehouse,
+		"client":         c.Client,
+		"pipeline":       c.Pipeline,
 	}
 	wl.mu.Lock()
 	if ri := wl.runInfo; ri != nil {

@@ -183,6 +183,10 @@ func TestValidate(t *testing.T) {
 		{"range syntax", []string{"--warehouse-range", "2"}, []string{"--warehouse-range"}},
 		{"weights", []string{"--weights", "1,0,0,0"}, []string{"--weights"}},
 		{"zero weights", []string{"--weights", "0,0,0,0,0"}, []string{"--weights"}},
+		{"client sql", []string{"--client", "sql"}, nil},
+		{"pipeline", []string{"--pipeline"}, nil},
+		{"bad client", []string{"--client", "odbc"}, []string{"--client"}},
+		{"pipeline on sql", []string{"--client", "sql", "--pipeline"}, []string{"--pipeline"}},
 		{"all at once", []string{"--warehouses", "0", "--schema", "x", "--load-method", "y"}, []string{"--warehouses", "--schema", "--load-method"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -3,6 +3,7 @@ package tpcc
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"math"
 	"time"
 
@@ -76,8 +77,11 @@ var (
 // its own deck. Its home warehouse is drawn per transaction, or fixed with
 // Config.BindWarehouse.
 type worker struct {
-	wl   *Workload
-	conn *sql.Conn
+	wl *Workload
+	x  executor
+	// conn is the connection the worker owns (workload.Dialer), closed
+	// with it; nil when the runner owns it.
+	conn interface{ Close() error }
 	info *runInfo
 	// classify tells a conflict the runner retries from other errors.
 	classify func(error) dialect.Class
@@ -103,6 +107,16 @@ type worker struct {
 	// live is the runner's context of the current event.
 	live context.Context
 	st   *stmts
+	// row's state: the callback of the first row and the rows seen.
+	rowFn   func(row) error
+	rows    int
+	firstCB func(row) error // w.firstRow
+	// Row callbacks of New-Order, made once (method values allocate).
+	itemCB, stockCB func(row) error
+	stockDist       int // the district whose S_DIST_xx stockRow keeps
+	// batch, with --pipeline, sends the writes pending of a transaction.
+	batch   batcher
+	pending queue
 	// scratch
 	items  []orderItem
 	args   []any
@@ -121,17 +135,26 @@ func (wl *Workload) NewWorker(ctx context.Context, env workload.Env, conn *sql.C
 	if err != nil {
 		return nil, err
 	}
+	w, err := wl.newWorker(ctx, env, &sqlExecutor{conn: conn}, info, id, seed)
+	if err != nil {
+		return nil, err
+	}
+	return w, nil
+}
+
+// newWorker prepares a terminal's statements on x.
+func (wl *Workload) newWorker(ctx context.Context, env workload.Env, x executor, info *runInfo, id int, seed int64) (*worker, error) {
 	lo, hi, err := wl.homes(info.warehouses)
 	if err != nil {
 		return nil, err
 	}
-	st, err := prepareStmts(ctx, conn, wl.texts(env.Dialect))
+	st, err := prepareStmts(ctx, x, wl.texts(env.Dialect))
 	if err != nil {
 		return nil, err
 	}
 	homes := hi - lo + 1
 	w := &worker{
-		wl: wl, conn: conn, info: info, st: st,
+		wl: wl, x: x, info: info, st: st,
 		classify:   env.Dialect.Classify,
 		r:          newRNG(uint64(seed), 0x7e),
 		bound:      wl.cfg.BindWarehouse,
@@ -146,6 +169,7 @@ func (wl *Workload) NewWorker(ctx context.Context, env workload.Env, conn *sql.C
 		stock:      make(stockRows, 0, maxLines),
 	}
 	w.pos = len(w.deck)
+	w.firstCB, w.itemCB, w.stockCB = w.firstRow, w.itemRow, w.stockRow
 	return w, nil
 }
 
@@ -269,8 +293,23 @@ func (w *worker) pause(ctx context.Context, ev *workload.Event, d time.Duration)
 	return nil
 }
 
-// Close implements workload.Worker.
-func (w *worker) Close() error { return w.st.close() }
+// Close implements workload.Worker: it closes the prepared statements,
+// and the connection if the worker owns it.
+func (w *worker) Close() error {
+	err := w.st.close()
+	if w.conn != nil {
+		err = errors.Join(err, w.conn.Close())
+		w.conn = nil
+	}
+	return err
+}
+
+// Rollback implements workload.Rollbacker: it ends the transaction a
+// failed event left open on the worker's own connection.
+func (w *worker) Rollback(ctx context.Context) error {
+	w.pending.reset()
+	return w.x.run(ctx, "ROLLBACK")
+}
 
 // otherWarehouse returns a random warehouse other than the home one, or the
 // home one when there is no other.
@@ -302,54 +341,141 @@ func (w *worker) begin(ctx context.Context, ev *workload.Event) error {
 		return err
 	}
 	ev.Queries.Other++
-	_, err := w.conn.ExecContext(ctx, "BEGIN")
-	return err
+	w.pending.reset()
+	return w.x.run(ctx, "BEGIN")
 }
 
 func (w *worker) commit(ctx context.Context, ev *workload.Event) error {
 	if err := w.live.Err(); err != nil {
 		return err
 	}
+	if err := w.flush(); err != nil {
+		return err
+	}
 	ev.Queries.Other++
-	_, err := w.conn.ExecContext(ctx, "COMMIT")
-	return err
+	return w.x.run(ctx, "COMMIT")
 }
 
 func (w *worker) rollback(ctx context.Context, ev *workload.Event) error {
 	ev.Queries.Other++
-	_, err := w.conn.ExecContext(ctx, "ROLLBACK")
+	w.pending.reset()
+	return w.x.run(ctx, "ROLLBACK")
+}
+
+// exec runs a write of the transaction; with --pipeline it queues it
+// until the commit, which sends the queued writes in one round trip
+// (flush). Every write of a transaction can wait: no later statement of a
+// transaction reads what its writes change (the profiles' later reads take
+// other columns or rows). Their row locks are then taken at the commit.
+func (w *worker) exec(ctx context.Context, ev *workload.Event, st stmt, args ...any) error {
+	if err := w.live.Err(); err != nil {
+		return err
+	}
+	ev.Queries.Write++
+	if w.batch != nil {
+		w.pending.add(st, args)
+		return nil
+	}
+	return st.exec(ctx, args)
+}
+
+// flush sends the queued writes (--pipeline).
+func (w *worker) flush() error {
+	if w.pending.len() == 0 {
+		return nil
+	}
+	if err := w.live.Err(); err != nil {
+		return err
+	}
+	sts, args := w.pending.take()
+	return w.batch.batch(sts, args)
+}
+
+// queue is the writes a pipelining terminal holds until the commit; their
+// arguments are copied, as the worker's scratch is reused.
+type queue struct {
+	sts   []stmt
+	ends  []int // args of sts[i] end at ends[i] in arena
+	arena []any
+	args  [][]any
+}
+
+func (q *queue) add(st stmt, args []any) {
+	q.sts = append(q.sts, st)
+	q.arena = append(q.arena, args...)
+	q.ends = append(q.ends, len(q.arena))
+}
+
+func (q *queue) len() int { return len(q.sts) }
+
+// take returns the queued statements and their arguments, valid until the
+// next add, and empties the queue.
+func (q *queue) take() ([]stmt, [][]any) {
+	q.args = q.args[:0]
+	start := 0
+	for _, end := range q.ends {
+		q.args = append(q.args, q.arena[start:end:end])
+		start = end
+	}
+	sts := q.sts
+	q.reset()
+	return sts, q.args
+}
+
+func (q *queue) reset() { q.sts, q.ends, q.arena = q.sts[:0], q.ends[:0], q.arena[:0] }
+
+// query calls fn for each row.
+func (w *worker) query(ctx context.Context, ev *workload.Event, st stmt, fn func(row) error, args ...any) error {
+	if err := w.live.Err(); err != nil {
+		return err
+	}
+	ev.Queries.Read++
+	return st.query(ctx, args, fn)
+}
+
+// row calls fn for the first row; no row is errNoRows.
+func (w *worker) row(ctx context.Context, ev *workload.Event, st stmt, fn func(row) error, args ...any) error {
+	w.rowFn, w.rows = fn, 0
+	err := w.query(ctx, ev, st, w.firstCB, args...)
+	w.rowFn = nil
+	if err == nil && w.rows == 0 {
+		return errNoRows
+	}
 	return err
 }
 
-func (w *worker) exec(ctx context.Context, ev *workload.Event, st *sql.Stmt, args ...any) (sql.Result, error) {
-	if err := w.live.Err(); err != nil {
-		return nil, err
+// firstRow hands the first row of a query to w.rowFn (a method value made
+// once: row allocates no closure of its own).
+func (w *worker) firstRow(r row) error {
+	w.rows++
+	if w.rows > 1 {
+		return nil
 	}
-	ev.Queries.Write++
-	return st.ExecContext(ctx, args...)
+	return w.rowFn(r)
 }
 
-// scanner is a *sql.Row, or the error that kept the query from being sent.
-type scanner interface{ Scan(dest ...any) error }
-
-type errRow struct{ err error }
-
-func (e errRow) Scan(...any) error { return e.err }
-
-func (w *worker) row(ctx context.Context, ev *workload.Event, st *sql.Stmt, args ...any) scanner {
-	if err := w.live.Err(); err != nil {
-		return errRow{err}
-	}
-	ev.Queries.Read++
-	return st.QueryRowContext(ctx, args...)
+// cols reads a row's numbers with one error check at the end.
+type cols struct {
+	r   row
+	err error
 }
 
-func (w *worker) query(ctx context.Context, ev *workload.Event, st *sql.Stmt, args ...any) (*sql.Rows, error) {
-	if err := w.live.Err(); err != nil {
-		return nil, err
+func (c *cols) int(i int) int { return int(c.int64(i)) }
+
+func (c *cols) int64(i int) int64 {
+	v, err := c.r.Int64(i)
+	if err != nil && c.err == nil {
+		c.err = err
 	}
-	ev.Queries.Read++
-	return st.QueryContext(ctx, args...)
+	return v
+}
+
+func (c *cols) float(i int) float64 {
+	v, err := c.r.Float64(i)
+	if err != nil && c.err == nil {
+		c.err = err
+	}
+	return v
 }
 
 // cents parses a decimal read from the server into cents.
