@@ -77,3 +77,30 @@ func TestAssignWholeSeconds(t *testing.T) {
 }
 
 func ptr[T any](v T) *T { return &v }
+
+// TestAssignWholeSecondsMany: sessions logged after another's last
+// statement within its second, their lines interleaved, all go after it
+// on its connection (as a slow log's test traffic: the table's session,
+// then the sessions that insert into it).
+func TestAssignWholeSecondsMany(t *testing.T) {
+	b := &builder{flavor: "mysql"}
+	ev := func(s string, tus, dur int64, sql string) {
+		b.evs = append(b.evs, capture.Event{Session: s, TUS: tus, Kind: capture.KindQuery, SQL: sql, DurUS: ptr(dur)})
+	}
+	ev("x", 0, 1_000_000, "CREATE TABLE t (v int)")
+	ev("y", 999_900, 100, "SET @v = 1")
+	ev("z", 999_950, 50, "SET @v = 2")
+	ev("y", 999_990, 10, "INSERT INTO t VALUES (1)") // a second without "# Time": starts clamped
+	ev("z", 999_990, 10, "INSERT INTO t VALUES (2)")
+	c, err := Load(b.file(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !c.WholeSeconds {
+		t.Fatal("not seen as a log of whole seconds")
+	}
+	slots := assign(c.Sessions, 0, c.WholeSeconds)
+	if len(slots) != 1 || slots[0].sessions[0].id != "x" {
+		t.Errorf("%d slots, want one, x first", len(slots))
+	}
+}

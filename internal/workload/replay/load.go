@@ -81,9 +81,13 @@ type Capture struct {
 	FPs        []FP
 	Statements int   // query and execute events
 	Span       int64 // t_us of the last event
-	// WholeSeconds is set when every event was logged at a whole second
+	// WholeSeconds is set when the log's clock had whole seconds
 	// (MariaDB's general and slow logs): order within a second is then
-	// only known from the order of the lines.
+	// only known from the order of the lines. A slow log gives each
+	// statement's start as its end second less its duration, and the
+	// statements of a second without a "# Time" line start where the
+	// previous one did: only some events then end on a whole second, where
+	// a log with microseconds has next to none.
 	WholeSeconds bool
 }
 
@@ -119,7 +123,7 @@ func Read(r io.Reader, name string) (*Capture, error) {
 	prepared := map[string]map[string]string{} // session -> name -> SQL, for executes without text
 	var e capture.Event
 	base := rd.Header.Start.UnixMicro()
-	c.WholeSeconds = true
+	var whole, timed int64 // events logged on a whole second, and all
 	for seq := 0; ; seq++ {
 		if err := rd.Next(&e); err == io.EOF {
 			break
@@ -145,16 +149,20 @@ func Read(r io.Reader, name string) (*Capture, error) {
 		}
 		// When the log wrote the line: a slow log writes a statement's end.
 		logged := base + e.TUS + max(ev.durUS, 0)
-		if logged%1e6 != 0 {
-			c.WholeSeconds = false
+		timed++
+		if logged%1e6 == 0 {
+			whole++
 		}
+		// The nearest second: a statement whose start was derived from
+		// its end second is a little off it, either way.
+		tick := (logged + 5e5) / 1e6
 		if len(s.events) == 0 {
-			s.firstTick = logged / 1e6
+			s.firstTick = tick
 		}
 		if ev.kind != kConnect && ev.kind != kQuit {
-			s.busy, s.lastSeq, s.busyTick = e.TUS+max(ev.durUS, 0), seq, logged/1e6
+			s.busy, s.lastSeq, s.busyTick = e.TUS+max(ev.durUS, 0), seq, tick
 		}
-		s.lastTick = logged / 1e6
+		s.lastTick = tick
 		text := e.SQL
 		switch ev.kind {
 		case kPrepare:
@@ -192,6 +200,7 @@ func Read(r io.Reader, name string) (*Capture, error) {
 		}
 		s.events = append(s.events, ev)
 	}
+	c.WholeSeconds = whole >= 2 && whole*1000 >= timed
 	return c, nil
 }
 
@@ -214,13 +223,17 @@ type slot struct {
 
 // follows reports whether s may run after prev on prev's connection: s
 // starts once prev no longer needs it (its last statement done, whatever
-// its logged quit says), or, in a log of whole seconds, s was logged all in
-// the second prev's last statement was, after it.
+// its logged quit says), or, in a log of whole seconds, s comes after prev
+// (see after).
 func follows(s, prev *session, wholeSeconds bool) bool {
-	if s.start >= prev.busy {
-		return true
-	}
-	return wholeSeconds && s.firstTick == prev.busyTick && s.lastTick == prev.busyTick && s.firstSeq > prev.lastSeq
+	return s.start >= prev.busy || wholeSeconds && after(s, prev)
+}
+
+// after reports whether, in a log of whole seconds, s was logged all in the
+// second prev's last statement was, after it: s began after prev was done
+// although the times overlap.
+func after(s, prev *session) bool {
+	return s.firstTick == prev.busyTick && s.lastTick == prev.busyTick && s.firstSeq > prev.lastSeq
 }
 
 // assign spreads sessions over slots: with fold == 0 as many slots as the
@@ -240,11 +253,30 @@ func assign(sessions []*session, fold int, wholeSeconds bool) []*slot {
 		return 0
 	})
 	var slots []*slot
-	var free []int64    // when each slot's last session stopped needing it
-	var last []*session // each slot's last session
+	var free []int64                 // when each slot's last session stopped needing it
+	var last []*session              // each slot's last session
+	slotOf := map[*session]int{}     // where each session went
+	byTick := map[int64][]*session{} // sessions placed, by the second their last statement was logged in
 	for _, s := range sorted {
 		best := -1
+		if fold == 0 && wholeSeconds {
+			// s must come after a session it overlaps in time but follows
+			// by the log's lines: on its connection, after it (and after
+			// whatever came there since). The latest such session wins.
+			var pred *session
+			for _, p := range byTick[s.firstTick] {
+				if s.start < p.busy && after(s, p) && (pred == nil || p.lastSeq > pred.lastSeq) {
+					pred = p
+				}
+			}
+			if pred != nil {
+				best = slotOf[pred]
+			}
+		}
 		for i, f := range free {
+			if best >= 0 && fold == 0 {
+				break
+			}
 			// Folded, the slot free first; otherwise the one freed last
 			// of those s may follow: most likely the session s depends on.
 			if fold > 0 && (best < 0 || f < free[best]) || fold == 0 && follows(s, last[i], wholeSeconds) && (best < 0 || f > free[best]) {
@@ -269,6 +301,10 @@ func assign(sessions []*session, fold int, wholeSeconds bool) []*slot {
 		// the tick its predecessor's last statement ran, and may depend on
 		// what it did.
 		free[best], last[best] = max(free[best], s.busy), s
+		slotOf[s] = best
+		if wholeSeconds {
+			byTick[s.busyTick] = append(byTick[s.busyTick], s)
+		}
 	}
 	return slots
 }
