@@ -121,12 +121,11 @@ func TestCaptureLiveReplaySpeed(t *testing.T) {
 
 	pgExec(t, suite.postgres.AdminTarget(), "DROP DATABASE IF EXISTS cli_replay", "CREATE DATABASE cli_replay OWNER "+tgt.User)
 	js := jsonPath(t)
-	// --sessions 1: one connection replays the sessions in turn. At the
-	// captured concurrency the table's session and the next one overlap
-	// (PostgreSQL logs a disconnection as the backend exits, after the
-	// client has opened its next session), and the next one's INSERT
-	// could run before the CREATE TABLE.
-	dbarena(t, "run", "replay", pgTarget, "--capture", file, "--speed", "2", "--sessions", "1", "--db", "cli_replay", "--json", js).mustSucceed(t)
+	// At the captured concurrency: PostgreSQL logs a disconnection as the
+	// backend exits, after the client has opened its next session, but the
+	// table's session holds its connection only until its last statement,
+	// so the next one's INSERT runs after the CREATE TABLE.
+	dbarena(t, "run", "replay", pgTarget, "--capture", file, "--speed", "2", "--db", "cli_replay", "--json", js).mustSucceed(t)
 	run := readSummary(t, js)
 	rp := run.Replay
 	// The table's session (CREATE, INSERT), each traffic session's marked

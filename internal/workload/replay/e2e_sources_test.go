@@ -22,14 +22,14 @@ import (
 // MariaDB slow log, MariaDB's performance_schema (live) and PostgreSQL's
 // stderr log, each converted and replayed into another database.
 
-// sequential replays every session on one connection, in start order:
-// the counts compared do not depend on concurrency, and the logs' clocks
-// cannot always order sessions that follow each other (the slow log's
-// "# Time" has whole seconds; PostgreSQL logs a disconnection as the
-// backend exits, after the client may have begun its next session), so
-// at the faithful concurrency a session could run before the one that
-// created its table.
-var sequential = []string{"--speed", "max", "--sessions", "1"}
+// faithful replays at full speed on as many connections as the capture
+// had sessions open at once. The logs' clocks do not always order sessions
+// that follow each other (the slow log's "# Time" has whole seconds;
+// PostgreSQL logs a disconnection as the backend exits, after the client
+// may have begun its next session): the slot assignment orders them by
+// their last statement and the lines' order, so a session never runs
+// before the one that created its table.
+var faithful = []string{"--speed", "max"}
 
 // mariaCounters reads the global Com_* counters on a pool of its own,
 // closed at once (no idle session left behind).
@@ -60,7 +60,7 @@ func replayCounters(t *testing.T, sb *sandboxtest.Sandbox, env workload.Env, fil
 	t.Helper()
 	createDB(t, sb, env, db)
 	start := mariaCounters(t, env)
-	run, res := replayRun(t, env, file, append(sequential, "--db", db)...)
+	run, res := replayRun(t, env, file, append(faithful, "--db", db)...)
 	end := mariaCounters(t, env)
 	if res.Errors != 0 {
 		for _, ty := range run.PerType {
@@ -224,7 +224,7 @@ func TestEndToEndPostgresStderr(t *testing.T) {
 	orig := tableCounts(t, env, sb.Target.Database)
 	origIns := dbInserted(t, sb, env, sb.Target.Database) - before
 	createDB(t, sb, env, "e2e_stderr")
-	run, res := replayRun(t, env, file, append(sequential, "--db", "e2e_stderr")...)
+	run, res := replayRun(t, env, file, append(faithful, "--db", "e2e_stderr")...)
 	if res.Errors != 0 {
 		for _, ty := range run.PerType {
 			if ty.Errors > 0 {

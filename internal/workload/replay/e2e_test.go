@@ -112,9 +112,10 @@ func TestEndToEndPostgres(t *testing.T) {
 	}
 	orig := tableCounts(t, env, sb.Target.Database)
 	createDB(t, sb, env, "e2e_replay")
-	// One connection (see sequential in e2e_sources_test.go): the csvlog's
-	// disconnection lines come after the client's next session began.
-	run, res := replayRun(t, env, file, append(sequential, "--db", "e2e_replay")...)
+	// At the captured concurrency (see faithful in e2e_sources_test.go):
+	// the csvlog's disconnection lines come after the client's next
+	// session began, which the slot assignment must not take for overlap.
+	run, res := replayRun(t, env, file, append(faithful, "--db", "e2e_replay")...)
 	if res.Errors != 0 {
 		for _, ty := range run.PerType {
 			if ty.Errors > 0 {
@@ -161,9 +162,9 @@ func TestEndToEndMariaDB(t *testing.T) {
 	}
 	createDB(t, sb, env, "e2e_replay")
 	start := counters()
-	// One connection: the general log's whole seconds cannot always order
-	// a Quit and the next session's Connect.
-	_, res := replayRun(t, env, file, append(sequential, "--db", "e2e_replay")...)
+	// At the captured concurrency: the general log's whole seconds cannot
+	// order a Quit and the next session's Connect; the lines' order does.
+	_, res := replayRun(t, env, file, append(faithful, "--db", "e2e_replay")...)
 	end := counters()
 	if res.Errors != 0 {
 		t.Fatalf("errors %v", res.ErrorsByCode)

@@ -54,7 +54,17 @@ type session struct {
 	id         string
 	hash       uint32
 	start, end int64 // t_us of its first and last events
-	events     []event
+	// busy is when the session last needs its connection: its last
+	// statement's start plus its captured duration where known (a logged
+	// quit can come long after, when the server gets round to it).
+	busy int64
+	// firstSeq and lastSeq are the capture's event numbers of its first
+	// event and its last statement; firstTick and busyTick the whole
+	// seconds its first event and its last statement were logged in.
+	firstSeq, lastSeq   int
+	firstTick, busyTick int64
+	lastTick            int64 // the second its last statement was logged in
+	events              []event
 }
 
 // FP is one fingerprint: the normalised text and up to 3 example statements.
@@ -71,6 +81,14 @@ type Capture struct {
 	FPs        []FP
 	Statements int   // query and execute events
 	Span       int64 // t_us of the last event
+	// WholeSeconds is set when the log's clock had whole seconds
+	// (MariaDB's general and slow logs): order within a second is then
+	// only known from the order of the lines. A slow log gives each
+	// statement's start as its end second less its duration, and the
+	// statements of a second without a "# Time" line start where the
+	// previous one did: only some events then end on a whole second, where
+	// a log with microseconds has next to none.
+	WholeSeconds bool
 }
 
 // Header is the capture's header.
@@ -104,7 +122,9 @@ func Read(r io.Reader, name string) (*Capture, error) {
 	fpIndex := map[string]int32{}
 	prepared := map[string]map[string]string{} // session -> name -> SQL, for executes without text
 	var e capture.Event
-	for {
+	base := rd.Header.Start.UnixMicro()
+	var whole, timed int64 // events logged on a whole second, and all
+	for seq := 0; ; seq++ {
 		if err := rd.Next(&e); err == io.EOF {
 			break
 		} else if err != nil {
@@ -114,7 +134,7 @@ func Read(r io.Reader, name string) (*Capture, error) {
 		if s == nil {
 			h := fnv.New32a()
 			h.Write([]byte(e.Session))
-			s = &session{id: e.Session, hash: h.Sum32(), start: e.TUS}
+			s = &session{id: e.Session, hash: h.Sum32(), start: e.TUS, busy: e.TUS, firstSeq: seq, lastSeq: seq}
 			bySession[e.Session] = s
 			c.Sessions = append(c.Sessions, s)
 		}
@@ -127,6 +147,22 @@ func Read(r io.Reader, name string) (*Capture, error) {
 		if e.DurUS != nil {
 			ev.durUS = *e.DurUS
 		}
+		// When the log wrote the line: a slow log writes a statement's end.
+		logged := base + e.TUS + max(ev.durUS, 0)
+		timed++
+		if logged%1e6 == 0 {
+			whole++
+		}
+		// The nearest second: a statement whose start was derived from
+		// its end second is a little off it, either way.
+		tick := (logged + 5e5) / 1e6
+		if len(s.events) == 0 {
+			s.firstTick = tick
+		}
+		if ev.kind != kConnect && ev.kind != kQuit {
+			s.busy, s.lastSeq, s.busyTick = e.TUS+max(ev.durUS, 0), seq, tick
+		}
+		s.lastTick = tick
 		text := e.SQL
 		switch ev.kind {
 		case kPrepare:
@@ -164,6 +200,7 @@ func Read(r io.Reader, name string) (*Capture, error) {
 		}
 		s.events = append(s.events, ev)
 	}
+	c.WholeSeconds = whole >= 2 && whole*1000 >= timed
 	return c, nil
 }
 
@@ -184,11 +221,27 @@ type slot struct {
 	sessions []*session
 }
 
+// follows reports whether s may run after prev on prev's connection: s
+// starts once prev no longer needs it (its last statement done, whatever
+// its logged quit says), or, in a log of whole seconds, s comes after prev
+// (see after).
+func follows(s, prev *session, wholeSeconds bool) bool {
+	return s.start >= prev.busy || wholeSeconds && after(s, prev)
+}
+
+// after reports whether, in a log of whole seconds, s was logged all in the
+// second prev's last statement was, after it: s began after prev was done
+// although the times overlap.
+func after(s, prev *session) bool {
+	return s.firstTick == prev.busyTick && s.lastTick == prev.busyTick && s.firstSeq > prev.lastSeq
+}
+
 // assign spreads sessions over slots: with fold == 0 as many slots as the
-// capture had sessions open at once, each session going to a slot free at
-// its start; with fold > 0 onto fold slots, each session to the slot that
-// is free first.
-func assign(sessions []*session, fold int) []*slot {
+// capture had sessions open at once, each session going to the slot whose
+// last session it follows that was freed last; with fold > 0 onto fold slots, each session to
+// the slot that is free first. A session occupies its slot from its first
+// event until its last statement ends (see follows).
+func assign(sessions []*session, fold int, wholeSeconds bool) []*slot {
 	sorted := slices.Clone(sessions)
 	slices.SortStableFunc(sorted, func(a, b *session) int {
 		switch {
@@ -200,31 +253,58 @@ func assign(sessions []*session, fold int) []*slot {
 		return 0
 	})
 	var slots []*slot
-	var free []int64 // when each slot's last session ended
+	var free []int64                 // when each slot's last session stopped needing it
+	var last []*session              // each slot's last session
+	slotOf := map[*session]int{}     // where each session went
+	byTick := map[int64][]*session{} // sessions placed, by the second their last statement was logged in
 	for _, s := range sorted {
 		best := -1
+		if fold == 0 && wholeSeconds {
+			// s must come after a session it overlaps in time but follows
+			// by the log's lines: on its connection, after it (and after
+			// whatever came there since). The latest such session wins.
+			var pred *session
+			for _, p := range byTick[s.firstTick] {
+				if s.start < p.busy && after(s, p) && (pred == nil || p.lastSeq > pred.lastSeq) {
+					pred = p
+				}
+			}
+			if pred != nil {
+				best = slotOf[pred]
+			}
+		}
 		for i, f := range free {
-			if (fold > 0 || f <= s.start) && (best < 0 || f < free[best]) {
+			if best >= 0 && fold == 0 {
+				break
+			}
+			// Folded, the slot free first; otherwise the one freed last
+			// of those s may follow: most likely the session s depends on.
+			if fold > 0 && (best < 0 || f < free[best]) || fold == 0 && follows(s, last[i], wholeSeconds) && (best < 0 || f > free[best]) {
 				best = i
 			}
 		}
 		if best < 0 && (fold == 0 || len(slots) < fold) {
 			slots = append(slots, &slot{})
-			free = append(free, 0)
+			free, last = append(free, 0), append(last, nil)
 			best = len(slots) - 1
 		} else if best < 0 {
 			best = 0
 		}
-		if fold > 0 && len(slots) < fold && free[best] > s.start {
+		if fold > 0 && len(slots) < fold && last[best] != nil && !follows(s, last[best], wholeSeconds) {
 			slots = append(slots, &slot{})
-			free = append(free, 0)
+			free, last = append(free, 0), append(last, nil)
 			best = len(slots) - 1
 		}
 		slots[best].sessions = append(slots[best].sessions, s)
 		// A session starting at the very time another ended follows it:
 		// with a log's millisecond times the next session often starts in
-		// the tick its predecessor quit, and may depend on what it did.
-		free[best] = s.end
+		// the tick its predecessor's last statement ran, and may depend on
+		// what it did.
+		free[best], last[best] = max(free[best], s.busy), s
+		slotOf[s] = best
+		if wholeSeconds {
+			byTick[s.busyTick] = append(byTick[s.busyTick], s)
+		}
 	}
 	return slots
 }

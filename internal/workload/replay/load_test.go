@@ -9,21 +9,25 @@ import (
 )
 
 func TestAssignAndShard(t *testing.T) {
-	// Sessions a [0,10], b [5,15], c [12,20], d [16,30]: two at once at most.
+	// Sessions (first event, last statement, logged quit): a (0,8,10),
+	// b (5,12,15), c (9,18,20), d (16,25,30). A session needs its
+	// connection until its last statement, not until its quit is logged
+	// (PostgreSQL logs it when the backend exits): c follows a although
+	// a's quit comes later, so two connections, not three.
 	b := &builder{flavor: "mysql"}
 	for _, s := range []struct {
-		id         string
-		start, end int64
-	}{{"a", 0, 10}, {"b", 5, 15}, {"c", 12, 20}, {"d", 16, 30}} {
+		id               string
+		start, last, end int64
+	}{{"a", 0, 8, 10}, {"b", 5, 12, 15}, {"c", 9, 18, 20}, {"d", 16, 25, 30}} {
 		b.add(s.id, s.start, capture.KindConnect, "")
-		b.add(s.id, s.start, capture.KindQuery, "SELECT "+s.id)
+		b.add(s.id, s.last, capture.KindQuery, "SELECT "+s.id)
 		b.add(s.id, s.end, capture.KindQuit, "")
 	}
 	c, err := Load(b.file(t))
 	if err != nil {
 		t.Fatal(err)
 	}
-	slots := assign(c.Sessions, 0)
+	slots := assign(c.Sessions, 0, c.WholeSeconds)
 	var got []string
 	for _, s := range slots {
 		var ids []string
@@ -35,7 +39,7 @@ func TestAssignAndShard(t *testing.T) {
 	if fmt.Sprint(got) != "[ac bd]" {
 		t.Errorf("slots %v, want [ac bd]", got)
 	}
-	if n := len(assign(c.Sessions, 1)); n != 1 {
+	if n := len(assign(c.Sessions, 1, c.WholeSeconds)); n != 1 {
 		t.Errorf("--sessions 1: %d slots", n)
 	}
 	if c.Statements != 4 || len(c.FPs) != 4 {

@@ -214,11 +214,11 @@ func (wl *Workload) plan() []*slotState {
 		return wl.slots
 	}
 	fold := wl.sessions
-	peak := len(assign(wl.mine(), 0))
+	peak := len(assign(wl.mine(), 0, wl.capture.WholeSeconds))
 	if fold == 0 && wl.threads > 0 && wl.threads != peak {
 		fold = wl.threads
 	}
-	slots := assign(wl.mine(), fold)
+	slots := assign(wl.mine(), fold, wl.capture.WholeSeconds)
 	n := max(len(slots), wl.threads, 1)
 	wl.slots = make([]*slotState, n)
 	wl.stats = make([]*workerStats, n)
@@ -245,7 +245,7 @@ func (wl *Workload) RunDefaults() workload.RunDefaults {
 	defer wl.mu.Unlock()
 	n := wl.sessions
 	if n == 0 {
-		n = len(assign(wl.mine(), 0))
+		n = len(assign(wl.mine(), 0, wl.capture.WholeSeconds))
 	}
 	return workload.RunDefaults{Threads: max(n, 1), UntilDone: !wl.loop, IgnoreErrors: !wl.stopOnError}
 }

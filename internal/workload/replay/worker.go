@@ -42,14 +42,53 @@ func (wl *Workload) OwnsConns(workload.Env) bool { return true }
 
 // DialWorker implements workload.Dialer: worker id replays slot id; it
 // connects when its first session does.
-func (wl *Workload) DialWorker(_ context.Context, env workload.Env, id int, _ int64) (workload.Worker, error) {
+func (wl *Workload) DialWorker(ctx context.Context, env workload.Env, id int, _ int64) (workload.Worker, error) {
 	wl.mu.Lock()
 	slots := wl.plan()
 	wl.mu.Unlock()
 	if id >= len(slots) {
 		return nil, errors.New("replay: more workers than slots")
 	}
-	return &worker{wl: wl, env: env, st: slots[id], stats: wl.stats[id]}, nil
+	w := &worker{wl: wl, env: env, st: slots[id], stats: wl.stats[id]}
+	w.connectAhead(ctx)
+	return w, nil
+}
+
+// connectAhead opens the connection of the slot's first session before the
+// replay begins: the runner dials every worker before any starts, so the
+// schedule's zero (the first Next) comes once all are connected and the
+// first statements are not late by the time a connection takes. A failure
+// is left for Next to meet (and count) at the session's connect.
+func (w *worker) connectAhead(ctx context.Context) {
+	st := w.st
+	if st.loop != 0 || st.si != 0 || st.ei != 0 || st.conn != nil || len(st.sessions) == 0 {
+		return
+	}
+	e := &st.sessions[0].events[0]
+	db := e.db
+	if w.wl.db != "" {
+		db = w.wl.db
+	} else if e.kind != kConnect {
+		db = firstDB(st.sessions[0])
+	}
+	c, err := dial(ctx, w.env, db)
+	if err != nil {
+		return
+	}
+	st.conn, st.opened = c, true
+	if e.kind == kConnect {
+		st.ei++
+	}
+}
+
+// firstDB is the database of s's first event that names one.
+func firstDB(s *session) string {
+	for i := range s.events {
+		if s.events[i].db != "" {
+			return s.events[i].db
+		}
+	}
+	return ""
 }
 
 // NewWorker implements workload.Runner; it is not used, since the workload
@@ -97,8 +136,12 @@ func (w *worker) Next(ctx context.Context, stop <-chan struct{}) (time.Time, err
 			continue
 		}
 		e := &s.events[st.ei]
+		// Connects and quits are not paced: a session is connected as
+		// soon as its slot is free (ahead of its first statement, which is
+		// then not late by the connection's set-up), and leaves it after its
+		// last statement (a logged quit can be long after).
 		var due time.Time
-		if wl.speed > 0 {
+		if wl.speed > 0 && e.kind != kConnect && e.kind != kQuit {
 			due = wl.due(e.tus, st.loop)
 			if !wait(due, stop) {
 				return time.Time{}, workload.ErrDone
@@ -152,13 +195,7 @@ func (w *worker) open(ctx context.Context, db string) bool {
 		db = w.wl.db
 	} else if db == "" {
 		// A session without a connect event: the database of its first event that names one.
-		s := st.sessions[st.si]
-		for i := range s.events {
-			if s.events[i].db != "" {
-				db = s.events[i].db
-				break
-			}
-		}
+		db = firstDB(st.sessions[st.si])
 	}
 	c, err := dial(ctx, w.env, db)
 	if err != nil {
