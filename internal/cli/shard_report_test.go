@@ -49,6 +49,10 @@ func TestShardedReport(t *testing.T) {
 			t.Errorf("report %v lists a shard's own run:\n%s", sel, b)
 		}
 	}
+	csv := dbarena(t, "report", "rep-3", "--format", "csv", "-o", "-", "--results", results).mustSucceed(t)
+	if !strings.Contains(csv.stdout, "\nrep-3,") {
+		t.Errorf("csv does not name the run rep-3:\n%s", csv.stdout)
+	}
 	r := dbarena(t, "report", "rep-9", "--format", "md", "-o", filepath.Join(dir, "x.md"), "--results", results)
 	if r.code != 2 || !strings.Contains(r.stderr, "rep-9") {
 		t.Errorf("unknown run id: exit %d, %s", r.code, r.stderr)
