@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/dbarena/dbarena/internal/report"
+	"github.com/dbarena/dbarena/internal/shard"
 	"github.com/dbarena/dbarena/internal/store"
 	"github.com/dbarena/dbarena/internal/summary"
 )
@@ -46,12 +47,17 @@ func (a *App) report(ctx context.Context, args []string) error {
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
+	var keys []string // sharded runs, by --run-id
 	for _, s := range fs.Args() {
 		id, err := strconv.ParseInt(s, 10, 64)
-		if err != nil || id < 1 {
-			return usagef("%q is not a run ID", s)
+		switch {
+		case err == nil && id > 0:
+			filter.IDs = append(filter.IDs, id)
+		case err == nil || shard.CheckKey(s) != nil:
+			return usagef("%q is not a run ID (a number, or the --run-id of a sharded run)", s)
+		default:
+			keys = append(keys, s)
 		}
-		filter.IDs = append(filter.IDs, id)
 	}
 	if len(tags) > 0 {
 		filter.Tags = map[string]string{}
@@ -79,7 +85,7 @@ func (a *App) report(ctx context.Context, args []string) error {
 	if !ok {
 		return usagef("--format: %q is not one of html, md, csv, json", format)
 	}
-	if len(filter.IDs) == 0 && filter.Tags == nil && filter.Plan == "" {
+	if len(filter.IDs) == 0 && len(keys) == 0 && filter.Tags == nil && filter.Plan == "" {
 		return usagef("select runs with IDs, --tag KEY=VALUE or --plan NAME")
 	}
 	if out == "-" && (f == "html" || f == "md") {
@@ -101,17 +107,9 @@ func (a *App) report(ctx context.Context, args []string) error {
 		return err
 	}
 	defer st.Close()
-	runs, err := report.Load(ctx, st, filter)
+	runs, err := a.loadReportRuns(ctx, st, filter, keys)
 	if err != nil {
-		return failed(err)
-	}
-	if len(runs) == 0 {
-		return usagef("no stored run matches the selection in %s", st.Location())
-	}
-	for _, id := range filter.IDs {
-		if !containsRun(runs, id) {
-			return usagef("no run %d in %s", id, st.Location())
-		}
+		return err
 	}
 	rep, err := report.Build(runs, opts)
 	if err != nil {
@@ -124,6 +122,62 @@ func (a *App) report(ctx context.Context, args []string) error {
 		fmt.Fprintf(a.Stdout, "Wrote %s report of %d run(s) to %s\n", f, len(rep.Runs), out)
 	}
 	return nil
+}
+
+// loadReportRuns reads the runs a report selects: those filter selects
+// (none when it selects nothing but sharded runs), then the sharded runs
+// named by keys, each merged into one run (shard.Load, as results show).
+// A shard's own run selected by a tag or plan is replaced by its merged
+// run, so that a sharded run is one run of its series; one named by its
+// number stays itself.
+func (a *App) loadReportRuns(ctx context.Context, st *store.Store, filter store.Filter, keys []string) ([]*summary.Run, error) {
+	var runs []*summary.Run
+	if len(filter.IDs) > 0 || filter.Tags != nil || filter.Plan != "" {
+		var err error
+		if runs, err = report.Load(ctx, st, filter); err != nil {
+			return nil, failed(err)
+		}
+		if len(runs) == 0 {
+			return nil, usagef("no stored run matches the selection in %s", st.Location())
+		}
+		for _, id := range filter.IDs {
+			if !containsRun(runs, id) {
+				return nil, usagef("no run %d in %s", id, st.Location())
+			}
+		}
+	}
+	named := map[int64]bool{}
+	for _, id := range filter.IDs {
+		named[id] = true
+	}
+	var merge []string
+	seen := map[string]bool{}
+	add := func(key string) {
+		if !seen[key] {
+			seen[key] = true
+			merge = append(merge, key)
+		}
+	}
+	for _, key := range keys {
+		add(key)
+	}
+	out := runs[:0]
+	for _, r := range runs {
+		if key := r.Tags[shard.TagRun]; key != "" && r.RunKey != "" && !named[r.ID] {
+			add(key)
+			continue
+		}
+		out = append(out, r)
+	}
+	runs = out
+	for _, key := range merge {
+		run, err := a.loadRun(ctx, st, key)
+		if err != nil {
+			return nil, err
+		}
+		runs = append(runs, run)
+	}
+	return runs, nil
 }
 
 // checkOutputFile checks that -o names a file in an existing directory

@@ -108,7 +108,7 @@ func (a *App) run(ctx context.Context, args []string) error {
 	if err := limitEvents(w, fs, &o.cfg); err != nil {
 		return err
 	}
-	applyRunDefaults(w, fs, &o.cfg)
+	o.shard.workloadThreads = applyRunDefaults(w, fs, &o.cfg)
 	if err := o.shard.resolve(a.Getenv, o.rounds); err != nil {
 		return err
 	}

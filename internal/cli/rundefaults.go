@@ -15,14 +15,15 @@ const untilDone = time.Duration(1 << 62)
 
 // applyRunDefaults lets a workload.Defaulter (replay) pick the run settings
 // the user did not set: threads, a run until it is done, errors counted.
-func applyRunDefaults(w workload.Workload, fs *pflag.FlagSet, cfg *runner.Config) {
+// It reports whether the workload picked the threads.
+func applyRunDefaults(w workload.Workload, fs *pflag.FlagSet, cfg *runner.Config) (threads bool) {
 	d, ok := w.(workload.Defaulter)
 	if !ok {
-		return
+		return false
 	}
 	rd := d.RunDefaults()
 	if rd.Threads > 0 && !fs.Changed("threads") {
-		cfg.Threads = rd.Threads
+		cfg.Threads, threads = rd.Threads, true
 	}
 	if rd.UntilDone && !fs.Changed("time") && !fs.Changed("events") {
 		cfg.Duration = untilDone
@@ -30,4 +31,5 @@ func applyRunDefaults(w workload.Workload, fs *pflag.FlagSet, cfg *runner.Config
 	if rd.IgnoreErrors && !fs.Changed("ignore-errors") {
 		cfg.IgnoreErrors = []string{"all"}
 	}
+	return threads
 }

@@ -20,6 +20,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/dbarena/dbarena/internal/execute"
+	"github.com/dbarena/dbarena/internal/runner"
 	"github.com/dbarena/dbarena/internal/shard"
 	"github.com/dbarena/dbarena/internal/store"
 	"github.com/dbarena/dbarena/internal/summary"
@@ -48,6 +49,19 @@ type shardOptions struct {
 	// resultsFromEnv: the store came from $DBARENA_RESULTS (a pod's
 	// Secret), so its password is not on the command line.
 	resultsFromEnv bool
+	// workloadThreads: the workload picked the threads (a replay: one per
+	// session open at once); each shard then picks its own, for its part.
+	workloadThreads bool
+}
+
+// splitConfig is cfg's part for shard i of n. Threads a workload picked
+// (workloadThreads) are not split: each shard's workload picks its own
+// after Shard, so the check is only that every shard can have one.
+func (o *shardOptions) splitConfig(cfg runner.Config, i int) (runner.Config, error) {
+	if o.workloadThreads {
+		cfg.Threads = max(cfg.Threads, o.count)
+	}
+	return shard.Config(cfg, i, o.count)
 }
 
 func (o *shardOptions) flags(fs *pflag.FlagSet) {
@@ -123,7 +137,7 @@ func (a *App) prepareShard(w workload.Workload, o *runOptions) error {
 	if !s.sharded() {
 		return nil
 	}
-	cfg, err := shard.Config(o.cfg, s.index, s.count)
+	cfg, err := s.splitConfig(o.cfg, s.index)
 	if err != nil {
 		return usagef("%w", err)
 	}
@@ -134,6 +148,16 @@ func (a *App) prepareShard(w workload.Workload, o *runOptions) error {
 		}
 	} else if s.count > 1 {
 		return usagef("workload %s cannot be split in shards", w.Name())
+	}
+	if d, ok := w.(workload.Defaulter); ok && d.RunDefaults().Threads > 0 {
+		// A workload that picks its threads (a replay) plays its own
+		// part of the work on them, numbered from 0: its threads, once
+		// it knows its part, or the shard's share of --threads.
+		if s.workloadThreads {
+			o.cfg.Threads = d.RunDefaults().Threads
+		}
+		o.cfg.FirstWorker = 0
+		setThreads(w, o.cfg.Threads)
 	}
 	if o.results == "" && a.Getenv(resultsEnv) != "" {
 		o.results, s.resultsFromEnv = a.Getenv(resultsEnv), true
@@ -210,7 +234,7 @@ func (a *App) runLocalShards(ctx context.Context, o *runOptions) error {
 		_, _ = rand.Read(b[:])
 		s.key = "local-" + time.Now().UTC().Format("20060102-150405") + "-" + hex.EncodeToString(b[:])
 	}
-	if _, err := shard.Config(o.cfg, 0, s.count); err != nil {
+	if _, err := s.splitConfig(o.cfg, 0); err != nil {
 		return usagef("%w", err)
 	}
 	ctx, stop := a.Interrupts(ctx)

@@ -516,7 +516,7 @@ func timeSeriesChart(r *summary.Run, series string) (Chart, bool) {
 	if ls := fromSamples(func(k string) bool { return strings.HasPrefix(k, "host.load") }); len(ls) > 0 {
 		panels = append(panels, panel{"load avg", ls})
 	}
-	title := fmt.Sprintf("Run %d: %s on %s, %d threads", r.ID, r.Workload, series, r.Threads)
+	title := fmt.Sprintf("Run %s: %s on %s, %d threads", RunName(r), r.Workload, series, r.Threads)
 	plots := make([][]*plot.Plot, len(panels))
 	for pi, pn := range panels {
 		p := plot.New()
@@ -556,7 +556,7 @@ func timeSeriesChart(r *summary.Run, series string) (Chart, bool) {
 		plots[pi] = []*plot.Plot{p}
 	}
 	h := panelH*vg.Length(len(panels)) + vg.Points(20)
-	return Chart{ID: fmt.Sprintf("run-%d", r.ID), Section: SectionTimeSeries, Title: title,
+	return Chart{ID: "run-" + RunName(r), Section: SectionTimeSeries, Title: title,
 		Caption: "Report intervals and host samples on one time axis (interval ends).",
 		W:       chartW, H: h, draw: func(dc draw.Canvas) {
 			tiles := draw.Tiles{Rows: len(panels), Cols: 1, PadTop: vg.Points(2), PadBottom: vg.Points(2),

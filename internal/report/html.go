@@ -132,7 +132,7 @@ func (rep *Report) replayTable() *Table {
 }
 
 func runHead(r *summary.Run) string {
-	s := fmt.Sprintf("Run %d: %s on %s %s, %d threads, %s", r.ID, r.Workload, r.Target.Flavor, r.Target.Version,
+	s := fmt.Sprintf("Run %s: %s on %s %s, %d threads, %s", RunName(r), r.Workload, r.Target.Flavor, r.Target.Version,
 		r.Threads, r.StartedAt.Local().Format(time.DateTime))
 	if r.TpmC != nil {
 		s += fmt.Sprintf(", TpmC %.2f", *r.TpmC)

@@ -27,7 +27,7 @@ func httpRow(r *summary.Run) (row []Entry, ok bool) {
 			mem = v
 		}
 	}
-	return []Entry{txt(fmt.Sprintf("%d %s %s", r.ID, r.Target.Flavor, r.Target.Version)),
+	return []Entry{txt(fmt.Sprintf("%s %s %s", RunName(r), r.Target.Flavor, r.Target.Version)),
 		num(f[web.FigElapsed], 2), num(f[web.FigResponseTime], 2), num(f[web.FigRate], 2),
 		num(f[web.FigConcurrency], 2), integer(int64(f[web.FigSuccessful])), num(la, 2), num(mem, 0)}, true
 }

@@ -181,7 +181,7 @@ func (rep *Report) RunsTable() Table {
 		if r.Status != summary.StatusComplete {
 			st.Class = "ng"
 		}
-		t.Rows = append(t.Rows, []Entry{integer(r.ID), txt(when(r.StartedAt)), txt(r.Workload),
+		t.Rows = append(t.Rows, []Entry{txt(RunName(r)), txt(when(r.StartedAt)), txt(r.Workload),
 			txt(strings.TrimSpace(r.Target.Flavor + " " + r.Target.Version)), integer(int64(r.Threads)),
 			txt(round(r)), num(r.Throughput.TPS, 2), num(r.Throughput.QPS, 2), num(r.LatencyMS.P95, 2),
 			num(r.LatencyMS.P99, 2), integer(r.Totals.Errors), st, txt(formatTags(r.Tags))})
@@ -301,7 +301,7 @@ func (rep *Report) HostTable() *Table {
 		if m == nil {
 			continue
 		}
-		row := []Entry{integer(r.ID), txt(r.Workload), txt(strings.TrimSpace(r.Target.Flavor + " " + r.Target.Version)), integer(int64(r.Threads))}
+		row := []Entry{txt(RunName(r)), txt(r.Workload), txt(strings.TrimSpace(r.Target.Flavor + " " + r.Target.Version)), integer(int64(r.Threads))}
 		for _, c := range monitorColumns {
 			src := m.Avg
 			if c.max {
@@ -337,7 +337,7 @@ func (rep *Report) HostTable() *Table {
 // TypeTable is the per-transaction-type table of one run (TPC-C's five
 // transactions, for example), with its TpmC in the note.
 func TypeTable(r *summary.Run) Table {
-	t := Table{ID: fmt.Sprintf("types-%d", r.ID), Title: fmt.Sprintf("Run %d: transactions", r.ID),
+	t := Table{ID: "types-" + RunName(r), Title: "Run " + RunName(r) + ": transactions",
 		Columns: []Column{{Name: "Transaction"}, {Name: "Count", Numeric: true}, {Name: "Errors", Numeric: true},
 			{Name: "Retries", Numeric: true}, {Name: "Avg ms", Numeric: true}, {Name: "P90 ms", Numeric: true},
 			{Name: "P95 ms", Numeric: true}, {Name: "P99 ms", Numeric: true}, {Name: "Max ms", Numeric: true}}}
@@ -354,7 +354,7 @@ func TypeTable(r *summary.Run) Table {
 
 // CheckTable is a run's pass/fail rules in tpcc-mysql's [OK]/[NG] form.
 func CheckTable(r *summary.Run) Table {
-	t := Table{ID: fmt.Sprintf("checks-%d", r.ID), Title: fmt.Sprintf("Run %d: checks", r.ID),
+	t := Table{ID: "checks-" + RunName(r), Title: "Run " + RunName(r) + ": checks",
 		Columns: []Column{{Name: "Check"}, {Name: "Value", Numeric: true}, {Name: "Limit", Numeric: true}, {Name: "Result"}}}
 	for _, c := range r.Checks {
 		res := Entry{Text: "[OK]", Class: "ok"}
@@ -395,7 +395,7 @@ func SiegeTable(runs []*summary.Run) Table {
 				mem = v
 			}
 		}
-		t.Rows = append(t.Rows, []Entry{txt(fmt.Sprintf("%d %s %s", r.ID, r.Target.Flavor, r.Target.Version)),
+		t.Rows = append(t.Rows, []Entry{txt(fmt.Sprintf("%s %s %s", RunName(r), r.Target.Flavor, r.Target.Version)),
 			num(r.DurationS, 2), num(rt, 2), num(r.Throughput.TPS, 2), num(r.Throughput.TPS*rt, 2),
 			integer(r.Totals.Events - r.Totals.Errors), num(la, 2), num(mem, 0)})
 	}

@@ -206,7 +206,7 @@ func (rep *Report) csvRuns(cw *csv.Writer) error {
 			tpmc = f64(*r.TpmC)
 		}
 		l := r.LatencyMS
-		if err := cw.Write([]string{i64(r.ID), r.StartedAt.UTC().Format(time.RFC3339Nano), r.EndedAt.UTC().Format(time.RFC3339Nano),
+		if err := cw.Write([]string{RunName(r), r.StartedAt.UTC().Format(time.RFC3339Nano), r.EndedAt.UTC().Format(time.RFC3339Nano),
 			r.Status, r.Workload, series[r], r.Target.Flavor, r.Target.Version, r.Target.Sandbox, r.Target.DSN,
 			strconv.Itoa(r.Threads), f64(r.Rate), f64(r.DurationS), f64(r.WarmupS), plan, cell, round(r),
 			i64(r.Totals.Events), i64(r.Totals.Queries.Total), i64(r.Totals.Errors), i64(r.Totals.Retries),
@@ -231,7 +231,7 @@ func (rep *Report) csvCells(cw *csv.Writer) error {
 	for _, c := range rep.Cells {
 		var ids []string
 		for _, r := range c.Runs {
-			ids = append(ids, i64(r.ID))
+			ids = append(ids, RunName(r))
 		}
 		row := []string{c.Series, c.Workload, strconv.Itoa(c.Threads), c.Plan, c.PlanCell, strconv.Itoa(len(c.Runs)), strings.Join(ids, " ")}
 		for _, s := range []stats.Summary{c.TPS, c.QPS, c.AvgMS, c.P95MS, c.P99MS} {
