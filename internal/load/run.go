@@ -27,6 +27,11 @@ type job struct {
 type session struct {
 	c       conn
 	applied int
+	// ldCharset and ldOK cache sessionCharset while ldApplied is
+	// applied+1 (0: not read).
+	ldCharset string
+	ldOK      bool
+	ldApplied int
 }
 
 // catchUp replays the session statements c has not run yet.
@@ -315,11 +320,12 @@ func (l *loader) execIn(ctx context.Context, s *session, j *job) error {
 	if err := s.catchUp(ctx, l, j.log); err != nil {
 		return l.fail(&j.st, err)
 	}
-	var n int64
-	var err error
-	if j.st.Copy != nil {
+	n, done, err := l.tryLoadData(ctx, s, j)
+	switch {
+	case done:
+	case j.st.Copy != nil:
 		n, err = s.c.copyIn(ctx, j.st.SQL, j.st.Copy)
-	} else {
+	default:
 		n, err = s.c.exec(ctx, j.st.SQL)
 	}
 	if err != nil {

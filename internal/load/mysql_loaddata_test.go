@@ -1,0 +1,88 @@
+package load
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/dbarena/dbarena/internal/checksum"
+	"github.com/dbarena/dbarena/internal/dialect"
+	"github.com/dbarena/dbarena/internal/dump"
+)
+
+// TestMariaDBLoadData loads the tricky dumps (plain and --hex-blob) with
+// the LOAD DATA fast path: the same checksums as the source, and the data
+// went through LOAD DATA. With local_infile off, the load falls back to
+// the INSERTs with a note.
+func TestMariaDBLoadData(t *testing.T) {
+	env, plain, hex := mariadbSource(t)
+	src := openDB(t, env.Target, env.Target.Database)
+	ctx := context.Background()
+	srcSums, err := checksum.Tables(ctx, src, "mariadb", env.Target.Database)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := rowsOf(t, src, itemsQuery)
+	for _, c := range []struct{ file, db, engine string }{
+		{plain, "ld_plain", "InnoDB"},
+		{hex, "ld_hex", "Aria"},
+	} {
+		t.Run(c.db, func(t *testing.T) {
+			res, err := Load(ctx, env, Options{Files: []string{c.file}, Database: c.db, Threads: 2,
+				Admin: adminTarget(t, env.Target), Rewrite: dump.Rewrite{Engine: c.engine}, LoadData: "on"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res.LoadDataStatements < 2 || res.Rows != 6 {
+				t.Errorf("LOAD DATA statements %d, rows %d (notes %q)", res.LoadDataStatements, res.Rows, res.Notes)
+			}
+			equalRows(t, "items", rowsOf(t, openDB(t, env.Target, c.db), itemsQuery), want)
+			sameChecksums(t, res, srcSums)
+		})
+	}
+	t.Run("local_infile off", func(t *testing.T) {
+		adm := *adminTarget(t, env.Target)
+		d, _ := dialect.For(adm.Family())
+		a, err := d.Open(adm, dialect.OpenOptions{MaxConns: 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer a.Close()
+		setLocalInfile(t, a, "OFF")
+		defer setLocalInfile(t, a, "ON")
+		res, err := Load(ctx, env, Options{Files: []string{plain}, Database: "ld_off", Threads: 2,
+			Admin: adminTarget(t, env.Target), LoadData: "auto"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.LoadDataStatements != 0 || len(res.Notes) == 0 || !strings.Contains(strings.Join(res.Notes, " "), "LOAD DATA LOCAL not used") {
+			t.Errorf("LOAD DATA statements %d, notes %q", res.LoadDataStatements, res.Notes)
+		}
+		sameChecksums(t, res, srcSums)
+	})
+	// A duplicate key fails as the INSERT would have, with file and line
+	// (LOAD DATA LOCAL makes it a warning).
+	dup := filepath.Join(t.TempDir(), "dup.sql")
+	if err := os.WriteFile(dup, []byte("CREATE TABLE d (id INT PRIMARY KEY, s TEXT);\nINSERT INTO d VALUES (1,'a'),(1,'b');\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, err = Load(ctx, env, Options{Files: []string{dup}, Database: "ld_dup", Admin: adminTarget(t, env.Target), LoadData: "on", NoStats: true})
+	var le *Error
+	if !errors.As(err, &le) || le.Line != 2 || le.Code != "1062" {
+		t.Errorf("duplicate key: %v", err)
+	}
+	if _, err := Load(ctx, env, Options{Files: []string{plain}, Database: "ld_bad", LoadData: "maybe"}); err == nil || !IsBadInput(err) {
+		t.Errorf("LoadData maybe: %v", err)
+	}
+}
+
+func setLocalInfile(t *testing.T, db *sql.DB, v string) {
+	t.Helper()
+	if _, err := db.Exec("SET GLOBAL local_infile = " + v); err != nil {
+		t.Fatal(err)
+	}
+}
