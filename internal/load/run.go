@@ -320,13 +320,21 @@ func (l *loader) execIn(ctx context.Context, s *session, j *job) error {
 	if err := s.catchUp(ctx, l, j.log); err != nil {
 		return l.fail(&j.st, err)
 	}
-	n, done, err := l.tryLoadData(ctx, s, j)
-	switch {
-	case done:
-	case j.st.Copy != nil:
-		n, err = s.c.copyIn(ctx, j.st.SQL, j.st.Copy)
-	default:
-		n, err = s.c.exec(ctx, j.st.SQL)
+	var n int64
+	var err error
+	// A statement chosen as a deadlock victim (parallel data of one
+	// table, InnoDB) was rolled back whole: run it again.
+	retry := !setsAutocommit(j.log)
+	for try := 0; try == 0 || (retry && isDeadlock(err) && try < maxDeadlockRetries && ctx.Err() == nil); try++ {
+		var done bool
+		n, done, err = l.tryLoadData(ctx, s, j)
+		switch {
+		case done:
+		case j.st.Copy != nil:
+			n, err = s.c.copyIn(ctx, j.st.SQL, j.st.Copy)
+		default:
+			n, err = s.c.exec(ctx, j.st.SQL)
+		}
 	}
 	if err != nil {
 		if ctx.Err() != nil {
