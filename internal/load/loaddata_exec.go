@@ -3,7 +3,6 @@ package load
 import (
 	"bytes"
 	"context"
-	"database/sql"
 	"errors"
 	"fmt"
 	"io"
@@ -20,10 +19,10 @@ import (
 // converts exactly is sent as LOAD DATA LOCAL INFILE from memory, in the
 // session's client character set. Differences from the INSERT it
 // replaces: LOCAL makes the server report bad values and duplicate keys
-// as warnings instead of errors, so the loader reads the first warning
-// after each LOAD DATA and reports it as the statement's error (the rows
-// are then loaded as IGNORE would have: a dump made by the server's own
-// tool has no such rows).
+// as warnings instead of errors, so the loader reads the warnings after
+// each LOAD DATA and reports the first one the INSERT would have failed
+// with as the statement's error (the rows are then loaded as IGNORE would
+// have: a dump made by the server's own tool has no such rows).
 
 // readerSeq names go-sql-driver's (process-global) reader handlers.
 var readerSeq atomic.Int64
@@ -86,6 +85,7 @@ func (s *session) sessionCharset(ctx context.Context) (string, bool) {
 	}
 	mode = strings.ToUpper(mode)
 	s.ldCharset = cs
+	s.ldStrict = strings.Contains(mode, "STRICT_TRANS_TABLES") || strings.Contains(mode, "STRICT_ALL_TABLES")
 	s.ldOK = isWordName(cs) && !strings.Contains(mode, "NO_BACKSLASH_ESCAPES") && !strings.Contains(mode, "ANSI_QUOTES")
 	return s.ldCharset, s.ldOK
 }
@@ -120,7 +120,7 @@ func (l *loader) tryLoadData(ctx context.Context, s *session, j *job) (n int64, 
 	if !ok {
 		return 0, false, nil
 	}
-	n, err = mc.loadData(ctx, ld, cs)
+	n, err = mc.loadData(ctx, ld, cs, s.ldStrict)
 	if err != nil && refusesLocalFiles(err) {
 		l.disableLoadData(oneLine(err.Error()))
 		return 0, false, nil
@@ -132,7 +132,10 @@ func (l *loader) tryLoadData(ctx context.Context, s *session, j *job) (n int64, 
 }
 
 // loadData sends ld's rows as LOAD DATA LOCAL INFILE in character set cs.
-func (m *myConn) loadData(ctx context.Context, ld *loadDataInsert, cs string) (int64, error) {
+// The warnings the INSERT would have failed with become its error: a
+// duplicate key (unless IGNORE or REPLACE) and, in a strict sql_mode, any
+// warning.
+func (m *myConn) loadData(ctx context.Context, ld *loadDataInsert, cs string, strict bool) (int64, error) {
 	name := fmt.Sprintf("dbarena-load-%d", readerSeq.Add(1))
 	mysql.RegisterReaderHandler(name, func() io.Reader { return bytes.NewReader(ld.Data) })
 	defer mysql.DeregisterReaderHandler(name)
@@ -143,16 +146,32 @@ func (m *myConn) loadData(ctx context.Context, ld *loadDataInsert, cs string) (i
 		return n, err
 	}
 	if ld.Modifier != "IGNORE" {
-		var level, msg string
-		var code uint16
-		switch err := m.queryRow(ctx, "SHOW WARNINGS LIMIT 1").Scan(&level, &code, &msg); {
-		case err == nil:
-			return n, &mysql.MySQLError{Number: code, Message: "LOAD DATA LOCAL: " + level + ": " + msg}
-		case !errors.Is(err, sql.ErrNoRows):
+		if err := m.loadWarning(ctx, ld.Modifier == "", strict); err != nil {
 			return n, err
 		}
 	}
 	return n, nil
+}
+
+// loadWarning returns the first warning of the last statement that an
+// INSERT would have failed with, as a server error.
+func (m *myConn) loadWarning(ctx context.Context, dupKey, strict bool) error {
+	rows, err := m.c.QueryContext(ctx, "SHOW WARNINGS")
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var level, msg string
+		var code uint16
+		if err := rows.Scan(&level, &code, &msg); err != nil {
+			return err
+		}
+		if (dupKey && code == 1062) || (strict && !strings.EqualFold(level, "Note")) {
+			return &mysql.MySQLError{Number: code, Message: "LOAD DATA LOCAL: " + level + ": " + msg}
+		}
+	}
+	return rows.Err()
 }
 
 // refusesLocalFiles reports the errors of a server (or client) that does

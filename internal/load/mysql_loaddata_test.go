@@ -75,6 +75,15 @@ func TestMariaDBLoadData(t *testing.T) {
 	if !errors.As(err, &le) || le.Line != 2 || le.Code != "1062" {
 		t.Errorf("duplicate key: %v", err)
 	}
+	// In a strict sql_mode, a value out of range fails as the INSERT would.
+	strict := filepath.Join(t.TempDir(), "strict.sql")
+	if err := os.WriteFile(strict, []byte("SET sql_mode='STRICT_ALL_TABLES';\nCREATE TABLE s (n TINYINT);\nINSERT INTO s VALUES (1),(1000);\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, err = Load(ctx, env, Options{Files: []string{strict}, Database: "ld_strict", Admin: adminTarget(t, env.Target), LoadData: "on", NoStats: true})
+	if !errors.As(err, &le) || le.Line != 3 || le.Code != "1264" {
+		t.Errorf("strict mode: %v", err)
+	}
 	if _, err := Load(ctx, env, Options{Files: []string{plain}, Database: "ld_bad", LoadData: "maybe"}); err == nil || !IsBadInput(err) {
 		t.Errorf("LoadData maybe: %v", err)
 	}

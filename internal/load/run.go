@@ -31,6 +31,7 @@ type session struct {
 	// applied+1 (0: not read).
 	ldCharset string
 	ldOK      bool
+	ldStrict  bool
 	ldApplied int
 }
 
