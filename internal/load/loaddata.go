@@ -13,7 +13,17 @@ type loadDataInsert struct {
 	// by tabs, rows ended by newlines, backslash escapes, NULL as \N.
 	Data []byte
 	Rows int
+	// Kinds has, per field position, the literal kinds of its values.
+	Kinds []uint8
 }
+
+// Literal kinds, for the target columns' check (loadDataFits).
+const (
+	kindBytes  uint8 = 1 << iota // hex or _binary literal
+	kindNumber                   // a plain number
+	kindOddNum                   // a number whose text an INSERT into a string column would change
+	kindString                   // a quoted string
+)
 
 // toLoadData converts `INSERT [IGNORE] INTO t [(cols)] VALUES (...),...`
 // (or REPLACE INTO) whose values are all literals LOAD DATA reproduces
@@ -84,21 +94,29 @@ func toLoadData(sql string) (*loadDataInsert, bool) {
 		}
 		p.i++
 		rowStart := len(out)
-		for first := true; ; first = false {
+		for field := 0; ; field++ {
+			first := field == 0
 			p.space()
 			if !first {
 				out = append(out, '\t')
 			}
 			var ok bool
-			if out, ok = p.value(out); !ok {
+			var kind uint8
+			if out, kind, ok = p.value(out); !ok {
 				return nil, false
 			}
+			if r.Rows == 0 {
+				r.Kinds = append(r.Kinds, 0)
+			} else if field >= len(r.Kinds) {
+				return nil, false // rows of different lengths
+			}
+			r.Kinds[field] |= kind
 			p.space()
 			if p.peek() == ',' {
 				p.i++
 				continue
 			}
-			if p.peek() != ')' {
+			if p.peek() != ')' || field+1 != len(r.Kinds) {
 				return nil, false
 			}
 			p.i++
@@ -189,35 +207,38 @@ func (p *tupleParser) ident() bool {
 }
 
 // value appends one literal in LOAD DATA form.
-func (p *tupleParser) value(out []byte) ([]byte, bool) {
+func (p *tupleParser) value(out []byte) ([]byte, uint8, bool) {
 	c := p.peek()
 	switch {
 	case c == '\'' || c == '"':
-		return p.str(out)
+		out, ok := p.str(out)
+		return out, kindString, ok
 	case c == '_':
 		if p.keyword("_binary") {
 			p.space()
 			if c := p.peek(); c == '\'' || c == '"' {
-				return p.str(out)
+				out, ok := p.str(out)
+				return out, kindBytes | kindString, ok
 			}
 		}
-		return out, false
+		return out, 0, false
 	case c == 'N' || c == 'n':
 		if p.keyword("NULL") {
-			return append(out, '\\', 'N'), true
+			return append(out, '\\', 'N'), 0, true
 		}
-		return out, false
+		return out, 0, false
 	case (c == 'X' || c == 'x') && p.i+1 < len(p.s) && p.s[p.i+1] == '\'':
 		j := strings.IndexByte(p.s[p.i+2:], '\'')
 		if j < 0 {
-			return out, false
+			return out, 0, false
 		}
 		h := p.s[p.i+2 : p.i+2+j]
 		if len(h)%2 != 0 {
-			return out, false
+			return out, 0, false
 		}
 		p.i += 2 + j + 1
-		return appendHex(out, h)
+		out, ok := appendHex(out, h)
+		return out, kindBytes, ok
 	case c == '0' && p.i+1 < len(p.s) && (p.s[p.i+1] == 'x'):
 		j := p.i + 2
 		for j < len(p.s) && isHex(p.s[j]) {
@@ -225,17 +246,24 @@ func (p *tupleParser) value(out []byte) ([]byte, bool) {
 		}
 		h := p.s[p.i+2 : j]
 		if h == "" || (j < len(p.s) && isWordByte(p.s[j])) {
-			return out, false
+			return out, 0, false
 		}
 		if len(h)%2 != 0 {
 			h = "0" + h
 		}
 		p.i = j
-		return appendHex(out, h)
+		out, ok := appendHex(out, h)
+		return out, kindBytes, ok
 	case c == '-' || (c >= '0' && c <= '9') || c == '.':
-		return p.number(out)
+		start := p.i
+		out, ok := p.number(out)
+		kind := kindNumber
+		if ok && !plainNumberText(p.s[start:p.i]) {
+			kind |= kindOddNum
+		}
+		return out, kind, ok
 	}
-	return out, false
+	return out, 0, false
 }
 
 // number appends a plain decimal number: -?digits[.digits][e[+-]digits].
@@ -278,6 +306,23 @@ func (p *tupleParser) number(out []byte) ([]byte, bool) {
 	out = append(out, s[p.i:j]...)
 	p.i = j
 	return out, true
+}
+
+// plainNumberText reports a number whose text an INSERT into a string
+// column keeps: -?(0|[1-9][0-9]*)(.[0-9]+)?, not a negative zero.
+func plainNumberText(n string) bool {
+	neg := strings.HasPrefix(n, "-")
+	n = strings.TrimPrefix(n, "-")
+	intPart, frac, hasDot := strings.Cut(n, ".")
+	if intPart == "" || (len(intPart) > 1 && intPart[0] == '0') || (hasDot && frac == "") {
+		return false
+	}
+	for _, c := range []byte(intPart + frac) {
+		if c < '0' || c > '9' {
+			return false
+		}
+	}
+	return !neg || strings.Trim(intPart+frac, "0") != ""
 }
 
 // str appends a quoted string's value, decoded with MySQL's escapes

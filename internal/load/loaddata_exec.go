@@ -117,7 +117,7 @@ func (l *loader) tryLoadData(ctx context.Context, s *session, j *job) (n int64, 
 		return 0, false, nil
 	}
 	ld, ok := toLoadData(j.st.SQL)
-	if !ok {
+	if !ok || !mc.loadDataFits(ctx, j.st.Table, ld) {
 		return 0, false, nil
 	}
 	n, err = mc.loadData(ctx, ld, cs, s.ldStrict)
@@ -129,6 +129,72 @@ func (l *loader) tryLoadData(ctx context.Context, s *session, j *job) (n int64, 
 		l.loadDataStatements.Add(1)
 	}
 	return n, true, err
+}
+
+// numericTypes are the DATA_TYPEs whose columns read a hex or _binary
+// literal as a number in an INSERT, but its bytes as text in LOAD DATA.
+var numericTypes = map[string]bool{"tinyint": true, "smallint": true, "mediumint": true, "int": true, "bigint": true,
+	"decimal": true, "float": true, "double": true, "year": true}
+
+// loadDataFits checks ld's values against the target columns' types
+// where LOAD DATA would store something else than the INSERT: any value
+// but NULL into a BIT column, a number into an ENUM or SET column, a hex
+// or _binary literal into a numeric column, a number whose text is not
+// kept (1e3, 007) into any other column.
+func (m *myConn) loadDataFits(ctx context.Context, table string, ld *loadDataInsert) bool {
+	schema, name, qualified := strings.Cut(table, ".")
+	if !qualified {
+		schema, name = "", table
+	}
+	rows, err := m.c.QueryContext(ctx, "SELECT COLUMN_NAME, DATA_TYPE FROM information_schema.COLUMNS "+
+		"WHERE TABLE_SCHEMA = COALESCE(NULLIF(?, ''), DATABASE()) AND TABLE_NAME = ? ORDER BY ORDINAL_POSITION", schema, name)
+	if err != nil {
+		return false
+	}
+	defer rows.Close()
+	types := map[string]string{}
+	var order []string
+	for rows.Next() {
+		var c, t string
+		if rows.Scan(&c, &t) != nil {
+			return false
+		}
+		types[strings.ToLower(c)] = strings.ToLower(t)
+		order = append(order, strings.ToLower(t))
+	}
+	if rows.Err() != nil || len(order) == 0 {
+		return false
+	}
+	if ld.Columns != "" {
+		order = order[:0]
+		for _, c := range strings.Split(strings.Trim(ld.Columns, "()"), ",") {
+			c = strings.TrimSpace(c)
+			if strings.HasPrefix(c, "`") {
+				c = strings.ReplaceAll(strings.Trim(c, "`"), "``", "`")
+			}
+			t, ok := types[strings.ToLower(c)]
+			if !ok {
+				return false
+			}
+			order = append(order, t)
+		}
+	}
+	if len(order) != len(ld.Kinds) {
+		return false
+	}
+	for i, k := range ld.Kinds {
+		switch t := order[i]; {
+		case t == "bit" && k != 0:
+			return false
+		case (t == "enum" || t == "set") && k&kindNumber != 0:
+			return false // a number is an index in an INSERT, text in LOAD DATA
+		case numericTypes[t] && k&kindBytes != 0:
+			return false
+		case !numericTypes[t] && k&kindOddNum != 0:
+			return false
+		}
+	}
+	return true
 }
 
 // loadData sends ld's rows as LOAD DATA LOCAL INFILE in character set cs.

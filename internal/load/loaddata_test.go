@@ -166,3 +166,19 @@ func FuzzToLoadData(f *testing.F) {
 		}
 	})
 }
+
+func TestToLoadDataKinds(t *testing.T) {
+	r, ok := toLoadData("INSERT INTO t VALUES (1,'a',0x41,NULL,1e3),(-0,_binary 'b',X'42',NULL,007)")
+	want := []uint8{kindNumber | kindOddNum, kindString | kindBytes, kindBytes, 0, kindNumber | kindOddNum}
+	if !ok || fmt.Sprint(r.Kinds) != fmt.Sprint(want) {
+		t.Fatalf("kinds %v, want %v", r.Kinds, want)
+	}
+	for n, plain := range map[string]bool{"0": true, "-12.50": true, "007": false, "1.": false, ".5": false, "-0.0": false, "1e3": false} {
+		if plainNumberText(n) != plain {
+			t.Errorf("plainNumberText(%q) = %v", n, !plain)
+		}
+	}
+	if _, ok := toLoadData("INSERT INTO t VALUES (1,2),(3)"); ok {
+		t.Error("rows of different lengths converted")
+	}
+}

@@ -12,6 +12,8 @@ import (
 	"github.com/dbarena/dbarena/internal/checksum"
 	"github.com/dbarena/dbarena/internal/dialect"
 	"github.com/dbarena/dbarena/internal/dump"
+	"github.com/dbarena/dbarena/internal/sandbox/sandboxtest"
+	"github.com/dbarena/dbarena/internal/target"
 )
 
 // TestMariaDBLoadData loads the tricky dumps (plain and --hex-blob) with
@@ -86,6 +88,42 @@ func TestMariaDBLoadData(t *testing.T) {
 	}
 	if _, err := Load(ctx, env, Options{Files: []string{plain}, Database: "ld_bad", LoadData: "maybe"}); err == nil || !IsBadInput(err) {
 		t.Errorf("LoadData maybe: %v", err)
+	}
+}
+
+// TestMariaDBLoadDataColumnTypes: values LOAD DATA would store otherwise
+// than the INSERT (a number into BIT or ENUM, hex into INT, 1e3 or 007
+// into VARCHAR) keep their INSERTs; the tables hold the same either way.
+func TestMariaDBLoadDataColumnTypes(t *testing.T) {
+	env := sandboxtest.Env(t, target.FlavorMariaDB)
+	ctx := context.Background()
+	f := filepath.Join(t.TempDir(), "types.sql")
+	body := "CREATE TABLE ty (b BIT(8), e ENUM('x','y'), i INT, v VARCHAR(20));\n" +
+		"INSERT INTO ty VALUES (5,NULL,NULL,NULL),(NULL,NULL,NULL,NULL);\n" +
+		"INSERT INTO ty (e, i) VALUES (2,1),(1,2);\n" +
+		"INSERT INTO ty (i) VALUES (0x41),(1);\n" +
+		"INSERT INTO ty (v) VALUES (1e3),(007);\n" +
+		"INSERT INTO ty (v, e, i) VALUES ('s','y',-3),(12.50,'x',0);\n"
+	if err := os.WriteFile(f, []byte(body), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	const q = "SELECT HEX(b), e, i, v FROM ty ORDER BY 1, 2, 3, 4"
+	var want []string
+	for _, mode := range []string{"off", "on"} {
+		db := "ty_" + mode
+		res, err := Load(ctx, env, Options{Files: []string{f}, Database: db, Admin: adminTarget(t, env.Target), LoadData: mode, NoStats: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := rowsOf(t, openDB(t, env.Target, db), q)
+		if mode == "off" {
+			want = got
+			continue
+		}
+		equalRows(t, "ty", got, want)
+		if res.LoadDataStatements != 1 {
+			t.Errorf("LOAD DATA statements %d, want 1 (the last)", res.LoadDataStatements)
+		}
 	}
 }
 
