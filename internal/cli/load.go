@@ -42,6 +42,7 @@ type loadFlags struct {
 	engine, engineMap, tableOpts string
 	keepDefiners                 bool
 	deferIndexes                 string
+	loadData                     string
 	threads                      int
 	continueOnError              bool
 	noChecksum                   bool
@@ -60,6 +61,7 @@ func (f *loadFlags) flags(fs *pflag.FlagSet) {
 	fs.StringVar(&f.engineMap, "engine-map", "", "engine renames for mixed dumps, e.g. MyISAM=Aria,MEMORY=InnoDB")
 	fs.StringVar(&f.tableOpts, "table-options", "", `table options added after the engine of every CREATE TABLE, e.g. "TRANSACTIONAL=1 PAGE_CHECKSUM=1"`)
 	fs.BoolVar(&f.keepDefiners, "keep-definers", false, "keep DEFINER= of triggers, views and routines (default: the loading account becomes the definer)")
+	fs.StringVar(&f.loadData, "load-data", "auto", "MySQL family: send the dump's plain extended INSERTs as LOAD DATA LOCAL INFILE (from memory): on, off, or auto (on for the MySQL family; INSERTs with a note when the server has local_infile off)")
 	fs.StringVar(&f.deferIndexes, "defer-indexes", "on", "MySQL family: create plain secondary indexes after the data (one ALTER TABLE per table, tables in parallel): on, off, or auto (only when the dump is larger than the InnoDB buffer pool)")
 	fs.IntVar(&f.threads, "threads", 4, "data connections loading in parallel")
 	fs.BoolVar(&f.continueOnError, "continue-on-error", false, "count and list failing statements and go on")
@@ -192,7 +194,7 @@ func (a *App) loadCmd(ctx context.Context, args []string) error {
 // options turns the flags into load options; errors name the flag.
 func (f *loadFlags) options(files []string) (load.Options, error) {
 	o := load.Options{Files: files, Database: f.database, Threads: f.threads, ContinueOnError: f.continueOnError,
-		NoChecksum: f.noChecksum, DeferIndexes: f.deferIndexes == "on"}
+		NoChecksum: f.noChecksum, DeferIndexes: f.deferIndexes == "on", LoadData: f.loadData}
 	if len(files) == 0 {
 		return o, usagef("no dump given: dbarena load FILE... (see dbarena load --help)")
 	}
@@ -203,6 +205,11 @@ func (f *loadFlags) options(files []string) (load.Options, error) {
 	case "on", "off", "auto":
 	default:
 		return o, usagef("--defer-indexes %q: want on, off or auto", f.deferIndexes)
+	}
+	switch f.loadData {
+	case "on", "off", "auto":
+	default:
+		return o, usagef("--load-data %q: want on, off or auto", f.loadData)
 	}
 	if f.progress <= 0 {
 		return o, usagef("--progress-interval must be positive")

@@ -81,6 +81,9 @@ func TestLoadCommand(t *testing.T) {
 	if d := dbarena(t, "load", dumpFile, "--defer-indexes", "maybe"); d.code != 2 || !strings.Contains(d.stderr, "--defer-indexes") {
 		t.Errorf("bad --defer-indexes: exit %d, stderr %q", d.code, d.stderr)
 	}
+	if d := dbarena(t, "load", dumpFile, "--load-data", "maybe"); d.code != 2 || !strings.Contains(d.stderr, "--load-data") {
+		t.Errorf("bad --load-data: exit %d, stderr %q", d.code, d.stderr)
+	}
 	if n := dbarena(t, "load"); n.code != 2 {
 		t.Errorf("no file: exit %d", n.code)
 	}

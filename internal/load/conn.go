@@ -6,6 +6,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/go-sql-driver/mysql"
 	"github.com/jackc/pgx/v5"
@@ -204,4 +205,27 @@ func (m *myConn) queryRow(ctx context.Context, q string, args ...any) row {
 
 func (p *pgConn) queryRow(ctx context.Context, q string, args ...any) row {
 	return p.c.QueryRow(ctx, q, args...)
+}
+
+// maxDeadlockRetries bounds the runs of a statement that keeps being
+// chosen as a deadlock victim.
+const maxDeadlockRetries = 10
+
+// isDeadlock reports a MySQL-family deadlock (1213): the server rolled
+// the statement (autocommit: its transaction) back.
+func isDeadlock(err error) bool {
+	var me *mysql.MySQLError
+	return errors.As(err, &me) && me.Number == 1213
+}
+
+// setsAutocommit reports a session log that may turn autocommit off
+// (mysqldump --no-autocommit): a deadlock then rolls back more than the
+// statement, which is not retried.
+func setsAutocommit(log []string) bool {
+	for _, q := range log {
+		if strings.Contains(strings.ToUpper(q), "AUTOCOMMIT") {
+			return true
+		}
+	}
+	return false
 }

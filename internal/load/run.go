@@ -27,6 +27,12 @@ type job struct {
 type session struct {
 	c       conn
 	applied int
+	// ldCharset and ldOK cache sessionCharset while ldApplied is
+	// applied+1 (0: not read).
+	ldCharset string
+	ldOK      bool
+	ldStrict  bool
+	ldApplied int
 }
 
 // catchUp replays the session statements c has not run yet.
@@ -317,10 +323,19 @@ func (l *loader) execIn(ctx context.Context, s *session, j *job) error {
 	}
 	var n int64
 	var err error
-	if j.st.Copy != nil {
-		n, err = s.c.copyIn(ctx, j.st.SQL, j.st.Copy)
-	} else {
-		n, err = s.c.exec(ctx, j.st.SQL)
+	// A statement chosen as a deadlock victim (parallel data of one
+	// table, InnoDB) was rolled back whole: run it again.
+	retry := !setsAutocommit(j.log)
+	for try := 0; try == 0 || (retry && isDeadlock(err) && try < maxDeadlockRetries && ctx.Err() == nil); try++ {
+		var done bool
+		n, done, err = l.tryLoadData(ctx, s, j)
+		switch {
+		case done:
+		case j.st.Copy != nil:
+			n, err = s.c.copyIn(ctx, j.st.SQL, j.st.Copy)
+		default:
+			n, err = s.c.exec(ctx, j.st.SQL)
+		}
 	}
 	if err != nil {
 		if ctx.Err() != nil {
