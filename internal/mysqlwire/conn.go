@@ -32,11 +32,11 @@ import (
 	"fmt"
 	"net"
 	"runtime"
-	"strconv"
 	"sync/atomic"
 	"syscall"
 	"time"
-	"unsafe"
+
+	"github.com/dbarena/dbarena/internal/rawsock"
 )
 
 // Client capability flags (MySQL protocol, "Capabilities Flags").
@@ -80,7 +80,7 @@ const (
 // rather than 5 ms: at 64 threads on 2 cores a reply often takes over 5 ms,
 // and each early return is one more system call and context switch. The
 // runner gives the scheduler a P per worker (workload.Dialer).
-const waitSlice = 20 * time.Millisecond
+const waitSlice = rawsock.WaitSlice
 
 // maxPayload is the largest payload of one packet; longer ones are split.
 const maxPayload = 1<<24 - 1
@@ -258,171 +258,34 @@ func DialContext(ctx context.Context, cfg Config) (*Conn, error) {
 
 // address resolves cfg's address.
 func address(ctx context.Context, cfg Config) (int, syscall.Sockaddr, error) {
-	if cfg.Socket != "" {
-		return syscall.AF_UNIX, &syscall.SockaddrUnix{Name: cfg.Socket}, nil
-	}
-	host, port, err := net.SplitHostPort(cfg.Addr)
-	if err != nil {
-		return 0, nil, err
-	}
-	p, err := strconv.Atoi(port)
-	if err != nil {
-		return 0, nil, fmt.Errorf("port %q: %w", port, err)
-	}
-	ips, err := net.DefaultResolver.LookupIP(ctx, "ip", host)
-	if err != nil {
-		return 0, nil, err
-	}
-	if len(ips) == 0 {
-		return 0, nil, fmt.Errorf("%s: no address", host)
-	}
-	if ip4 := ips[0].To4(); ip4 != nil {
-		a := &syscall.SockaddrInet4{Port: p}
-		copy(a.Addr[:], ip4)
-		return syscall.AF_INET, a, nil
-	}
-	a := &syscall.SockaddrInet6{Port: p}
-	copy(a.Addr[:], ips[0].To16())
-	return syscall.AF_INET6, a, nil
+	return rawsock.Address(ctx, cfg.Socket, cfg.Addr)
 }
 
-// connectSocket connects the blocking socket fd, whose SO_SNDTIMEO is
-// short (waitSlice), to sa with connect (syscall.Connect), by deadline or
-// until stop reports true.
-//
-// TCP: the handshake goes on in the kernel while connect(2) waits. A signal
-// (EINTR: the Go runtime's preemption signals interrupt it, as the socket
-// has a timeout) or SO_SNDTIMEO (EINPROGRESS) ends the wait, not the
-// handshake, and calling connect again would answer EALREADY: it polls for
-// the outcome instead. Unix sockets connect at once or wait for room in
-// the server's backlog (EAGAIN at SO_SNDTIMEO), and an interrupted connect
-// leaves nothing in progress: it is called again.
+// connectSocket connects fd to sa (rawsock.Connect), by deadline or until
+// stop reports true (ErrClosed).
 func connectSocket(fd int, sa syscall.Sockaddr, deadline time.Time, stop func() bool, connect func(int, syscall.Sockaddr) error) error {
-	if _, unix := sa.(*syscall.SockaddrUnix); unix {
-		for {
-			err := connect(fd, sa)
-			if err != syscall.EINTR && err != syscall.EAGAIN {
-				return err
-			}
-			if stop() {
-				return ErrClosed
-			}
-			if !time.Now().Before(deadline) {
-				return syscall.ETIMEDOUT
-			}
-		}
+	err := rawsock.Connect(fd, sa, deadline, stop, connect)
+	if err == rawsock.ErrStopped {
+		return ErrClosed
 	}
-	switch err := connect(fd, sa); err {
-	case syscall.EINTR, syscall.EINPROGRESS:
-		return awaitConnect(fd, deadline, stop)
-	default:
-		return err
-	}
+	return err
 }
 
-// awaitConnect waits until the TCP connection under way on fd is made
-// (nil) or fails (its error), until deadline (ETIMEDOUT), or until stop
-// reports true (ErrClosed), a waitSlice at a time.
-func awaitConnect(fd int, deadline time.Time, stop func() bool) error {
-	for {
-		if stop() {
-			return ErrClosed
-		}
-		wait := min(time.Until(deadline), waitSlice)
-		if wait <= 0 {
-			return syscall.ETIMEDOUT
-		}
-		ready, err := pollWritable(fd, wait)
-		if err == syscall.EINTR || (err == nil && !ready) {
-			continue
-		}
-		if err != nil {
-			return err
-		}
-		if stop() { // Abort's shutdown(2) also makes fd "writable"
-			return ErrClosed
-		}
-		soErr, err := syscall.GetsockoptInt(fd, syscall.SOL_SOCKET, syscall.SO_ERROR)
-		if err != nil {
-			return err
-		}
-		if soErr != 0 {
-			return syscall.Errno(soErr)
-		}
-		return nil
-	}
-}
-
-// pollWritable waits up to d for fd to become writable, or to fail
-// (ppoll(2); select(2) cannot watch descriptors above 1023).
-func pollWritable(fd int, d time.Duration) (bool, error) {
-	const pollOut = 0x4
-	pfd := struct {
-		fd      int32
-		events  int16
-		revents int16
-	}{fd: int32(fd), events: pollOut}
-	ts := syscall.NsecToTimespec(d.Nanoseconds())
-	n, _, e := syscall.Syscall6(syscall.SYS_PPOLL, uintptr(unsafe.Pointer(&pfd)), 1,
-		uintptr(unsafe.Pointer(&ts)), 0, 0, 0)
-	if e != 0 {
-		return false, e
-	}
-	return n > 0, nil
-}
-
-// TCP keep-alive of every connection: a server that vanishes without a
-// word (a dead host, a black-holed network) is noticed after about
-// KeepAliveIdle + KeepAliveCount*KeepAliveInterval = 25 s, whether the
-// connection is idle (keep-alive probes) or waits for the
-// acknowledgement of a request (TCP_USER_TIMEOUT, set to the same 25 s).
-// A server that is alive but slow (a long statement, a SIGSTOPped
-// process, whose kernel still answers) is not cut off: Abort ends those.
+// TCP keep-alive of every connection (see package rawsock): a server that
+// vanishes without a word is noticed after about 25 s.
 const (
-	KeepAliveIdle     = 10 * time.Second
-	KeepAliveInterval = 5 * time.Second
-	KeepAliveCount    = 3
+	KeepAliveIdle     = rawsock.KeepAliveIdle
+	KeepAliveInterval = rawsock.KeepAliveInterval
+	KeepAliveCount    = rawsock.KeepAliveCount
 	// UserTimeout bounds how long sent data may stay unacknowledged.
-	UserTimeout = KeepAliveIdle + KeepAliveCount*KeepAliveInterval
+	UserTimeout = rawsock.UserTimeout
 )
 
-// tcpUserTimeout is TCP_USER_TIMEOUT, which package syscall lacks.
-const tcpUserTimeout = 0x12
-
-// setTCPOptions sets TCP_NODELAY (like libmysqlclient and Go's net
-// package: small packets go out at once) and the keep-alive.
-func setTCPOptions(fd int) error {
-	opts := [...]struct {
-		name       string
-		level, opt int
-		v          int
-	}{
-		{"TCP_NODELAY", syscall.IPPROTO_TCP, syscall.TCP_NODELAY, 1},
-		{"SO_KEEPALIVE", syscall.SOL_SOCKET, syscall.SO_KEEPALIVE, 1},
-		{"TCP_KEEPIDLE", syscall.IPPROTO_TCP, syscall.TCP_KEEPIDLE, int(KeepAliveIdle / time.Second)},
-		{"TCP_KEEPINTVL", syscall.IPPROTO_TCP, syscall.TCP_KEEPINTVL, int(KeepAliveInterval / time.Second)},
-		{"TCP_KEEPCNT", syscall.IPPROTO_TCP, syscall.TCP_KEEPCNT, KeepAliveCount},
-		{"TCP_USER_TIMEOUT", syscall.IPPROTO_TCP, tcpUserTimeout, int(UserTimeout / time.Millisecond)},
-	}
-	for _, o := range opts {
-		if err := syscall.SetsockoptInt(fd, o.level, o.opt, o.v); err != nil {
-			return fmt.Errorf("set %s: %w", o.name, err)
-		}
-	}
-	return nil
-}
+// setTCPOptions sets TCP_NODELAY and the keep-alive.
+func setTCPOptions(fd int) error { return rawsock.SetTCPOptions(fd) }
 
 // setTimeouts bounds each read and write; 0 removes the bound.
-func setTimeouts(fd int, d time.Duration) error {
-	tv := syscall.NsecToTimeval(d.Nanoseconds())
-	if err := syscall.SetsockoptTimeval(fd, syscall.SOL_SOCKET, syscall.SO_RCVTIMEO, &tv); err != nil {
-		return fmt.Errorf("set receive timeout: %w", err)
-	}
-	if err := syscall.SetsockoptTimeval(fd, syscall.SOL_SOCKET, syscall.SO_SNDTIMEO, &tv); err != nil {
-		return fmt.Errorf("set send timeout: %w", err)
-	}
-	return nil
-}
+func setTimeouts(fd int, d time.Duration) error { return rawsock.SetTimeouts(fd, d) }
 
 // SetDeadline bounds the reads and writes of later calls; the zero time,
 // the default after Dial, lets them wait until Abort. A call still waiting
@@ -698,7 +561,7 @@ func (c *Conn) write(b []byte) error {
 // sysWrite sends all of b on the socket.
 func (c *Conn) sysWrite(b []byte) error {
 	for len(b) > 0 {
-		n, err := rawIO(syscall.SYS_WRITE, c.fd, b)
+		n, err := rawsock.IO(syscall.SYS_WRITE, c.fd, b)
 		if n > 0 {
 			b = b[n:]
 		}
@@ -728,20 +591,6 @@ func (c *Conn) waited(err error) error {
 		return syscall.ETIMEDOUT
 	}
 	return err
-}
-
-// rawIO is one read or write system call that the scheduler does not
-// see (waitSlice). It is not inlined, so that its caller's loop passes a
-// function prologue, where a pending preemption takes effect, on every
-// turn.
-//
-//go:noinline
-func rawIO(trap uintptr, fd int, b []byte) (int, error) {
-	r, _, e := syscall.RawSyscall(trap, uintptr(fd), uintptr(unsafe.Pointer(unsafe.SliceData(b))), uintptr(len(b)))
-	if e != 0 {
-		return 0, e
-	}
-	return int(r), nil
 }
 
 // fill reads more bytes into rbuf, keeping rbuf[rpos:rend].
@@ -775,7 +624,7 @@ func (c *Conn) sysRead(b []byte) (int, error) {
 		if c.stopped() {
 			return 0, ErrClosed
 		}
-		n, err := rawIO(syscall.SYS_READ, c.fd, b)
+		n, err := rawsock.IO(syscall.SYS_READ, c.fd, b)
 		if err == nil && n == 0 {
 			err = syscall.ECONNRESET // end of stream; waited reports ErrClosed after Abort
 		}

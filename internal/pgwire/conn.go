@@ -30,6 +30,8 @@ import (
 	"net"
 	"sync/atomic"
 	"time"
+
+	"github.com/dbarena/dbarena/internal/rawsock"
 )
 
 // ErrClosed is returned by a Conn that was closed or aborted.
@@ -125,7 +127,7 @@ func Dial(ctx context.Context, cfg Config) (*Conn, error) {
 			addr = cfg.Socket
 		}
 		d := net.Dialer{Deadline: deadline, KeepAliveConfig: net.KeepAliveConfig{Enable: true,
-			Idle: keepAliveIdle, Interval: keepAliveInterval, Count: keepAliveCount}}
+			Idle: rawsock.KeepAliveIdle, Interval: rawsock.KeepAliveInterval, Count: rawsock.KeepAliveCount}}
 		c.nc, err = d.DialContext(ctx, network, addr)
 	} else {
 		c.fd, err = dialRaw(ctx, cfg, deadline, func() bool { return ctx.Err() != nil })
