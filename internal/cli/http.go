@@ -10,7 +10,6 @@ import (
 	"github.com/dbarena/dbarena/internal/dialect"
 	"github.com/dbarena/dbarena/internal/execute"
 	"github.com/dbarena/dbarena/internal/hostinfo"
-	"github.com/dbarena/dbarena/internal/summary"
 	"github.com/dbarena/dbarena/internal/target"
 	"github.com/dbarena/dbarena/internal/workload"
 )
@@ -81,36 +80,16 @@ func (a *App) runDetached(ctx context.Context, w workload.Workload, args []strin
 	if err := a.joinShard(ctx, st, &o, host.Hostname); err != nil {
 		return err
 	}
-	var runErr error
-	for round := 1; round <= o.rounds; round++ {
-		if o.rounds > 1 {
-			fmt.Fprintf(a.Stdout, "\nRound %d of %d\n", round, o.rounds)
-		}
-		var s *execute.Session
+	return a.runRounds(ctx, st, w, &o, host, func() (*execute.Session, error) {
 		if dbTarget == "" {
 			addr := w.Name()
 			if or, ok := w.(origin); ok {
 				addr = or.Origin()
 			}
-			s = execute.Standalone(w.Name(), addr)
-		} else if s, err = execute.Connect(ctx, t, dialect.OpenOptions{MaxConns: 2}); err != nil {
-			return exitFor(err)
+			return execute.Standalone(w.Name(), addr), nil
 		}
-		run, err := a.runOnce(ctx, st, s, w, &o, round, host)
-		s.Close()
-		if err != nil {
-			return err
-		}
-		switch run.Status {
-		case summary.StatusInterrupted:
-			return failed(fmt.Errorf("interrupted; partial result stored as run %d", run.ID))
-		case summary.StatusFailed:
-			if runErr == nil {
-				runErr = failed(fmt.Errorf("run %d %s", run.ID, oneLine(run.Error)))
-			}
-		}
-	}
-	return runErr
+		return execute.Connect(ctx, t, dialect.OpenOptions{MaxConns: 2})
+	})
 }
 
 // detachedFlags adds --db-target to a Detached workload's run flags and

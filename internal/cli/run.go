@@ -140,18 +140,26 @@ func (a *App) run(ctx context.Context, args []string) error {
 	if err := a.joinShard(ctx, st, &o, host.Hostname); err != nil {
 		return err
 	}
+	// A fresh pool per round: closing it ends the server sessions, so the
+	// server's own counters are complete when they are read.
+	return a.runRounds(ctx, st, w, &o, host, func() (*execute.Session, error) {
+		return execute.Connect(ctx, t, dialect.OpenOptions{MaxConns: o.cfg.Threads})
+	})
+}
+
+// runRounds runs the workload o.rounds times, each on a session from
+// connect, and returns the first failure of a round.
+func (a *App) runRounds(ctx context.Context, st *store.Store, w workload.Workload, o *runOptions, host summary.Host, connect func() (*execute.Session, error)) error {
 	var runErr error
 	for round := 1; round <= o.rounds; round++ {
 		if o.rounds > 1 {
 			fmt.Fprintf(a.Stdout, "\nRound %d of %d\n", round, o.rounds)
 		}
-		// A fresh pool per round: closing it ends the server sessions, so
-		// the server's own counters are complete when they are read.
-		s, err := execute.Connect(ctx, t, dialect.OpenOptions{MaxConns: o.cfg.Threads})
+		s, err := connect()
 		if err != nil {
 			return exitFor(err)
 		}
-		run, err := a.runOnce(ctx, st, s, w, &o, round, host)
+		run, err := a.runOnce(ctx, st, s, w, o, round, host)
 		s.Close()
 		if err != nil {
 			return err
