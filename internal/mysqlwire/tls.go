@@ -8,7 +8,8 @@ import (
 	"io"
 	"net"
 	"syscall"
-	"time"
+
+	"github.com/dbarena/dbarena/internal/rawsock"
 )
 
 // ErrNoTLS says that TLS was asked for (Config.TLS) but the server does not
@@ -32,7 +33,7 @@ func (c *Conn) startTLS(cfg *tls.Config, flags uint32) error {
 	if c.rpos != c.rend {
 		return errors.New("mysqlwire: server sent data before the TLS handshake")
 	}
-	c.tls = tls.Client(sockConn{c}, cfg)
+	c.tls = tls.Client(rawsock.NetConn{ReadFunc: c.sysRead, WriteFunc: c.sysWrite, Name: "mysqlwire"}, cfg)
 	if err := c.tls.Handshake(); err != nil {
 		if c.stopped() {
 			return ErrClosed
@@ -56,32 +57,6 @@ func (c *Conn) tlsError(op string, err error) error {
 	}
 	return c.ioError(op, err)
 }
-
-// sockConn is the net.Conn under a Conn's TLS layer: c's socket, read and
-// written with raw system calls. Deadlines are c's (SetDeadline).
-type sockConn struct{ c *Conn }
-
-func (s sockConn) Read(b []byte) (int, error) { return s.c.sysRead(b) }
-
-func (s sockConn) Write(b []byte) (int, error) {
-	if err := s.c.sysWrite(b); err != nil {
-		return 0, err
-	}
-	return len(b), nil
-}
-
-// Close does nothing: the Conn owns the socket.
-func (sockConn) Close() error                     { return nil }
-func (sockConn) LocalAddr() net.Addr              { return sockAddr{} }
-func (sockConn) RemoteAddr() net.Addr             { return sockAddr{} }
-func (sockConn) SetDeadline(time.Time) error      { return nil }
-func (sockConn) SetReadDeadline(time.Time) error  { return nil }
-func (sockConn) SetWriteDeadline(time.Time) error { return nil }
-
-type sockAddr struct{}
-
-func (sockAddr) Network() string { return "mysql" }
-func (sockAddr) String() string  { return "mysqlwire" }
 
 // TLS reports whether the connection is encrypted.
 func (c *Conn) TLS() bool { return c.tls != nil }

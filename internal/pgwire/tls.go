@@ -8,7 +8,8 @@ import (
 	"io"
 	"net"
 	"syscall"
-	"time"
+
+	"github.com/dbarena/dbarena/internal/rawsock"
 )
 
 // startTLS sends the SSLRequest and, when the server answers 'S', runs the
@@ -44,7 +45,7 @@ func (c *Conn) startTLS(cfg *tls.Config, preferred bool) error {
 	if c.rpos != c.rend {
 		return errors.New("pgwire: server sent data before the TLS handshake")
 	}
-	c.tls = tls.Client(sockConn{c}, cfg)
+	c.tls = tls.Client(rawsock.NetConn{ReadFunc: c.sysRead, WriteFunc: c.sysWrite, Name: "pgwire"}, cfg)
 	if err := c.tls.Handshake(); err != nil {
 		if c.stopped() {
 			return ErrClosed
@@ -70,28 +71,3 @@ func (c *Conn) tlsError(op string, err error) error {
 	}
 	return c.ioError(op, err)
 }
-
-// sockConn is the net.Conn under a Conn's TLS layer: c's socket.
-type sockConn struct{ c *Conn }
-
-func (s sockConn) Read(b []byte) (int, error) { return s.c.sysRead(b) }
-
-func (s sockConn) Write(b []byte) (int, error) {
-	if err := s.c.sysWrite(b); err != nil {
-		return 0, err
-	}
-	return len(b), nil
-}
-
-// Close does nothing: the Conn owns the socket.
-func (sockConn) Close() error                     { return nil }
-func (sockConn) LocalAddr() net.Addr              { return sockAddr{} }
-func (sockConn) RemoteAddr() net.Addr             { return sockAddr{} }
-func (sockConn) SetDeadline(time.Time) error      { return nil }
-func (sockConn) SetReadDeadline(time.Time) error  { return nil }
-func (sockConn) SetWriteDeadline(time.Time) error { return nil }
-
-type sockAddr struct{}
-
-func (sockAddr) Network() string { return "postgres" }
-func (sockAddr) String() string  { return "pgwire" }

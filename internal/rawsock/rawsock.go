@@ -206,3 +206,41 @@ func IO(trap uintptr, fd int, b []byte) (int, error) {
 	}
 	return int(r), nil
 }
+
+// NetConn is the net.Conn a TLS layer (crypto/tls.Client) reads and writes
+// through: a client's raw socket, read and written by its own functions,
+// which keep its deadlines and Abort. Close does nothing: the client owns
+// the socket.
+type NetConn struct {
+	ReadFunc  func(b []byte) (int, error)
+	WriteFunc func(b []byte) error
+	// Name names the client in the addresses (net.Addr) it reports.
+	Name string
+}
+
+var _ net.Conn = NetConn{}
+
+// Read implements net.Conn.
+func (n NetConn) Read(b []byte) (int, error) { return n.ReadFunc(b) }
+
+// Write implements net.Conn: all of b is written, or an error returned.
+func (n NetConn) Write(b []byte) (int, error) {
+	if err := n.WriteFunc(b); err != nil {
+		return 0, err
+	}
+	return len(b), nil
+}
+
+// Close does nothing: the client owns the socket.
+func (NetConn) Close() error                     { return nil }
+func (n NetConn) LocalAddr() net.Addr            { return addr(n.Name) }
+func (n NetConn) RemoteAddr() net.Addr           { return addr(n.Name) }
+func (NetConn) SetDeadline(time.Time) error      { return nil }
+func (NetConn) SetReadDeadline(time.Time) error  { return nil }
+func (NetConn) SetWriteDeadline(time.Time) error { return nil }
+
+// addr is the net.Addr of a NetConn: the client's name, for messages.
+type addr string
+
+func (a addr) Network() string { return string(a) }
+func (a addr) String() string  { return string(a) }
