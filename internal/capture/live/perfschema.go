@@ -115,6 +115,10 @@ func capturePerfSchema(ctx context.Context, o Options, w io.Writer) (res convert
 			return res, err
 		}
 	}
+	// The server records a statement in the history just after it has
+	// replied, so a statement that ended as the window closed may not be
+	// there yet: give it one poll interval before the last read.
+	time.Sleep(pollEvery)
 	rctx, cancel := context.WithTimeout(context.Background(), restoreTimeout)
 	defer cancel()
 	if err := p.poll(rctx, in, c, false); err != nil {
