@@ -14,3 +14,19 @@ func RunName(r *summary.Run) string {
 	}
 	return strconv.FormatInt(r.ID, 10)
 }
+
+// runIDs are the stored runs behind r: its number, or for a merged sharded
+// run its shards' stored runs in shard order (a shard that stored none is
+// left out).
+func runIDs(r *summary.Run) []int64 {
+	if r.ID != 0 || r.RunKey == "" {
+		return []int64{r.ID}
+	}
+	var out []int64
+	for _, s := range r.Shards {
+		if s.Run != 0 {
+			out = append(out, s.Run)
+		}
+	}
+	return out
+}

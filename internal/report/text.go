@@ -256,12 +256,18 @@ func (rep *Report) csvCells(cw *csv.Writer) error {
 const JSONSchema = "dbarena.report/v1"
 
 type jsonCell struct {
-	Series   string        `json:"series"`
-	Workload string        `json:"workload"`
-	Threads  int           `json:"threads"`
-	Plan     string        `json:"plan,omitempty"`
-	Cell     string        `json:"cell,omitempty"`
-	RunIDs   []int64       `json:"run_ids"`
+	Series   string `json:"series"`
+	Workload string `json:"workload"`
+	Threads  int    `json:"threads"`
+	Plan     string `json:"plan,omitempty"`
+	Cell     string `json:"cell,omitempty"`
+	// RunIDs are the stored runs behind the cell's rounds: a round's run
+	// number, or for a sharded run merged from its shards (which has no
+	// number) its shards' run numbers.
+	RunIDs []int64 `json:"run_ids"`
+	// RunNames name the cell's rounds, one each: a run's number, or a
+	// sharded run's --run-id (as in the csv and the tables).
+	RunNames []string      `json:"run_names"`
 	TPS      stats.Summary `json:"tps"`
 	QPS      stats.Summary `json:"qps"`
 	AvgMS    stats.Summary `json:"avg_ms"`
@@ -297,7 +303,8 @@ func (rep *Report) WriteJSON(w io.Writer) error {
 		jc := jsonCell{Series: c.Series, Workload: c.Workload, Threads: c.Threads, Plan: c.Plan, Cell: c.PlanCell,
 			TPS: c.TPS, QPS: c.QPS, AvgMS: c.AvgMS, P95MS: c.P95MS, P99MS: c.P99MS, Errors: c.Errors}
 		for _, r := range c.Runs {
-			jc.RunIDs = append(jc.RunIDs, r.ID)
+			jc.RunIDs = append(jc.RunIDs, runIDs(r)...)
+			jc.RunNames = append(jc.RunNames, RunName(r))
 		}
 		doc.Cells = append(doc.Cells, jc)
 	}
