@@ -407,13 +407,5 @@ func joinInts(xs []int) string {
 // withoutHistograms returns a copy of ivs without their encoded
 // histograms (kept in the store by shards), for printing.
 func withoutHistograms(ivs []summary.Interval) []summary.Interval {
-	if ivs == nil {
-		return nil
-	}
-	out := make([]summary.Interval, len(ivs))
-	for i, iv := range ivs {
-		iv.Histogram = ""
-		out[i] = iv
-	}
-	return out
+	return shard.WithoutHistograms(ivs)
 }

@@ -88,14 +88,15 @@ func queries(q workload.Queries) summary.Queries {
 	return summary.Queries{Read: q.Read, Write: q.Write, Other: q.Other, Total: q.Total()}
 }
 
-func intervalTypes(m map[string]workload.TypeInterval) map[string]summary.IntervalType {
+func intervalTypes(m map[string]workload.TypeInterval, hists map[string]string) map[string]summary.IntervalType {
 	if len(m) == 0 {
 		return nil
 	}
 	out := make(map[string]summary.IntervalType, len(m))
 	for name, t := range m {
 		out[name] = summary.IntervalType{Count: t.Count, Late: t.Late, Errors: t.Errors, Retries: t.Retries,
-			P90MS: float64(t.P90.Microseconds()) / 1000, MaxMS: float64(t.Max.Microseconds()) / 1000}
+			P90MS: float64(t.P90.Microseconds()) / 1000, MaxMS: float64(t.Max.Microseconds()) / 1000,
+			Histogram: hists[name]}
 	}
 	return out
 }
@@ -124,7 +125,7 @@ func (iv Interval) Summary() summary.Interval {
 		Connects:      iv.Connects,
 		ConnectErrors: iv.ConnectErrors,
 		Late:          iv.Late,
-		PerType:       intervalTypes(iv.PerType),
+		PerType:       intervalTypes(iv.PerType, iv.TypeHistograms),
 		Histogram:     iv.Histogram,
 	}
 }

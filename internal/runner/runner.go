@@ -62,6 +62,10 @@ type Interval struct {
 	// encoded as hist.Encode does, with Config.IntervalHistograms; the
 	// shards of a run merge their intervals' percentiles with it.
 	Histogram string
+	// TypeHistograms are the interval's per-type latency histograms of
+	// successful events (1% precision), encoded likewise, with
+	// Config.IntervalHistograms; the shards merge per-type p90 and max.
+	TypeHistograms map[string]string
 }
 
 // TypeResult is one transaction type's statistics over the measured period.

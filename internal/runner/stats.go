@@ -436,8 +436,15 @@ func (c *collector) closeFirst() Interval {
 			if iv.PerType == nil {
 				iv.PerType = map[string]workload.TypeInterval{}
 			}
-			iv.PerType[c.names.name(uint16(i+1))] = workload.TypeInterval{Count: t.count, Late: t.late,
+			name := c.names.name(uint16(i + 1))
+			iv.PerType[name] = workload.TypeInterval{Count: t.count, Late: t.late,
 				Errors: t.errors, Retries: t.retries, P90: t.lat.Quantile(90), Max: t.lat.Max()}
+			if c.encode && c.measured && t.lat.Count() > 0 {
+				if iv.TypeHistograms == nil {
+					iv.TypeHistograms = map[string]string{}
+				}
+				iv.TypeHistograms[name], _ = t.lat.Encode()
+			}
 		}
 		c.recycle(b)
 	}

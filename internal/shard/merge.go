@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/dbarena/dbarena/internal/hist"
 	"github.com/dbarena/dbarena/internal/store"
@@ -216,23 +217,47 @@ func Merge(br *store.ShardRun, runs map[int]*summary.Run) (*summary.Run, error) 
 		}
 	}
 	note := fmt.Sprintf("merged from %d shards; start skew up to %.1f ms", br.Count, maxSkew(out.Shards))
-	if !ivs.apply(out.Intervals) {
+	exactP95, exactTypes := ivs.apply(out.Intervals)
+	if !exactP95 {
 		note += "; interval p95 is the largest of the shards' (an upper bound: a shard stored no interval histograms)"
+	}
+	if !exactTypes {
+		note += "; interval per-type p90 and max are the largest of the shards' (upper bounds: a shard stored no per-type interval histograms)"
 	}
 	out.Notes = append(out.Notes, note)
 	return out, nil
 }
 
-// intervalHists merges the shards' interval histograms, by interval.
+// intervalHists merges the shards' interval histograms bucket by bucket,
+// by interval, and by interval and transaction type.
 type intervalHists struct {
-	h       []*hist.Histogram
-	missing bool // a shard's interval had events but no histogram
+	h     []*hist.Histogram
+	types []map[string]*hist.Histogram
+	// missing: a shard's interval had events but no histogram;
+	// typesMissing: likewise for a type of an interval.
+	missing, typesMissing bool
 }
 
 func (m *intervalHists) add(r *summary.Run) error {
 	for k, iv := range r.Intervals {
 		for len(m.h) <= k {
 			m.h = append(m.h, hist.New())
+			m.types = append(m.types, map[string]*hist.Histogram{})
+		}
+		for _, name := range slices.Sorted(maps.Keys(iv.PerType)) {
+			t := iv.PerType[name]
+			if t.Histogram == "" {
+				m.typesMissing = m.typesMissing || t.Count > 0
+				continue
+			}
+			h, err := hist.Decode(t.Histogram)
+			if err != nil {
+				return fmt.Errorf("interval %d %s: %w", k, name, err)
+			}
+			if m.types[k][name] == nil {
+				m.types[k][name] = hist.New()
+			}
+			m.types[k][name].Merge(h)
 		}
 		if iv.Histogram == "" {
 			m.missing = m.missing || iv.Events > 0
@@ -247,16 +272,32 @@ func (m *intervalHists) add(r *summary.Run) error {
 	return nil
 }
 
-// apply sets the merged intervals' p95 from the merged histograms, and
-// reports whether it could; the intervals' histograms are dropped.
-func (m *intervalHists) apply(ivs []summary.Interval) bool {
+// apply sets the merged intervals' p95, and each type's p90 and max, from
+// the merged histograms where every shard stored them; the histograms are
+// dropped. It reports whether the p95s and the per-type figures are exact.
+func (m *intervalHists) apply(ivs []summary.Interval) (p95, types bool) {
+	ms := func(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
 	for k := range ivs {
 		if !m.missing && k < len(m.h) {
-			ivs[k].P95MS = float64(m.h[k].Quantile(95).Microseconds()) / 1000
+			ivs[k].P95MS = ms(m.h[k].Quantile(95))
 		}
 		ivs[k].Histogram = ""
+		for name, t := range ivs[k].PerType {
+			if h := m.typeHist(k, name); h != nil && !m.typesMissing {
+				t.P90MS, t.MaxMS = ms(h.Quantile(90)), ms(h.Max())
+			}
+			t.Histogram = ""
+			ivs[k].PerType[name] = t
+		}
 	}
-	return !m.missing
+	return !m.missing, !m.typesMissing
+}
+
+func (m *intervalHists) typeHist(k int, name string) *hist.Histogram {
+	if k >= len(m.types) {
+		return nil
+	}
+	return m.types[k][name]
 }
 
 func maxSkew(shards []summary.Shard) float64 {
@@ -364,4 +405,26 @@ func addInterval(m *summary.Interval, o summary.Interval) {
 		a.MaxMS = max(a.MaxMS, b.MaxMS)
 		m.PerType[name] = a
 	}
+}
+
+// WithoutHistograms returns a copy of ivs without their encoded histograms,
+// whole and per type (a shard's run keeps them for the merge), for output.
+func WithoutHistograms(ivs []summary.Interval) []summary.Interval {
+	if ivs == nil {
+		return nil
+	}
+	out := make([]summary.Interval, len(ivs))
+	for i, iv := range ivs {
+		iv.Histogram = ""
+		if iv.PerType != nil {
+			pt := make(map[string]summary.IntervalType, len(iv.PerType))
+			for name, t := range iv.PerType {
+				t.Histogram = ""
+				pt[name] = t
+			}
+			iv.PerType = pt
+		}
+		out[i] = iv
+	}
+	return out
 }

@@ -254,3 +254,113 @@ func TestMergeIntervalPercentiles(t *testing.T) {
 		}
 	}
 }
+
+// TestMergeIntervalTypePercentiles: with the shards' per-type interval
+// histograms, each merged interval's p95 and each type's p90 and max are
+// those of one histogram of every sample of the interval (and type), not
+// the largest shard's.
+func TestMergeIntervalTypePercentiles(t *testing.T) {
+	const shards, intervals = 3, 2
+	types := []string{"new_order", "payment"}
+	rng := rand.New(rand.NewPCG(3, 4))
+	br := &store.ShardRun{Key: "k", Count: shards}
+	whole := make([]*hist.Histogram, intervals)
+	ref := make([]map[string]*hist.Histogram, intervals)
+	for k := range intervals {
+		whole[k], ref[k] = hist.NewCoarse(), map[string]*hist.Histogram{}
+		for _, name := range types {
+			ref[k][name] = hist.NewCoarse()
+		}
+	}
+	encode := func(h *hist.Histogram) string {
+		s, err := h.Encode()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s
+	}
+	ms := func(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
+	runs := map[int]*summary.Run{}
+	for i := range shards {
+		r := shardRun(t, i, shards, []time.Duration{time.Millisecond}, nil)
+		r.Intervals = nil
+		for k := range intervals {
+			iv := summary.Interval{TS: float64(k + 1), PerType: map[string]summary.IntervalType{}}
+			ivh := hist.NewCoarse()
+			for j, name := range types {
+				// Each shard, interval and type its own distribution: the
+				// largest shard's p90 is not the merged one.
+				h := hist.NewCoarse()
+				for range 300 + 100*i {
+					d := time.Duration(rng.ExpFloat64()*float64(time.Duration((i+1)*(j+1)*(k+1))*time.Millisecond)) + 20*time.Microsecond
+					h.Record(d)
+					ivh.Record(d)
+					ref[k][name].Record(d)
+					whole[k].Record(d)
+				}
+				iv.PerType[name] = summary.IntervalType{Count: h.Count(), P90MS: ms(h.Quantile(90)), MaxMS: ms(h.Max()), Histogram: encode(h)}
+			}
+			iv.Events, iv.P95MS, iv.Histogram = ivh.Count(), ms(ivh.Quantile(95)), encode(ivh)
+			r.Intervals = append(r.Intervals, iv)
+		}
+		runs[i] = r
+	}
+	m, err := Merge(br, runs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(m.Intervals) != intervals {
+		t.Fatalf("%d merged intervals, want %d", len(m.Intervals), intervals)
+	}
+	// The reference histograms read back as the merge reads the shards'.
+	fine := func(h *hist.Histogram) *hist.Histogram {
+		d, err := hist.Decode(encode(h))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return d
+	}
+	for k, iv := range m.Intervals {
+		if want := ms(fine(whole[k]).Quantile(95)); iv.P95MS != want || iv.Histogram != "" {
+			t.Errorf("interval %d: p95 %v (histogram kept: %v), want %v", k, iv.P95MS, iv.Histogram != "", want)
+		}
+		for _, name := range types {
+			got, want := iv.PerType[name], fine(ref[k][name])
+			largest := 0.0
+			for _, r := range runs {
+				largest = max(largest, r.Intervals[k].PerType[name].P90MS)
+			}
+			if got.Count != want.Count() || got.P90MS != ms(want.Quantile(90)) || got.MaxMS != ms(want.Max()) || got.Histogram != "" {
+				t.Errorf("interval %d %s: count %d p90 %v max %v (histogram kept: %v); want %d, %v, %v (largest shard p90 %v)",
+					k, name, got.Count, got.P90MS, got.MaxMS, got.Histogram != "", want.Count(), ms(want.Quantile(90)), ms(want.Max()), largest)
+			}
+			if got.P90MS == largest {
+				t.Errorf("interval %d %s: p90 %v is the largest shard's", k, name, got.P90MS)
+			}
+		}
+	}
+	for _, n := range m.Notes {
+		if strings.Contains(n, "upper bound") {
+			t.Errorf("note %q with every histogram", n)
+		}
+	}
+	// A shard without per-type interval histograms: the largest shard's
+	// figures, said so.
+	for k := range runs[1].Intervals {
+		for name, tp := range runs[1].Intervals[k].PerType {
+			tp.Histogram = ""
+			runs[1].Intervals[k].PerType[name] = tp
+		}
+	}
+	m, err = Merge(br, runs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := m.Intervals[0].PerType["payment"].P90MS; got != max(runs[0].Intervals[0].PerType["payment"].P90MS,
+		runs[1].Intervals[0].PerType["payment"].P90MS, runs[2].Intervals[0].PerType["payment"].P90MS) {
+		t.Errorf("without histograms: p90 %v, want the largest shard's", got)
+	}
+	if !strings.Contains(strings.Join(m.Notes, "\n"), "per-type p90 and max are the largest") {
+		t.Errorf("no note on inexact per-type figures: %q", m.Notes)
+	}
+}

@@ -229,6 +229,10 @@ type IntervalType struct {
 	Retries int64   `json:"retries"`
 	P90MS   float64 `json:"p90_ms"`
 	MaxMS   float64 `json:"max_ms"`
+	// Histogram is the type's latency histogram in the interval (1%
+	// precision, encoded as Run.Histogram), kept by a shard's run so that
+	// merged intervals have exact p90 and max; omitted from --json output.
+	Histogram string `json:"histogram,omitempty"`
 }
 
 // Type is per-transaction-type statistics.
