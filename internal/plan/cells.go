@@ -92,6 +92,9 @@ type Cell struct {
 	Connect string
 	// DataKey identifies the prepared data the cell needs on its variant.
 	DataKey string
+	// Shards is how many local shard processes run the cell (1: one);
+	// ShardsLine is the plan line that says so (0: the default).
+	Shards, ShardsLine int
 }
 
 // CoordMap returns the coordinates as a map.
@@ -165,6 +168,7 @@ func (p *Plan) Cells() []Cell {
 
 func (p *Plan) cell(w Workload, vi int, v Variant, chosen map[string]string) Cell {
 	c := Cell{Variant: vi, Workload: w.Name}
+	c.Shards, c.ShardsLine = p.ShardsOf(w)
 	c.Coords = append(c.Coords, Param{Key: "workload", Value: w.Name}, Param{Key: "server", Value: v.Server.Name})
 	if v.Engine != "" {
 		c.Coords = append(c.Coords, Param{Key: "engine", Value: v.Engine})

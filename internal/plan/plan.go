@@ -59,6 +59,11 @@ type Plan struct {
 	// NoisyCV flags a cell whose throughput CV across rounds exceeds it
 	// (default 0.10).
 	NoisyCV float64
+	// Shards is how many local shard processes run each step (shards: N;
+	// default 1, one process): a step of N > 1 is one run spread over N
+	// processes of this machine, as `dbarena run --shards N --local`. A
+	// workload's own shards overrides it.
+	Shards int
 	// AllowUnsafeSettings lets servers' settings and server axes hold
 	// settings that run code, load libraries, open listeners or reach files
 	// outside the sandbox (allow_unsafe_settings: true); Parse copies it
@@ -114,8 +119,13 @@ type Server struct {
 type Workload struct {
 	Name   string
 	Params []Param
+	// Shards overrides the plan's shards for this workload's steps (0:
+	// the plan's).
+	Shards int
 	// Line is the line of the workload's name.
 	Line int
+	// ShardsLine is the line of its shards, 0 when it has none.
+	ShardsLine int
 }
 
 // Param is a key and value with the line it came from.
@@ -212,6 +222,9 @@ const (
 	MaxRuns = 10_000
 	// MaxWork bounds runs x (parameters + settings + axes) x axes.
 	MaxWork = 2_000_000
+	// MaxShards bounds shards: N, as shard.MaxShards bounds --shards
+	// (the package stays free of the run machinery; a test ties them).
+	MaxShards = 1024
 )
 
 // Parse reads a plan. It returns every problem found, each naming file and
@@ -219,7 +232,7 @@ const (
 // still need the caller's check). It never panics, whatever data holds.
 func Parse(file string, data []byte) (*Plan, []error) {
 	p := &Plan{File: file, Rounds: 3, Duration: 60 * time.Second, ReportInterval: time.Second,
-		NoisyCV: 0.10, Lines: map[string]int{}}
+		NoisyCV: 0.10, Shards: 1, Lines: map[string]int{}}
 	whole := func(format string, args ...any) (*Plan, []error) {
 		return nil, []error{&Error{File: file, Msg: fmt.Sprintf(format, args...)}}
 	}
@@ -275,6 +288,8 @@ func Parse(file string, data []byte) (*Plan, []error) {
 			p.Axes = parseAxes(k, v, bad)
 		case "rounds":
 			p.Rounds = intValue(k, v, 1, 1000, bad)
+		case "shards":
+			p.Shards = intValue(k, v, 1, MaxShards, bad)
 		case "warmup":
 			warmup, warmupNode = scalar(k, v, bad), v
 		case "warmup_max":
@@ -325,7 +340,7 @@ func Parse(file string, data []byte) (*Plan, []error) {
 			}
 			p.NoisyCV = f
 		default:
-			bad(k, "unknown key %q (want name, description, servers, workloads, axes, rounds, warmup, warmup_max, duration, report_interval, between_rounds, data, baseline, noisy_cv, allow_unsafe_settings)", k.Value)
+			bad(k, "unknown key %q (want name, description, servers, workloads, axes, rounds, shards, warmup, warmup_max, duration, report_interval, between_rounds, data, baseline, noisy_cv, allow_unsafe_settings)", k.Value)
 		}
 	}
 	switch {
@@ -425,6 +440,13 @@ func (p *Plan) check() []error {
 	if p.AutoWarmup && p.ReportInterval <= 0 {
 		bad(p.Lines["report_interval"], "warmup: auto needs a report_interval > 0")
 	}
+	for _, w := range p.Workloads {
+		if n, line := p.ShardsOf(w); n > 1 && p.AutoWarmup {
+			// Each shard would end its warm-up at its own steady state:
+			// their measured periods would not line up.
+			bad(line, "shards %d: a sharded step needs a fixed warmup (warmup: auto ends each shard's at its own time)", n)
+		}
+	}
 	catalog := p.hasCatalog()
 	for _, b := range p.Baseline {
 		switch {
@@ -440,6 +462,15 @@ func (p *Plan) check() []error {
 		}
 	}
 	return errs
+}
+
+// ShardsOf returns how many shards run w's steps (its shards, else the
+// plan's) and the line that says so (0 when neither does).
+func (p *Plan) ShardsOf(w Workload) (n, line int) {
+	if w.Shards > 0 {
+		return w.Shards, w.ShardsLine
+	}
+	return max(p.Shards, 1), p.Lines["shards"]
 }
 
 // checkSize refuses a plan whose schedule would be too long (MaxRuns) or
@@ -653,8 +684,10 @@ func parseWorkloads(key, v *yaml.Node, bad badFunc) []Workload {
 					w.Name, w.Line = scalar(k, vals[i], bad), k.Line
 				case "params":
 					w.Params = mapping(k, vals[i], bad)
+				case "shards":
+					w.Shards, w.ShardsLine = intValue(k, vals[i], 1, MaxShards, bad), k.Line
 				default:
-					bad(k, "unknown workload key %q (want name, params)", k.Value)
+					bad(k, "unknown workload key %q (want name, params, shards)", k.Value)
 				}
 			}
 			if w.Name == "" {
@@ -662,7 +695,7 @@ func parseWorkloads(key, v *yaml.Node, bad badFunc) []Workload {
 			}
 			out = append(out, w)
 		default:
-			bad(n, "a workload is a name or a mapping (name, params), not %s", kindName(n))
+			bad(n, "a workload is a name or a mapping (name, params, shards), not %s", kindName(n))
 		}
 	}
 	return out
