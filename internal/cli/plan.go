@@ -114,6 +114,9 @@ func (a *App) planCheck(args []string) error {
 	est := time.Duration(len(steps)) * (p.Duration + p.Warmup)
 	fmt.Fprintf(a.Stdout, "Plan %s: %d servers, %d cells, %d rounds, %d runs, at most %s of measurement and warm-up\n",
 		p.Name, len(p.Variants()), len(p.Cells()), p.Rounds, len(steps), est)
+	if l := shardsLine(p); l != "" {
+		fmt.Fprintln(a.Stdout, l)
+	}
 	return nil
 }
 
@@ -150,6 +153,7 @@ func (a *App) planRun(ctx context.Context, args []string) error {
 		Pipeline:  planPipeline{a: a, st: st, host: host},
 		Observer:  planPrinter{w: a.Stdout, p: p},
 		Loader:    planLoader{a: a, st: st, host: host},
+		Shards:    a.planShards(st, o.results),
 		Stamp: func(run *summary.Run, t target.Target) {
 			run.Host, run.Dbarena = host, summary.Dbarena{Version: Version, Command: maskArgs(a.Args, t)}
 		},

@@ -12,6 +12,7 @@ import (
 
 	"github.com/dbarena/dbarena/internal/lab"
 	"github.com/dbarena/dbarena/internal/plan"
+	"github.com/dbarena/dbarena/internal/shard"
 	"github.com/dbarena/dbarena/internal/stats"
 	"github.com/dbarena/dbarena/internal/store"
 	"github.com/dbarena/dbarena/internal/summary"
@@ -67,6 +68,9 @@ func (a *App) printPlanStats(ctx context.Context, st *store.Store, name, session
 			return failed(err)
 		}
 		runs = append(runs, run)
+	}
+	if runs, err = shard.MergeRuns(ctx, st, runs); err != nil {
+		return failed(err)
 	}
 	if len(base) == 0 {
 		for _, r := range runs {
@@ -183,8 +187,6 @@ func (pr planPrinter) Ran(i, n int, step plan.Step, run *summary.Run, eta time.D
 	} else {
 		line += run.Status + ": " + oneLine(run.Error)
 	}
-	if run.ID > 0 {
-		line += fmt.Sprintf(" (run %d)", run.ID)
-	}
+	line += stepRunRef(run)
 	fmt.Fprintf(pr.w, "%s; ETA %s\n", line, eta)
 }

@@ -284,10 +284,6 @@ func (a *App) compare(ctx context.Context, args []string) error {
 		if err != nil {
 			return err
 		}
-		if run.ID == 0 { // a merged sharded run has no rounds
-			sides[i] = []*summary.Run{run}
-			continue
-		}
 		if sides[i], err = report.Rounds(ctx, st, run); err != nil {
 			return failed(err)
 		}

@@ -1,19 +1,16 @@
 package cli
 
 import (
-	"bufio"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"os/exec"
 	"strconv"
 	"strings"
-	"sync"
-	"syscall"
 	"text/tabwriter"
 	"time"
 
@@ -49,6 +46,9 @@ type shardOptions struct {
 	// resultsFromEnv: the store came from $DBARENA_RESULTS (a pod's
 	// Secret), so its password is not on the command line.
 	resultsFromEnv bool
+	// planRef places a shard's run in a plan (--plan-ref, hidden: given by
+	// a plan's sharded step to its shards), as JSON of summary.PlanRef.
+	planRef string
 	// workloadThreads: the workload picked the threads (a replay: one per
 	// session open at once); each shard then picks its own, for its part.
 	workloadThreads bool
@@ -70,6 +70,8 @@ func (o *shardOptions) flags(fs *pflag.FlagSet) {
 	fs.BoolVar(&o.local, "local", false, "with --shards N: start the N shards as processes of this machine and print the merged summary")
 	fs.StringVar(&o.key, "run-id", "", "the name every shard of one run shares (letters, digits, . _ -; starts with a letter); default with --local: a new one")
 	durationFlag(fs, &o.timeout, "barrier-timeout", shard.DefaultTimeout, "how long a shard waits at the start barrier for the others")
+	fs.StringVar(&o.planRef, "plan-ref", "", "the plan cell and round of a plan's sharded step (JSON; set by plan run)")
+	_ = fs.MarkHidden("plan-ref")
 }
 
 // resolve works out which shard this process runs, if any.
@@ -108,6 +110,9 @@ func (o *shardOptions) resolve(getenv func(string) string, rounds int) error {
 	if o.local && o.spec != "" {
 		errs = append(errs, errors.New("--local needs --shards N, not --shard"))
 	}
+	if o.planRef != "" && o.spec == "" {
+		errs = append(errs, errors.New("--plan-ref needs --shard I/N"))
+	}
 	if o.count > 0 {
 		if o.key == "" && !o.local {
 			errs = append(errs, errors.New("--shard needs --run-id, the name every shard of the run shares"))
@@ -142,6 +147,13 @@ func (a *App) prepareShard(w workload.Workload, o *runOptions) error {
 		return usagef("%w", err)
 	}
 	o.cfg = cfg
+	if s.planRef != "" {
+		var ref summary.PlanRef
+		if err := json.Unmarshal([]byte(s.planRef), &ref); err != nil || ref.Name == "" {
+			return usagef("--plan-ref %q: want the JSON of a plan cell and round", s.planRef)
+		}
+		o.plan = &ref
+	}
 	if sh, ok := w.(workload.Sharder); ok {
 		if err := sh.Shard(s.index, s.count); err != nil {
 			return usagef("%w", err)
@@ -225,6 +237,15 @@ var shardCommand = func(args []string) (*exec.Cmd, error) {
 	return exec.Command(exe, args...), nil
 }
 
+// localShards runs shards as processes of this binary on this machine, in
+// the same $DBARENA_HOME, saying each one's process id.
+func (a *App) localShards() shard.Local {
+	return shard.Local{Command: shardCommand, Env: []string{"DBARENA_HOME=" + a.home()},
+		Started: func(key string, i, n, pid int) {
+			fmt.Fprintf(a.Stderr, "dbarena: shard %d of %d of run %s: pid %d\n", i, n, key, pid)
+		}}
+}
+
 // runLocalShards runs the N shards of a run as processes of this binary
 // on this machine, sharing the results store, then prints the merged run.
 func (a *App) runLocalShards(ctx context.Context, o *runOptions) error {
@@ -239,50 +260,10 @@ func (a *App) runLocalShards(ctx context.Context, o *runOptions) error {
 	}
 	ctx, stop := a.Interrupts(ctx)
 	defer stop()
-	base := localShardArgs(a.Args[1:])
-	cmds := make([]*exec.Cmd, s.count)
-	var out sync.WaitGroup
-	for i := range cmds {
-		args := append(append([]string(nil), base...), "--shard", fmt.Sprintf("%d/%d", i, s.count), "--run-id", s.key)
-		cmd, err := shardCommand(args)
-		if err != nil {
-			return failed(fmt.Errorf("start shard %d: %w", i, err))
-		}
-		cmd.Env = append(cmd.Environ(), "DBARENA_HOME="+a.home())
-		cmd.Stdin = nil
-		pr, pw := io.Pipe()
-		cmd.Stdout, cmd.Stderr = pw, pw
-		if err := cmd.Start(); err != nil {
-			for _, c := range cmds[:i] {
-				_ = c.Process.Kill()
-				_ = c.Wait()
-			}
-			return failed(fmt.Errorf("start shard %d: %w", i, err))
-		}
-		cmds[i] = cmd
-		fmt.Fprintf(a.Stderr, "dbarena: shard %d of %d of run %s: pid %d\n", i, s.count, s.key, cmd.Process.Pid)
-		out.Add(1)
-		go func() {
-			defer out.Done()
-			prefixLines(a.Stderr, pr, fmt.Sprintf("[shard %d] ", i))
-		}()
-		go func() {
-			_ = cmd.Wait()
-			pw.Close()
-		}()
-	}
-	done := make(chan struct{})
-	go func() {
-		out.Wait()
-		close(done)
-	}()
-	select {
-	case <-done:
-	case <-ctx.Done():
-		for _, c := range cmds {
-			_ = c.Process.Signal(syscall.SIGINT)
-		}
-		<-done
+	local := a.localShards()
+	local.Output = a.Stderr
+	if _, err := local.Run(ctx, localShardArgs(a.Args[1:]), s.key, s.count); err != nil {
+		return failed(err)
 	}
 	st, err := a.openStore(context.WithoutCancel(ctx), o.results)
 	if err != nil {
@@ -331,16 +312,6 @@ func localShardArgs(args []string) []string {
 		out = append(out, args[i])
 	}
 	return out
-}
-
-// prefixLines copies r to w line by line, each with prefix.
-func prefixLines(w io.Writer, r io.Reader, prefix string) {
-	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 64*1024), 1024*1024)
-	for sc.Scan() {
-		fmt.Fprintln(w, prefix+sc.Text())
-	}
-	_, _ = io.Copy(io.Discard, r)
 }
 
 // printSharded prints a merged sharded run: the summary, then each shard.

@@ -50,6 +50,20 @@ func Check(p *plan.Plan, reg *workload.Registry) []error {
 			errs = append(errs, p.Errorf(wl.Line, "workload %s: %v", wl.Name, e))
 		}
 		errs = append(errs, checkDetached(p, wl, w)...)
+		errs = append(errs, checkShards(p, wl, func(extra []plan.Param) (workload.Workload, error) {
+			w, err := reg.New(wl.Name)
+			if err != nil {
+				return nil, err
+			}
+			fs := flagSet(wl.Name)
+			w.Flags(fs)
+			for _, kv := range append(append([]plan.Param(nil), wl.Params...), extra...) {
+				if err := fs.Set(kv.Key, kv.Value); err != nil {
+					return nil, err
+				}
+			}
+			return w, nil
+		})...)
 	}
 	return errs
 }

@@ -16,11 +16,13 @@ package lab
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/dbarena/dbarena/internal/plan"
+	"github.com/dbarena/dbarena/internal/shard"
 	"github.com/dbarena/dbarena/internal/store"
 	"github.com/dbarena/dbarena/internal/summary"
 	"github.com/dbarena/dbarena/internal/target"
@@ -84,6 +86,9 @@ type Lab struct {
 	Stamp func(run *summary.Run, t target.Target)
 	// Loader loads the dumps of plans with data; nil fails their cells.
 	Loader Loader
+	// Shards runs the steps of shards: N > 1 (LocalShards); nil fails
+	// them.
+	Shards ShardRunner
 }
 
 // Options are how a plan is run.
@@ -207,10 +212,23 @@ func (l *Lab) resume(ctx context.Context, name, session string) (string, map[str
 	if err != nil {
 		return latest, nil, err
 	}
+	sharded := map[string][]string{} // round key: its sharded runs' keys
 	for _, r := range runs {
-		if r.Status == summary.StatusComplete {
-			done[roundKey(r.Tags[TagCell], r.Tags[TagRound])] = true
+		rk := roundKey(r.Tags[TagCell], r.Tags[TagRound])
+		if key := r.Tags[shard.TagRun]; key != "" {
+			// A shard's own run: its step is done when its merged run is
+			// complete (every shard is).
+			if !slices.Contains(sharded[rk], key) {
+				sharded[rk] = append(sharded[rk], key)
+			}
+			continue
 		}
+		if r.Status == summary.StatusComplete {
+			done[rk] = true
+		}
+	}
+	if err := l.shardedDone(ctx, sharded, done); err != nil {
+		return latest, nil, err
 	}
 	return latest, done, nil
 }
@@ -238,11 +256,20 @@ func (l *Lab) step(ctx context.Context, p *plan.Plan, session string, step plan.
 		}
 		s.data = step.DataKey
 	}
-	run, err := l.Pipeline.Run(ctx, j)
+	run, err := l.run(ctx, j)
 	if err != nil {
 		return l.fail(ctx, j, err)
 	}
 	return run
+}
+
+// run runs a step once: in one process (Pipeline), or, for shards: N > 1,
+// as one sharded run of N (Shards).
+func (l *Lab) run(ctx context.Context, j Job) (*summary.Run, error) {
+	if j.Shards() > 1 {
+		return l.sharded(ctx, j)
+	}
+	return l.Pipeline.Run(ctx, j)
 }
 
 // fail stores the failed run of j (interrupted when ctx is cancelled).

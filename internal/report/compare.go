@@ -11,6 +11,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/dbarena/dbarena/internal/secret"
+	"github.com/dbarena/dbarena/internal/shard"
 	"github.com/dbarena/dbarena/internal/stats"
 	"github.com/dbarena/dbarena/internal/store"
 	"github.com/dbarena/dbarena/internal/summary"
@@ -57,17 +58,31 @@ func Rounds(ctx context.Context, src Source, run *summary.Run) ([]*summary.Run, 
 		return []*summary.Run{run}, nil
 	}
 	cands, err := Load(ctx, src, f)
+	// A plan's sharded steps are one round each, merged, unless run is a
+	// shard's own run named by its number: that stays among its kind.
+	if sr, ok := src.(shard.Reader); ok && err == nil && (run.ID == 0 || run.Tags[shard.TagRun] == "") {
+		cands, err = shard.MergeRuns(ctx, sr, cands)
+	}
 	if err != nil {
-		return nil, fmt.Errorf("rounds of run %d: %w", run.ID, err)
+		return nil, fmt.Errorf("rounds of run %s: %w", RunName(run), err)
 	}
 	key := sameConfigKey(run)
 	var out []*summary.Run
 	for _, c := range cands {
-		if c.Status == summary.StatusComplete && sameConfigKey(c) == key || c.ID == run.ID {
+		if c.Status == summary.StatusComplete && sameConfigKey(c) == key || sameRun(c, run) {
 			out = append(out, c)
 		}
 	}
 	return out, nil
+}
+
+// sameRun reports whether a and b are one run: the same number, or the
+// same sharded run merged.
+func sameRun(a, b *summary.Run) bool {
+	if a.ID != 0 || b.ID != 0 {
+		return a.ID == b.ID
+	}
+	return a.RunKey != "" && a.RunKey == b.RunKey
 }
 
 func sameConfigKey(r *summary.Run) string {

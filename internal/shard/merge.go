@@ -56,6 +56,29 @@ func Load(ctx context.Context, st Reader, key string) (*summary.Run, error) {
 	return Merge(br, runs)
 }
 
+// MergeRuns returns runs with the shards' own runs among them (tagged
+// TagRun, such as a plan's sharded steps) replaced by their sharded runs,
+// merged (Load), each where its first shard was.
+func MergeRuns(ctx context.Context, st Reader, runs []*summary.Run) ([]*summary.Run, error) {
+	var out []*summary.Run
+	seen := map[string]bool{}
+	for _, r := range runs {
+		key := r.Tags[TagRun]
+		switch {
+		case key == "":
+			out = append(out, r)
+		case !seen[key]:
+			seen[key] = true
+			m, err := Load(ctx, st, key)
+			if err != nil {
+				return nil, fmt.Errorf("sharded run %s: %w", key, err)
+			}
+			out = append(out, m)
+		}
+	}
+	return out, nil
+}
+
 // merged reports whether a shard's run counts in the merged figures: it
 // ran to its end (complete, or degraded by outages of the target).
 func merged(status string) bool {

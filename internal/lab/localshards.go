@@ -1,0 +1,70 @@
+package lab
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/dbarena/dbarena/internal/shard"
+	"github.com/dbarena/dbarena/internal/store"
+	"github.com/dbarena/dbarena/internal/summary"
+	"github.com/dbarena/dbarena/internal/workload"
+)
+
+// LocalShards runs a sharded step as `dbarena run ... --shards N --local`
+// runs its shards: N processes of this binary on this machine (Local),
+// each `dbarena run` with the step's arguments (Job.RunArgs), its target
+// (Job.TargetArg) and the results store, sharing the start barrier; the
+// merged run is read back from Store.
+type LocalShards struct {
+	Local shard.Local
+	// Store is the results store the shards write to.
+	Store shard.Reader
+	// Results is the --results the shards are given ("" for the default).
+	Results string
+	// Registry makes the step's workload (its event limit).
+	Registry *workload.Registry
+}
+
+var _ ShardRunner = LocalShards{}
+
+// Run implements ShardRunner.
+func (ls LocalShards) Run(ctx context.Context, j Job, key string) (*summary.Run, error) {
+	w, err := j.Workload(ls.Registry)
+	if err != nil {
+		return nil, err
+	}
+	if ta, ok := w.(interface{ SetThreads(int) }); ok {
+		ta.SetThreads(j.Threads())
+	}
+	args, err := j.RunArgs(w)
+	if err != nil {
+		return nil, err
+	}
+	tgt, password := j.TargetArg()
+	args = append(args, "--target="+tgt)
+	if ls.Results != "" {
+		args = append(args, "--results="+ls.Results)
+	}
+	local := ls.Local
+	if password != "" {
+		local.Env = append(append([]string(nil), local.Env...), "DBARENA_PASSWORD="+password)
+	}
+	exits, err := local.Run(ctx, args, key, j.Shards())
+	if err != nil {
+		return nil, err
+	}
+	run, err := ls.Load(context.WithoutCancel(ctx), key)
+	if errors.Is(err, store.ErrNotFound) {
+		// No shard got as far as the barrier: their exits say why.
+		if e := errors.Join(exits...); e != nil {
+			return nil, fmt.Errorf("sharded run %s: %s", key, j.Target.Mask(oneLine(e.Error())))
+		}
+	}
+	return run, err
+}
+
+// Load implements ShardRunner.
+func (ls LocalShards) Load(ctx context.Context, key string) (*summary.Run, error) {
+	return shard.Load(ctx, ls.Store, key)
+}

@@ -1,0 +1,227 @@
+package lab
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"maps"
+	"net/url"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/dbarena/dbarena/internal/plan"
+	"github.com/dbarena/dbarena/internal/runner"
+	"github.com/dbarena/dbarena/internal/shard"
+	"github.com/dbarena/dbarena/internal/store"
+	"github.com/dbarena/dbarena/internal/summary"
+	"github.com/dbarena/dbarena/internal/target"
+	"github.com/dbarena/dbarena/internal/workload"
+)
+
+// ShardRunner runs the steps of a plan that name shards: N > 1, each as one
+// sharded run (shard.Load merges it). LocalShards is the real one.
+type ShardRunner interface {
+	// Run runs step j as sharded run key, its j.Shards() shards at once,
+	// and returns the merged run; an error means it could not run (the
+	// lab stores it as a failed run).
+	Run(ctx context.Context, j Job, key string) (*summary.Run, error)
+	// Load returns sharded run key merged; the error wraps
+	// store.ErrNotFound when the store has no such run.
+	Load(ctx context.Context, key string) (*summary.Run, error)
+}
+
+// Shards is how many shards run the job (1: one process, no sharding).
+func (j Job) Shards() int { return max(j.Step.Shards, 1) }
+
+// maxAttempts bounds the sharded runs of one step in one session (each
+// degraded or failed one is rerun under a fresh run id on resume).
+const maxAttempts = 1000
+
+// sharded runs a step of more than one shard under the first run id of
+// its session and step that the store does not hold yet.
+func (l *Lab) sharded(ctx context.Context, j Job) (*summary.Run, error) {
+	if l.Shards == nil {
+		return nil, fmt.Errorf("shards %d: this lab runs no shards", j.Shards())
+	}
+	for attempt := 1; attempt <= maxAttempts; attempt++ {
+		key := shardKey(j.Plan.Name, j.Session, j.Step, attempt)
+		_, err := l.Shards.Load(ctx, key)
+		switch {
+		case errors.Is(err, store.ErrNotFound):
+			run, err := l.Shards.Run(ctx, j, key)
+			if err == nil && ctx.Err() != nil && run.Status != summary.StatusComplete {
+				run.Status = summary.StatusInterrupted
+			}
+			return run, err
+		case err != nil:
+			return nil, err
+		}
+	}
+	return nil, fmt.Errorf("%d sharded runs of this step already in the session", maxAttempts)
+}
+
+// shardKey is the --run-id of attempt a of a sharded step in a session of
+// plan name: readable (plan, session, attempt) and unique (a hash of them
+// and the cell and round), within shard.CheckKey's 63 characters.
+func shardKey(name, session string, step plan.Step, attempt int) string {
+	sum := sha256.Sum256([]byte(name + "\x00" + session + "\x00" + step.ID + "\x00" + strconv.Itoa(step.Round)))
+	clean := func(s string, n int) string {
+		b := []byte(s[:min(len(s), n)])
+		for i, c := range b {
+			if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '.' || c == '_' || c == '-') {
+				b[i] = '-'
+			}
+		}
+		return string(b)
+	}
+	return fmt.Sprintf("plan-%s-%s-%s-%d", clean(name, 20), clean(session, 16), hex.EncodeToString(sum[:4]), attempt)
+}
+
+// shardedDone adds to done the cell rounds whose sharded runs (keys, by
+// round key) merge into a complete run.
+func (l *Lab) shardedDone(ctx context.Context, keys map[string][]string, done map[string]bool) error {
+	if l.Shards == nil {
+		return nil
+	}
+	for rk, ks := range keys {
+		for _, key := range ks {
+			if done[rk] {
+				break
+			}
+			run, err := l.Shards.Load(ctx, key)
+			if err != nil {
+				return fmt.Errorf("sharded run %s: %w", key, err)
+			}
+			done[rk] = run.Status == summary.StatusComplete
+		}
+	}
+	return nil
+}
+
+// RunArgs are the `dbarena run` arguments that run the job as one process
+// would (the lab's pipeline), less the target, the results store and the
+// shard: the workload and its parameters, threads, duration, warm-up,
+// report interval, connect mode, the run's tags and its place in the plan.
+// w is the job's workload (Job.Workload), told its threads.
+func (j Job) RunArgs(w workload.Workload) ([]string, error) {
+	ref, err := json.Marshal(j.Ref())
+	if err != nil {
+		return nil, err
+	}
+	args := []string{"run", j.Step.Workload}
+	for _, kv := range j.Step.Params {
+		if kv.Key == "mysql-storage-engine" && j.Target.Family() != target.MySQL {
+			continue
+		}
+		args = append(args, "--"+kv.Key+"="+kv.Value)
+	}
+	cfg := j.Config()
+	j.LimitEvents(w, &cfg)
+	args = append(args, "--threads="+strconv.Itoa(cfg.Threads), "--warmup="+seconds(cfg.Warmup),
+		"--report-interval="+seconds(cfg.ReportInterval))
+	if cfg.Duration > 0 {
+		args = append(args, "--time="+seconds(cfg.Duration))
+	}
+	if j.Step.Connect != "" {
+		args = append(args, "--connect="+j.Step.Connect)
+	}
+	for _, kv := range j.Tags() {
+		args = append(args, "--tag="+kv[0]+"="+kv[1])
+	}
+	return append(args, "--plan-ref="+string(ref)), nil
+}
+
+// seconds renders d as `dbarena run` reads a duration.
+func seconds(d time.Duration) string { return strconv.FormatFloat(d.Seconds(), 'f', -1, 64) + "s" }
+
+// TargetArg is the --target of a shard of the job, and the password it
+// needs from the environment (DBARENA_PASSWORD), never on a command line:
+// sandbox:NAME for a sandbox reached without TLS (the sandbox keeps its
+// password), else the DSN with its parameters (TLS) and no password.
+func (j Job) TargetArg() (arg, password string) {
+	t := j.Target
+	if t.Sandbox != "" && !j.Step.TLS {
+		return "sandbox:" + t.Sandbox, ""
+	}
+	password, t.Password = t.Password, ""
+	u, err := url.Parse(t.DSN())
+	if err != nil { // DSN renders a URL: cannot happen
+		return t.DSN(), password
+	}
+	q := u.Query()
+	for _, k := range slices.Sorted(maps.Keys(t.Params)) {
+		q.Set(k, t.Params[k])
+	}
+	u.RawQuery = q.Encode()
+	return u.String(), password
+}
+
+// checkShards refuses a workload's shards: N > 1 that cannot run: a
+// workload that cannot be split (no workload.Sharder), or a split that
+// leaves a shard without work (fewer threads, events, tables or
+// warehouses than shards: shard.Config, the workload's Shard), for the
+// fixed parameters and each value of a parameter axis, at each thread
+// count. newW makes the workload with its fixed parameters and extra set.
+func checkShards(p *plan.Plan, wl plan.Workload, newW func(extra []plan.Param) (workload.Workload, error)) []error {
+	n, line := p.ShardsOf(wl)
+	if n <= 1 {
+		return nil
+	}
+	bad := func(err error) []error {
+		return []error{p.Errorf(line, "shards %d: workload %s: %s", n, wl.Name, oneLine(err.Error()))}
+	}
+	w, err := newW(nil)
+	if err != nil {
+		return nil // reported by Check
+	}
+	if _, ok := w.(workload.Sharder); !ok {
+		return bad(errors.New("cannot be split in shards"))
+	}
+	threads := []int{1}
+	extras := [][]plan.Param{nil} // the fixed parameters, then one axis value each
+	for _, ax := range p.Axes {
+		switch {
+		case ax.Name == plan.AxisThreads:
+			threads = threads[:0]
+			for _, v := range ax.Values {
+				t, _ := strconv.Atoi(v.Value) // checked by plan.Parse
+				threads = append(threads, t)
+			}
+		case ax.Name == plan.AxisTLS || ax.Name == plan.AxisConnect || strings.HasPrefix(ax.Name, plan.ServerAxisPrefix):
+		default:
+			for _, v := range ax.Values {
+				extras = append(extras, []plan.Param{{Key: ax.Name, Value: v.Value}})
+			}
+		}
+	}
+	for _, extra := range extras {
+		for _, t := range threads {
+			w, err := newW(extra)
+			if err != nil {
+				continue // reported by Check
+			}
+			if ta, ok := w.(interface{ SetThreads(int) }); ok {
+				ta.SetThreads(t)
+			}
+			cfg := runner.DefaultConfig()
+			cfg.Threads, cfg.Duration = t, p.Duration
+			Job{Plan: p}.LimitEvents(w, &cfg)
+			_, err = shard.Config(cfg, 0, n)
+			for i := 0; i < n && err == nil; i++ {
+				err = w.(workload.Sharder).Shard(i, n)
+			}
+			if err != nil && len(extra) > 0 {
+				err = fmt.Errorf("%s %s: %w", extra[0].Key, extra[0].Value, err)
+			}
+			if err != nil {
+				return bad(err)
+			}
+		}
+	}
+	return nil
+}
