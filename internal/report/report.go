@@ -469,6 +469,9 @@ func (rep *Report) context(labels map[*summary.Run]string) {
 			if ctx.Servers[i].Series == label {
 				found = true
 				for k, v := range r.Settings {
+					if ctx.Servers[i].Settings == nil {
+						ctx.Servers[i].Settings = map[string]string{}
+					}
 					if _, ok := ctx.Servers[i].Settings[k]; !ok {
 						ctx.Servers[i].Settings[k] = v
 					}

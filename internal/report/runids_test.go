@@ -53,3 +53,18 @@ func TestJSONRunIDsOfMergedRun(t *testing.T) {
 		t.Errorf("run_names %v, want %v", c.RunNames, want)
 	}
 }
+
+// TestSeriesSettingsFromALaterRun: a series whose first run has no server
+// settings (a merged sharded run of old, a failed run) takes them from the
+// next run, instead of failing.
+func TestSeriesSettingsFromALaterRun(t *testing.T) {
+	runs := reporttest.PlanRuns(reporttest.Options{Servers: 1, Threads: []int{2}, Workloads: []string{"oltp_read_only"}})
+	runs[0].Settings = nil
+	rep, err := report.Build(runs, report.NewOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s := rep.Context.Servers; len(s) != 1 || len(s[0].Settings) == 0 {
+		t.Errorf("servers %+v, want one with the later runs' settings", s)
+	}
+}

@@ -112,6 +112,7 @@ func Merge(br *store.ShardRun, runs map[int]*summary.Run) (*summary.Run, error) 
 	if base != nil {
 		out.Workload, out.Target, out.Params = base.Workload, base.Target, base.Params
 		out.Dbarena, out.Plan, out.WarmupS = base.Dbarena, base.Plan, base.WarmupS
+		out.Settings = base.Settings // one server: the same for every shard
 		out.Host = base.Host
 		out.Host.Storage = nil
 		for k, v := range base.Tags {
