@@ -65,13 +65,16 @@ func (p *Plan) SandboxTLS(s Server) bool {
 	return false
 }
 
+// CoordShards is the coordinate of a cell run by more than one shard.
+const CoordShards = "shards"
+
 // Cell is one point of the matrix, run once per round.
 type Cell struct {
 	// ID is the cell's coordinates as "k=v,k=v", stable across runs of the
 	// same plan: the store finds finished cells by it.
 	ID string
 	// Coords are workload, server, engine (when the server has engine
-	// variants), then each axis in file order.
+	// variants), shards (when more than 1), then each axis in file order.
 	Coords []Param
 	// Variant indexes Plan.Variants().
 	Variant  int
@@ -172,6 +175,9 @@ func (p *Plan) cell(w Workload, vi int, v Variant, chosen map[string]string) Cel
 	c.Coords = append(c.Coords, Param{Key: "workload", Value: w.Name}, Param{Key: "server", Value: v.Server.Name})
 	if v.Engine != "" {
 		c.Coords = append(c.Coords, Param{Key: "engine", Value: v.Engine})
+	}
+	if c.Shards > 1 { // one workload run by one process and by shards: two cells
+		c.Coords = append(c.Coords, Param{Key: CoordShards, Value: strconv.Itoa(c.Shards)})
 	}
 	c.Params = append(c.Params, w.Params...)
 	c.Settings = append(c.Settings, v.Server.Settings...)

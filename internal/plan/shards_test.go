@@ -1,6 +1,7 @@
 package plan
 
 import (
+	"strconv"
 	"strings"
 	"testing"
 
@@ -35,6 +36,17 @@ warmup: 0
 		if w := want[s.Workload]; s.Shards != w[0] || s.ShardsLine != w[1] {
 			t.Errorf("%s: %d shards (line %d), want %d (line %d)", s.Workload, s.Shards, s.ShardsLine, w[0], w[1])
 		}
+		if got, want := s.CoordMap()[CoordShards], map[bool]string{true: strconv.Itoa(s.Shards)}[s.Shards > 1]; got != want {
+			t.Errorf("%s: shards coordinate %q, want %q", s.Workload, got, want)
+		}
+	}
+	// One workload by one process and by shards: two cells.
+	p, errs = Parse("s.yaml", []byte("name: s\nservers: [{name: m, flavor: mariadb}]\nworkloads: [w, {name: w, shards: 2}]\n"))
+	if len(errs) > 0 {
+		t.Fatal(errs)
+	}
+	if c := p.Cells(); len(c) != 2 || c[1].ID != "workload=w,server=m,shards=2" {
+		t.Errorf("cells %+v, want 2, the second workload=w,server=m,shards=2", c)
 	}
 	p, errs = Parse("s.yaml", []byte("name: s\nservers: [{name: m, flavor: mariadb}]\nworkloads: [oltp_point_select]\n"))
 	if len(errs) > 0 {
