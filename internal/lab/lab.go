@@ -6,10 +6,12 @@
 // rounds, and a cell that cannot run stored as a failed run while the plan
 // goes on.
 //
-// The lab reaches the outside world through three small interfaces: Store
-// (the results store), Sandboxes (the servers) and Pipeline (preparing and
-// running one step), so it is tested with fakes; Local is the Sandboxes of
-// a real sandbox manager and *store.Store is a Store. Progress goes to an
+// The lab reaches the outside world through small interfaces: Store (the
+// results store), Sandboxes (the servers), Pipeline (preparing and running
+// one step) and ShardRunner (running a step of shards: N > 1 as one
+// sharded run), so it is tested with fakes; Local is the Sandboxes of a
+// real sandbox manager, LocalShards runs shards as local processes and
+// *store.Store is a Store. Progress goes to an
 // Observer; the lab prints nothing.
 package lab
 
