@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -68,7 +69,7 @@ func TestPlanShards(t *testing.T) {
 
 	rows := planRuns(t, results, "shardplan")
 	var keys, cells []string
-	plain := 0
+	plain, plainID := 0, int64(0)
 	for _, row := range rows {
 		if row.Status != "complete" {
 			t.Errorf("run %d %s", row.ID, row.Status)
@@ -79,7 +80,7 @@ func TestPlanShards(t *testing.T) {
 			}
 			continue
 		}
-		plain++
+		plain, plainID = plain+1, row.ID
 		cells = append(cells, row.Tags["plan.cell"])
 	}
 	if len(keys) != 1 || plain != 1 || len(rows) != 3 || !strings.HasPrefix(cells[0], "workload=oltp_point_select") {
@@ -127,6 +128,11 @@ func TestPlanShards(t *testing.T) {
 	rep := dbarena(t, "report", "--plan", "shardplan", "--format", "json", "-o", "-", "--results", results).mustSucceed(t)
 	if !strings.Contains(rep.stdout, `"`+keys[0]+`"`) {
 		t.Errorf("report does not name the sharded run %s:\n%s", keys[0], tail(rep.stdout, 2000))
+	}
+
+	cmp := dbarena(t, "compare", keys[0], strconv.FormatInt(plainID, 10), "--results", results).mustSucceed(t)
+	if !strings.Contains(cmp.stdout, "tps") {
+		t.Errorf("compare of the sharded run:\n%s", cmp.stdout)
 	}
 
 	r = dbarena(t, "plan", "run", path, "--resume", "--results", results).mustSucceed(t)
