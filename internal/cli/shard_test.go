@@ -238,5 +238,26 @@ func TestShardedTPCC(t *testing.T) {
 		if r.Shard == nil || r.Shard.Index != s.Index || len(r.TypeHistograms) == 0 || r.Tags[shard.TagRun] != "tpcc-3" {
 			t.Errorf("shard %d's run: %+v, %d type histograms, tags %v", s.Index, r.Shard, len(r.TypeHistograms), r.Tags)
 		}
+		// Each interval's types carry their histograms, for an exact
+		// merged p90 and max.
+		for k, iv := range r.Intervals {
+			for name, pt := range iv.PerType {
+				if pt.Count > 0 && pt.Histogram == "" {
+					t.Errorf("shard %d interval %d %s: %d events, no histogram", s.Index, k, name, pt.Count)
+				}
+			}
+		}
+	}
+	for _, n := range run.Notes {
+		if strings.Contains(n, "upper bound") {
+			t.Errorf("merged run note %q", n)
+		}
+	}
+	for k, iv := range merged.Intervals {
+		for name, pt := range iv.PerType {
+			if pt.Histogram != "" || pt.Count > 0 && pt.P90MS <= 0 {
+				t.Errorf("--json interval %d %s: p90 %v, histogram kept: %v", k, name, pt.P90MS, pt.Histogram != "")
+			}
+		}
 	}
 }
