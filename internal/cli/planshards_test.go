@@ -97,7 +97,8 @@ func TestPlanShards(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if run.Threads != 1 || run.Tags["plan"] != "shardplan" || run.Plan == nil || run.Plan.Cell != merged.Plan.Cell {
+		if run.Threads != 1 || run.Tags["plan"] != "shardplan" || run.Tags["plan.cell"] != merged.Plan.Cell ||
+			run.Tags["plan.round"] != "1" || run.Plan == nil || run.Plan.Cell != merged.Plan.Cell {
 			t.Errorf("shard %d: %d threads, tags %v, plan %+v", s.Index, run.Threads, run.Tags, run.Plan)
 		}
 		events += run.Totals.Events
