@@ -192,6 +192,9 @@ func (s *Stmt) QueryFunc(args []any, fn func(r *Row) error) error {
 		return err
 	}
 	_, _, err := s.c.resultFunc(true, fn)
+	if err != nil {
+		s.types = nil
+	}
 	return err
 }
 

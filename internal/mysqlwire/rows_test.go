@@ -269,3 +269,35 @@ func TestCaptureRowSeeds(t *testing.T) {
 	seeds["err-missing"] = rec.take()
 	writeSeeds(t, "FuzzRows", seeds)
 }
+
+// TestParamTypesChange: a statement executed with the same parameter types
+// (sent once), then with others, reads each time the values it was given.
+func TestParamTypesChange(t *testing.T) {
+	cfg, _ := server(t)
+	c := dial(t, cfg)
+	s, err := c.Prepare("SELECT CONCAT(?, '|', ?)")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		args []any
+		want string
+	}{
+		{[]any{int64(5), "x"}, "5|x"},
+		{[]any{int64(6), "y"}, "6|y"},
+		{[]any{int64(-7), "z"}, "-7|z"},
+		{[]any{2.5, "x"}, "2.5|x"},
+		{[]any{"s", int64(9)}, "s|9"},
+		{[]any{nil, int64(9)}, ""},
+		{[]any{int64(1), int64(2)}, "1|2"},
+		{[]any{int64(3), int64(4)}, "3|4"},
+	} {
+		var got string
+		if err := s.QueryFunc(tc.args, func(r *Row) error { got = string(r.Bytes(0)); return nil }); err != nil {
+			t.Fatalf("%v: %v", tc.args, err)
+		}
+		if got != tc.want {
+			t.Errorf("%v: %q, want %q", tc.args, got, tc.want)
+		}
+	}
+}

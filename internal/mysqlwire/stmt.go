@@ -23,6 +23,10 @@ type Stmt struct {
 	c       *Conn
 	id      uint32
 	nparams int
+	// types are the parameter types the server last received; an
+	// execution with the same types sends none (new-params-bound flag 0),
+	// as libmariadb and libmysqlclient do. nil: send them.
+	types []byte
 }
 
 // Prepare prepares query on the server (COM_STMT_PREPARE).
@@ -87,10 +91,15 @@ func (s *Stmt) run(args []any) (int64, bool, error) {
 	if err := s.send(args); err != nil || s.c.pipe != nil {
 		return 0, false, err
 	}
-	return s.c.result()
+	n, rows, err := s.c.result()
+	if err != nil {
+		s.types = nil // whatever the server kept, send them again
+	}
+	return n, rows, err
 }
 
-// send sends COM_STMT_EXECUTE.
+// send sends COM_STMT_EXECUTE. The parameter types go with it only when
+// they differ from the last execution's.
 func (s *Stmt) send(args []any) error {
 	if len(args) != s.nparams {
 		return fmt.Errorf("mysqlwire: statement wants %d arguments, got %d", s.nparams, len(args))
@@ -119,6 +128,14 @@ func (s *Stmt) send(args []any) error {
 				c.wbuf[nullAt+i/8] |= 1 << (i % 8)
 			}
 			c.wbuf[typesAt+2*i] = t
+		}
+		types := c.wbuf[typesAt : typesAt+2*s.nparams]
+		if len(s.types) == len(types) && string(s.types) == string(types) {
+			// Same types as last time: flag 0, no types.
+			c.wbuf[typesAt-1] = 0
+			c.wbuf = append(c.wbuf[:typesAt], c.wbuf[typesAt+len(types):]...)
+		} else {
+			s.types = append(s.types[:0], types...)
 		}
 	}
 	if c.pipe != nil {
