@@ -301,3 +301,63 @@ func TestParamTypesChange(t *testing.T) {
 		}
 	}
 }
+
+// TestCachedMetadata: on MariaDB the connection negotiates metadata
+// caching, so executions leave the column definitions out; the rows still
+// decode with the statement's kept definitions, and with the new ones the
+// server sends after the table changed.
+func TestCachedMetadata(t *testing.T) {
+	cfg, _ := server(t)
+	c := dial(t, cfg)
+	if !CacheMetadata(c) {
+		t.Fatal("MariaDB connection without metadata caching")
+	}
+	for _, q := range []string{"DROP TABLE IF EXISTS wire_meta", "CREATE TABLE wire_meta (id INT PRIMARY KEY, v BIGINT)",
+		"INSERT INTO wire_meta VALUES (1, 10), (2, 20)"} {
+		if _, err := c.Exec(q, nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	s, err := c.Prepare("SELECT * FROM wire_meta WHERE id = ?")
+	if err != nil {
+		t.Fatal(err)
+	}
+	read := func(id int64) (n int, v float64) {
+		t.Helper()
+		err := s.QueryFunc([]any{id}, func(r *Row) error {
+			n = r.Len()
+			var err error
+			v, err = r.Float64(1)
+			return err
+		})
+		if err != nil {
+			t.Fatalf("id %d: %v", id, err)
+		}
+		return n, v
+	}
+	for _, id := range []int64{1, 2, 1} {
+		if n, v := read(id); n != 2 || v != float64(10*id) {
+			t.Fatalf("id %d: %d columns, v %g", id, n, v)
+		}
+	}
+	// A BIGINT becomes a DOUBLE (8 bytes either way: only the kept type
+	// tells them apart) and a column is added.
+	for _, q := range []string{"ALTER TABLE wire_meta MODIFY v DOUBLE, ADD w INT DEFAULT 3", "UPDATE wire_meta SET v = v + 0.5"} {
+		if _, err := c.Exec(q, nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, id := range []int64{2, 1, 2} {
+		if n, v := read(id); n != 3 || v != float64(10*id)+0.5 {
+			t.Fatalf("after ALTER, id %d: %d columns, v %g", id, n, v)
+		}
+	}
+	// Text queries still read their own definitions.
+	var got []byte
+	if err := c.QueryFunc("SELECT v FROM wire_meta WHERE id = 2", nil, func(r *Row) error { got = append(got, r.Bytes(0)...); return nil }); err != nil || string(got) != "20.5" {
+		t.Fatalf("text query: %q, %v", got, err)
+	}
+	if _, err := c.Exec("DROP TABLE wire_meta", nil); err != nil {
+		t.Fatal(err)
+	}
+}

@@ -27,6 +27,9 @@ type Stmt struct {
 	// execution with the same types sends none (new-params-bound flag 0),
 	// as libmariadb and libmysqlclient do. nil: send them.
 	types []byte
+	// cols are the result's column definitions, from the prepare reply or
+	// the last execution that sent them (metadata caching, Conn.cacheMeta).
+	cols []column
 }
 
 // Prepare prepares query on the server (COM_STMT_PREPARE).
@@ -53,7 +56,7 @@ func (c *Conn) Prepare(query string) (*Stmt, error) {
 	ncols := int(binary.LittleEndian.Uint16(p[5:7]))
 	s.nparams = int(binary.LittleEndian.Uint16(p[7:9]))
 	// Parameter and column definitions, each list closed by an EOF packet.
-	for _, n := range [...]int{s.nparams, ncols} {
+	for i, n := range [...]int{s.nparams, ncols} {
 		if n == 0 {
 			continue
 		}
@@ -65,7 +68,16 @@ func (c *Conn) Prepare(query string) (*Stmt, error) {
 			if isEOF(p) {
 				break
 			}
+			if i == 1 {
+				// Kept for executions whose reply leaves them out.
+				if col, ok := parseColumn(p); ok {
+					s.cols = append(s.cols, col)
+				}
+			}
 		}
+	}
+	if len(s.cols) != ncols {
+		s.cols = nil // not usable: an execution without them fails
 	}
 	return s, nil
 }
@@ -380,6 +392,13 @@ func (r *reader) byte1() byte {
 func (r *reader) uint16() uint16 {
 	if b := r.bytes(2); b != nil {
 		return binary.LittleEndian.Uint16(b)
+	}
+	return 0
+}
+
+func (r *reader) uint32() uint32 {
+	if b := r.bytes(4); b != nil {
+		return binary.LittleEndian.Uint32(b)
 	}
 	return 0
 }
