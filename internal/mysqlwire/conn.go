@@ -54,6 +54,16 @@ const (
 	capPluginAuthLenenc = 0x00200000
 )
 
+// MariaDB's extended capabilities (the upper 32 bits of its capability
+// flags), exchanged in the greeting's and the handshake response's
+// reserved bytes when neither side sets capLongPassword (CLIENT_MYSQL).
+const (
+	// extCacheMetadata: an execution's result set carries its column
+	// definitions only when they changed since the statement's last
+	// (MARIADB_CLIENT_CACHE_METADATA).
+	extCacheMetadata = 1 << (36 - 32)
+)
+
 // Server status flags.
 const (
 	statusMoreResults        = 0x0008
@@ -166,6 +176,10 @@ type Conn struct {
 	offs    []int32
 	row     Row
 	version string
+	// cacheMeta: MariaDB's metadata caching is on (extCacheMetadata): a
+	// result set's column count is followed by a byte that says whether
+	// the column definitions follow.
+	cacheMeta bool
 	// tls, once the handshake asked for TLS, carries every byte; its
 	// record layer reads and writes through sysRead and sysWrite.
 	tls *tls.Conn
@@ -369,7 +383,11 @@ func (c *Conn) handshake(cfg Config) error {
 	c.status = r.uint16()
 	caps |= uint32(r.uint16()) << 16
 	saltLen := int(r.byte1())
-	r.skip(10)
+	r.skip(6)
+	ext := r.uint32()
+	if caps&capLongPassword != 0 {
+		ext = 0 // MySQL: the bytes are reserved
+	}
 	if caps&capSecureConn != 0 {
 		n := max(13, saltLen-8)
 		salt = append(salt, r.bytes(n)...)
@@ -400,12 +418,18 @@ func (c *Conn) handshake(cfg Config) error {
 		flags |= capConnectWithDB
 	}
 	flags |= caps & capPluginAuthLenenc
+	ext &= extCacheMetadata
+	if caps&capLongPassword == 0 {
+		// MariaDB (CLIENT_MYSQL clear): its extended capabilities.
+		flags &^= capLongPassword
+		c.cacheMeta = ext&extCacheMetadata != 0
+	}
 	c.seq = 1
 	if cfg.TLS != nil {
 		switch {
 		case caps&capSSL != 0:
 			flags |= capSSL
-			if err := c.startTLS(cfg.TLS, flags); err != nil {
+			if err := c.startTLS(cfg.TLS, flags, ext); err != nil {
 				return err
 			}
 		case !cfg.TLSPreferred:
@@ -415,8 +439,7 @@ func (c *Conn) handshake(cfg Config) error {
 	c.wbuf = c.wbuf[:4]
 	c.wbuf = binary.LittleEndian.AppendUint32(c.wbuf, flags)
 	c.wbuf = binary.LittleEndian.AppendUint32(c.wbuf, maxPayload)
-	c.wbuf = append(c.wbuf, collationUTF8MB4)
-	c.wbuf = append(c.wbuf, make([]byte, 23)...)
+	c.wbuf = appendCollationAndReserved(c.wbuf, ext)
 	c.wbuf = append(append(c.wbuf, cfg.User...), 0)
 	if flags&capPluginAuthLenenc != 0 {
 		c.wbuf = appendLenenc(c.wbuf, uint64(len(auth)))
@@ -432,6 +455,15 @@ func (c *Conn) handshake(cfg Config) error {
 		return err
 	}
 	return c.authResult(plugin, salt, cfg.Password)
+}
+
+// appendCollationAndReserved appends the character set and the 23
+// reserved bytes of the handshake response, whose last 4 carry MariaDB's
+// extended capabilities ext.
+func appendCollationAndReserved(b []byte, ext uint32) []byte {
+	b = append(b, collationUTF8MB4)
+	b = append(b, make([]byte, 19)...)
+	return binary.LittleEndian.AppendUint32(b, ext)
 }
 
 // authResult reads the server's answers to the handshake response until OK,

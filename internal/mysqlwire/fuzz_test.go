@@ -92,7 +92,8 @@ func FuzzPacket(f *testing.F) {
 }
 
 // FuzzRows: result sets read row by row in the binary and the text
-// protocol, every value read in every way.
+// protocol, with and without metadata caching, every value read in every
+// way.
 func FuzzRows(f *testing.F) {
 	null := devNull(f)
 	f.Fuzz(func(t *testing.T, data []byte) {
@@ -109,5 +110,13 @@ func FuzzRows(f *testing.F) {
 		}
 		_ = replay(null, data).QueryFunc("SELECT 1", nil, read)
 		_ = (&Stmt{c: replay(null, data)}).QueryFunc(nil, read)
+		// MariaDB's metadata caching: column counts carry a flag, and
+		// result sets may leave out the definitions the statement kept.
+		mc := replay(null, data)
+		mc.cacheMeta = true
+		_ = (&Stmt{c: mc, cols: []column{{typ: 0xfd}}}).QueryFunc(nil, read)
+		mc = replay(null, data)
+		mc.cacheMeta = true
+		_ = mc.QueryFunc("SELECT 1", nil, read)
 	})
 }

@@ -191,7 +191,10 @@ func (s *Stmt) QueryFunc(args []any, fn func(r *Row) error) error {
 	if err := s.send(args); err != nil {
 		return err
 	}
-	_, _, err := s.c.resultFunc(true, fn)
+	_, _, err := s.c.resultFunc(s, fn)
+	if err != nil {
+		s.types = nil
+	}
 	return err
 }
 
@@ -201,13 +204,14 @@ func (c *Conn) QueryFunc(query string, args []any, fn func(r *Row) error) error 
 	if err := c.sendText(query, args); err != nil {
 		return err
 	}
-	_, _, err := c.resultFunc(false, fn)
+	_, _, err := c.resultFunc(nil, fn)
 	return err
 }
 
 // resultFunc reads the reply to a statement like result, calling fn for
-// each row of its result sets, which are in the binary protocol or not.
-func (c *Conn) resultFunc(binaryRows bool, fn func(r *Row) error) (affected int64, rows bool, err error) {
+// each row of its result sets: those of the prepared statement s (binary
+// protocol), or of a text query when s is nil.
+func (c *Conn) resultFunc(s *Stmt, fn func(r *Row) error) (affected int64, rows bool, err error) {
 	var fnErr error
 	for {
 		p, err := c.readPacket()
@@ -228,11 +232,15 @@ func (c *Conn) resultFunc(binaryRows bool, fn func(r *Row) error) (affected int6
 			rows = true
 			r := reader{b: p}
 			n := r.lenenc()
+			meta := true
+			if c.cacheMeta {
+				meta = r.byte1() == 1
+			}
 			if r.err || n == 0 || n > 4096 {
 				c.Abort() // out of step with the stream
 				return 0, rows, fmt.Errorf("mysqlwire: bad column count in reply")
 			}
-			if err := c.readRows(int(n), binaryRows, fn, &fnErr); err != nil {
+			if err := c.readRows(s, int(n), meta, fn, &fnErr); err != nil {
 				return 0, rows, err
 			}
 		}
@@ -242,24 +250,36 @@ func (c *Conn) resultFunc(binaryRows bool, fn func(r *Row) error) (affected int6
 	}
 }
 
-// readRows reads the ncols column definitions and the rows of a result
-// set, calling fn for each row until it fails (*fnErr).
-func (c *Conn) readRows(ncols int, binaryRows bool, fn func(r *Row) error, fnErr *error) error {
-	c.cols = c.cols[:0]
-	for range ncols {
-		p, err := c.readPacket()
-		if err != nil {
-			return err
+// readRows reads the ncols column definitions (when meta says they
+// follow) and the rows of a result set of s (binary protocol; nil: a text
+// query), calling fn for each row until it fails (*fnErr). Column
+// definitions a prepared statement's execution left out (metadata caching)
+// are s's, which those it sends replace.
+func (c *Conn) readRows(s *Stmt, ncols int, meta bool, fn func(r *Row) error, fnErr *error) error {
+	cols := &c.cols
+	if s != nil {
+		cols = &s.cols
+	}
+	if meta {
+		*cols = (*cols)[:0]
+		for range ncols {
+			p, err := c.readPacket()
+			if err != nil {
+				return err
+			}
+			if len(p) > 0 && p[0] == 0xff {
+				return parseError(p)
+			}
+			col, ok := parseColumn(p)
+			if !ok {
+				c.Abort()
+				return errors.New("mysqlwire: bad column definition")
+			}
+			*cols = append(*cols, col)
 		}
-		if len(p) > 0 && p[0] == 0xff {
-			return parseError(p)
-		}
-		col, ok := parseColumn(p)
-		if !ok {
-			c.Abort()
-			return errors.New("mysqlwire: bad column definition")
-		}
-		c.cols = append(c.cols, col)
+	} else if len(*cols) != ncols {
+		c.Abort()
+		return errors.New("mysqlwire: result without column definitions and none kept")
 	}
 	p, err := c.readPacket()
 	if err != nil {
@@ -273,7 +293,7 @@ func (c *Conn) readRows(ncols int, binaryRows bool, fn func(r *Row) error, fnErr
 		c.offs = make([]int32, 2*ncols)
 	}
 	row := &c.row
-	row.cols, row.off, row.binary = c.cols, c.offs[:2*ncols], binaryRows
+	row.cols, row.off, row.binary = *cols, c.offs[:2*ncols], s != nil
 	for {
 		p, err := c.readPacket()
 		if err != nil {

@@ -269,3 +269,95 @@ func TestCaptureRowSeeds(t *testing.T) {
 	seeds["err-missing"] = rec.take()
 	writeSeeds(t, "FuzzRows", seeds)
 }
+
+// TestParamTypesChange: a statement executed with the same parameter types
+// (sent once), then with others, reads each time the values it was given.
+func TestParamTypesChange(t *testing.T) {
+	cfg, _ := server(t)
+	c := dial(t, cfg)
+	s, err := c.Prepare("SELECT CONCAT(?, '|', ?)")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		args []any
+		want string
+	}{
+		{[]any{int64(5), "x"}, "5|x"},
+		{[]any{int64(6), "y"}, "6|y"},
+		{[]any{int64(-7), "z"}, "-7|z"},
+		{[]any{2.5, "x"}, "2.5|x"},
+		{[]any{"s", int64(9)}, "s|9"},
+		{[]any{nil, int64(9)}, ""},
+		{[]any{int64(1), int64(2)}, "1|2"},
+		{[]any{int64(3), int64(4)}, "3|4"},
+	} {
+		var got string
+		if err := s.QueryFunc(tc.args, func(r *Row) error { got = string(r.Bytes(0)); return nil }); err != nil {
+			t.Fatalf("%v: %v", tc.args, err)
+		}
+		if got != tc.want {
+			t.Errorf("%v: %q, want %q", tc.args, got, tc.want)
+		}
+	}
+}
+
+// TestCachedMetadata: on MariaDB the connection negotiates metadata
+// caching, so executions leave the column definitions out; the rows still
+// decode with the statement's kept definitions, and with the new ones the
+// server sends after the table changed.
+func TestCachedMetadata(t *testing.T) {
+	cfg, _ := server(t)
+	c := dial(t, cfg)
+	if !CacheMetadata(c) {
+		t.Fatal("MariaDB connection without metadata caching")
+	}
+	for _, q := range []string{"DROP TABLE IF EXISTS wire_meta", "CREATE TABLE wire_meta (id INT PRIMARY KEY, v BIGINT)",
+		"INSERT INTO wire_meta VALUES (1, 10), (2, 20)"} {
+		if _, err := c.Exec(q, nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	s, err := c.Prepare("SELECT * FROM wire_meta WHERE id = ?")
+	if err != nil {
+		t.Fatal(err)
+	}
+	read := func(id int64) (n int, v float64) {
+		t.Helper()
+		err := s.QueryFunc([]any{id}, func(r *Row) error {
+			n = r.Len()
+			var err error
+			v, err = r.Float64(1)
+			return err
+		})
+		if err != nil {
+			t.Fatalf("id %d: %v", id, err)
+		}
+		return n, v
+	}
+	for _, id := range []int64{1, 2, 1} {
+		if n, v := read(id); n != 2 || v != float64(10*id) {
+			t.Fatalf("id %d: %d columns, v %g", id, n, v)
+		}
+	}
+	// A BIGINT becomes a DOUBLE (8 bytes either way: only the kept type
+	// tells them apart) and a column is added.
+	for _, q := range []string{"ALTER TABLE wire_meta MODIFY v DOUBLE, ADD w INT DEFAULT 3", "UPDATE wire_meta SET v = v + 0.5"} {
+		if _, err := c.Exec(q, nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, id := range []int64{2, 1, 2} {
+		if n, v := read(id); n != 3 || v != float64(10*id)+0.5 {
+			t.Fatalf("after ALTER, id %d: %d columns, v %g", id, n, v)
+		}
+	}
+	// Text queries still read their own definitions.
+	var got []byte
+	if err := c.QueryFunc("SELECT v FROM wire_meta WHERE id = 2", nil, func(r *Row) error { got = append(got, r.Bytes(0)...); return nil }); err != nil || string(got) != "20.5" {
+		t.Fatalf("text query: %q, %v", got, err)
+	}
+	if _, err := c.Exec("DROP TABLE wire_meta", nil); err != nil {
+		t.Fatal(err)
+	}
+}

@@ -23,6 +23,13 @@ type Stmt struct {
 	c       *Conn
 	id      uint32
 	nparams int
+	// types are the parameter types the server last received; an
+	// execution with the same types sends none (new-params-bound flag 0),
+	// as libmariadb and libmysqlclient do. nil: send them.
+	types []byte
+	// cols are the result's column definitions, from the prepare reply or
+	// the last execution that sent them (metadata caching, Conn.cacheMeta).
+	cols []column
 }
 
 // Prepare prepares query on the server (COM_STMT_PREPARE).
@@ -49,7 +56,7 @@ func (c *Conn) Prepare(query string) (*Stmt, error) {
 	ncols := int(binary.LittleEndian.Uint16(p[5:7]))
 	s.nparams = int(binary.LittleEndian.Uint16(p[7:9]))
 	// Parameter and column definitions, each list closed by an EOF packet.
-	for _, n := range [...]int{s.nparams, ncols} {
+	for i, n := range [...]int{s.nparams, ncols} {
 		if n == 0 {
 			continue
 		}
@@ -61,7 +68,16 @@ func (c *Conn) Prepare(query string) (*Stmt, error) {
 			if isEOF(p) {
 				break
 			}
+			if i == 1 {
+				// Kept for executions whose reply leaves them out.
+				if col, ok := parseColumn(p); ok {
+					s.cols = append(s.cols, col)
+				}
+			}
 		}
+	}
+	if len(s.cols) != ncols {
+		s.cols = nil // not usable: an execution without them fails
 	}
 	return s, nil
 }
@@ -87,10 +103,15 @@ func (s *Stmt) run(args []any) (int64, bool, error) {
 	if err := s.send(args); err != nil || s.c.pipe != nil {
 		return 0, false, err
 	}
-	return s.c.result()
+	n, rows, err := s.c.result()
+	if err != nil {
+		s.types = nil // whatever the server kept, send them again
+	}
+	return n, rows, err
 }
 
-// send sends COM_STMT_EXECUTE.
+// send sends COM_STMT_EXECUTE. The parameter types go with it only when
+// they differ from the last execution's.
 func (s *Stmt) send(args []any) error {
 	if len(args) != s.nparams {
 		return fmt.Errorf("mysqlwire: statement wants %d arguments, got %d", s.nparams, len(args))
@@ -119,6 +140,14 @@ func (s *Stmt) send(args []any) error {
 				c.wbuf[nullAt+i/8] |= 1 << (i % 8)
 			}
 			c.wbuf[typesAt+2*i] = t
+		}
+		types := c.wbuf[typesAt : typesAt+2*s.nparams]
+		if len(s.types) == len(types) && string(s.types) == string(types) {
+			// Same types as last time: flag 0, no types.
+			c.wbuf[typesAt-1] = 0
+			c.wbuf = append(c.wbuf[:typesAt], c.wbuf[typesAt+len(types):]...)
+		} else {
+			s.types = append(s.types[:0], types...)
 		}
 	}
 	if c.pipe != nil {
@@ -363,6 +392,13 @@ func (r *reader) byte1() byte {
 func (r *reader) uint16() uint16 {
 	if b := r.bytes(2); b != nil {
 		return binary.LittleEndian.Uint16(b)
+	}
+	return 0
+}
+
+func (r *reader) uint32() uint32 {
+	if b := r.bytes(4); b != nil {
+		return binary.LittleEndian.Uint32(b)
 	}
 	return 0
 }
