@@ -8,6 +8,7 @@ import (
 	"net"
 	"os"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -400,5 +401,46 @@ func TestExtendedWithoutArguments(t *testing.T) {
 	}
 	if n, err := c.Exec("SELECT 1", []any{}); err != nil || n != 1 {
 		t.Fatalf("extended protocol: %d, %v", n, err)
+	}
+}
+
+// TestPointerArguments binds *int64, *string and *[]byte arguments, read
+// through at each call (nil pointers are NULL), prepared and unprepared.
+func TestPointerArguments(t *testing.T) {
+	cfg, db, _ := server(t)
+	if _, err := db.Exec(`DROP TABLE IF EXISTS pw_ptr; CREATE TABLE pw_ptr (id int PRIMARY KEY, k bigint, c char(10), b bytea)`); err != nil {
+		t.Fatal(err)
+	}
+	c := dial(t, cfg)
+	ins, err := c.Prepare("INSERT INTO pw_ptr VALUES ($1, $2, $3, $4)")
+	if err != nil {
+		t.Fatal(err)
+	}
+	id, k, s, b := new(int64), new(int64), new(string), new([]byte)
+	args := []any{id, k, s, b}
+	for i := int64(1); i <= 2; i++ { // the same args, changed in place
+		*id, *k, *s, *b = i, i<<40, "c"+strconv.FormatInt(i, 10), []byte{byte(i), 0}
+		if n, err := ins.Exec(args); err != nil || n != 1 {
+			t.Fatalf("insert %d: %d, %v", i, n, err)
+		}
+	}
+	if _, err := ins.Exec([]any{int64(3), (*int64)(nil), (*string)(nil), (*[]byte)(nil)}); err != nil {
+		t.Fatal(err)
+	}
+	*id, *k, *b = 2, 5, []byte{9}
+	if n, err := c.Exec("UPDATE pw_ptr SET k = k + $1, b = $2 WHERE id = $3", []any{k, b, id}); err != nil || n != 1 {
+		t.Fatalf("unprepared update: %d, %v", n, err)
+	}
+	var got []string
+	err = c.QueryFunc("SELECT id, k, c, b, k IS NULL AND c IS NULL AND b IS NULL FROM pw_ptr ORDER BY id", nil, func(r *Row) error {
+		got = append(got, fmt.Sprintf("%s %s %q %x %s", r.Bytes(0), r.Bytes(1), r.Bytes(2), r.Bytes(3), r.Bytes(4)))
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{`1 1099511627776 "c1        " 5c7830313030 f`, `2 2199023255557 "c2        " 5c783039 f`, `3  ""  t`}
+	if strings.Join(got, "|") != strings.Join(want, "|") {
+		t.Fatalf("rows %q, want %q", got, want)
 	}
 }

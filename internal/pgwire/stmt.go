@@ -221,11 +221,33 @@ func (c *Conn) execute() {
 // appendParam appends a's length and value for a parameter of type oid
 // (0: unknown) and returns the format used: binary where a's Go type and
 // the parameter's type agree, text otherwise (the server parses it).
+// A *int64, *string or *[]byte is read through (nil is NULL): a caller
+// that binds the same statement again and again keeps its arguments in
+// place and changes them there, where an int64 or a string put in an
+// `any` would allocate on every call.
 func (c *Conn) appendParam(a any, oid uint32) (int, error) {
 	switch v := a.(type) {
 	case nil:
 		c.int32(-1)
 		return fmtText, nil
+	case *int64:
+		if v == nil {
+			c.int32(-1)
+			return fmtText, nil
+		}
+		return c.appendInt(*v, oid), nil
+	case *[]byte:
+		if v == nil {
+			c.int32(-1)
+			return fmtText, nil
+		}
+		return c.appendBytes(*v, oid), nil
+	case *string:
+		if v == nil {
+			c.int32(-1)
+			return fmtText, nil
+		}
+		return c.appendString(*v, oid), nil
 	case int64:
 		return c.appendInt(v, oid), nil
 	case int:
@@ -256,25 +278,36 @@ func (c *Conn) appendParam(a any, oid uint32) (int, error) {
 		}
 		return c.appendText(func(b []byte) []byte { return strconv.AppendBool(b, v) }), nil
 	case string:
-		c.int32(len(v))
-		c.wbuf = append(c.wbuf, v...)
-		if oid == oidBytea {
-			return fmtBinary, nil
-		}
-		return fmtText, nil
+		return c.appendString(v, oid), nil
 	case []byte:
-		if v == nil {
-			c.int32(-1)
-			return fmtText, nil
-		}
-		c.int32(len(v))
-		c.wbuf = append(c.wbuf, v...)
-		if oid == oidBytea {
-			return fmtBinary, nil
-		}
-		return fmtText, nil
+		return c.appendBytes(v, oid), nil
 	}
 	return 0, fmt.Errorf("pgwire: unsupported argument type %T", a)
+}
+
+// appendString appends s as it is: binary for a bytea parameter, text
+// otherwise.
+func (c *Conn) appendString(s string, oid uint32) int {
+	c.int32(len(s))
+	c.wbuf = append(c.wbuf, s...)
+	if oid == oidBytea {
+		return fmtBinary
+	}
+	return fmtText
+}
+
+// appendBytes appends b like appendString; nil is NULL.
+func (c *Conn) appendBytes(b []byte, oid uint32) int {
+	if b == nil {
+		c.int32(-1)
+		return fmtText
+	}
+	c.int32(len(b))
+	c.wbuf = append(c.wbuf, b...)
+	if oid == oidBytea {
+		return fmtBinary
+	}
+	return fmtText
 }
 
 // appendInt appends v in binary for an integer parameter that holds it,
@@ -358,7 +391,7 @@ func (c *Conn) unprepared(query string, args []any, describe bool) error {
 	c.cstring(query)
 	c.int16(len(args))
 	for _, a := range args {
-		if b, ok := a.([]byte); ok && b != nil {
+		if isBytes(a) {
 			c.int32(oidBytea)
 		} else {
 			c.int32(0)
@@ -380,7 +413,7 @@ func (c *Conn) unprepared(query string, args []any, describe bool) error {
 			continue
 		}
 		oid := uint32(0)
-		if b, ok := a.([]byte); ok && b != nil {
+		if isBytes(a) {
 			oid = oidBytea
 		}
 		f, err := c.appendParam(a, oid)
@@ -399,6 +432,18 @@ func (c *Conn) unprepared(query string, args []any, describe bool) error {
 	}
 	c.execute()
 	return nil
+}
+
+// isBytes reports that a is a []byte (or a *[]byte to one) that is not
+// nil: an unprepared statement sends it as bytea.
+func isBytes(a any) bool {
+	switch v := a.(type) {
+	case []byte:
+		return v != nil
+	case *[]byte:
+		return v != nil && *v != nil
+	}
+	return false
 }
 
 // send flushes the queued request and marks the Conn busy (Abort cancels

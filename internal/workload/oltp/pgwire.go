@@ -26,7 +26,7 @@ func (x *pgExecutor) prepare(_ context.Context, st *stmt) error {
 	if err != nil {
 		return fmt.Errorf("prepare %q: %w", st.text, err)
 	}
-	st.pps = ps
+	st.pps, st.byRef = ps, true
 	return nil
 }
 
