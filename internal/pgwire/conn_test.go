@@ -444,3 +444,44 @@ func TestPointerArguments(t *testing.T) {
 		t.Fatalf("rows %q, want %q", got, want)
 	}
 }
+
+// TestPrepareAll prepares statements with and without result columns in
+// one round trip, and reports the first failing query's error, the
+// connection staying usable.
+func TestPrepareAll(t *testing.T) {
+	cfg, db, _ := server(t)
+	if _, err := db.Exec(`DROP TABLE IF EXISTS pw_pall; CREATE TABLE pw_pall (id int PRIMARY KEY, c text)`); err != nil {
+		t.Fatal(err)
+	}
+	c := dial(t, cfg)
+	sts, err := c.PrepareAll([]string{
+		"INSERT INTO pw_pall VALUES ($1, $2)",
+		"SELECT c FROM pw_pall WHERE id = $1",
+		"UPDATE pw_pall SET c = c || 'x'",
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(sts) != 3 || sts[0].NumParams() != 2 || sts[1].NumParams() != 1 || sts[2].NumParams() != 0 {
+		t.Fatalf("statements %d, params %d %d %d", len(sts), sts[0].NumParams(), sts[1].NumParams(), sts[2].NumParams())
+	}
+	if _, err := sts[0].Exec([]any{int64(1), "a"}); err != nil {
+		t.Fatal(err)
+	}
+	if n, err := sts[2].Exec(nil); err != nil || n != 1 {
+		t.Fatalf("update: %d, %v", n, err)
+	}
+	var got string
+	if err := sts[1].QueryFunc([]any{int64(1)}, func(r *Row) error { got = string(r.Bytes(0)); return nil }); err != nil || got != "ax" {
+		t.Fatalf("select: %q, %v", got, err)
+	}
+	_, err = c.PrepareAll([]string{"SELECT 1", "SELECT * FROM pw_no_such_table", "SELECT 2"})
+	var pe *Error
+	var qe *PrepareError
+	if !errors.As(err, &pe) || pe.Code != "42P01" || !errors.As(err, &qe) || qe.Index != 1 {
+		t.Fatalf("bad query: %v, want SQLSTATE 42P01 for query 1", err)
+	}
+	if err := sts[1].Query([]any{int64(1)}); err != nil {
+		t.Fatalf("after the error: %v", err)
+	}
+}

@@ -49,25 +49,54 @@ type Stmt struct {
 // named statement and reads its parameter and result descriptions, in one
 // round trip.
 func (c *Conn) Prepare(query string) (*Stmt, error) {
+	sts, err := c.PrepareAll([]string{query})
+	if pe, ok := err.(*PrepareError); ok {
+		return nil, pe.Err
+	}
+	if err != nil {
+		return nil, err
+	}
+	return sts[0], nil
+}
+
+// PrepareError is PrepareAll's error for a query the server refused.
+type PrepareError struct {
+	Index int // of the query in PrepareAll's list
+	Err   error
+}
+
+func (e *PrepareError) Error() string { return e.Err.Error() }
+func (e *PrepareError) Unwrap() error { return e.Err }
+
+// PrepareAll prepares every query like Prepare, all in one round trip
+// (a Parse and a Describe each, one Sync). On an error none is kept: the
+// server stops at the first failing query, whose error is returned as a
+// *PrepareError naming it.
+func (c *Conn) PrepareAll(queries []string) ([]*Stmt, error) {
 	if c.pipe != nil {
 		return nil, errInPipeline
 	}
-	c.nstmt++
-	s := &Stmt{c: c, name: "pw" + strconv.Itoa(c.nstmt)}
-	at := c.begin('P')
-	c.cstring(s.name)
-	c.cstring(query)
-	c.int16(0)
-	c.end(at)
-	at = c.begin('D')
-	c.wbuf = append(c.wbuf, 'S')
-	c.cstring(s.name)
-	c.end(at)
+	sts := make([]*Stmt, len(queries))
+	for i, q := range queries {
+		c.nstmt++
+		s := &Stmt{c: c, name: "pw" + strconv.Itoa(c.nstmt)}
+		sts[i] = s
+		at := c.begin('P')
+		c.cstring(s.name)
+		c.cstring(q)
+		c.int16(0)
+		c.end(at)
+		at = c.begin('D')
+		c.wbuf = append(c.wbuf, 'S')
+		c.cstring(s.name)
+		c.end(at)
+	}
 	c.sync()
 	if err := c.send(); err != nil {
 		return nil, err
 	}
 	var first error
+	next := 0 // the statement the next description is of
 	for {
 		t, p, err := c.readMsg()
 		if err != nil {
@@ -75,36 +104,48 @@ func (c *Conn) Prepare(query string) (*Stmt, error) {
 			return nil, firstErr(first, err)
 		}
 		switch t {
-		case '1', 'n', 'N', 'S':
+		case '1', 'N', 'S':
 		case 't':
+			if next >= len(sts) {
+				return nil, c.outOfStep(t, "PrepareAll")
+			}
 			r := reader{b: p}
 			n := r.int16()
 			for i := 0; i < n && !r.err; i++ {
-				s.params = append(s.params, uint32(r.int32()))
+				sts[next].params = append(sts[next].params, uint32(r.int32()))
 			}
 			if r.err {
 				first = firstErr(first, errors.New("pgwire: short ParameterDescription"))
 			}
-		case 'T':
-			cols, err := parseRowDesc(p, nil)
-			if err != nil {
-				first = firstErr(first, err)
+		case 'n', 'T': // the statement's description ends
+			if next >= len(sts) {
+				return nil, c.outOfStep(t, "PrepareAll")
 			}
-			for i := range cols {
-				cols[i].format = resultFormat(cols[i].oid)
+			if t == 'T' {
+				cols, err := parseRowDesc(p, nil)
+				if err != nil {
+					first = firstErr(first, err)
+				}
+				for i := range cols {
+					cols[i].format = resultFormat(cols[i].oid)
+				}
+				sts[next].cols = cols
 			}
-			s.cols = cols
+			next++
 		case 'E':
-			first = firstErr(first, parseError(p))
+			first = firstErr(first, &PrepareError{Index: next, Err: parseError(p)})
 		case 'Z':
 			c.readyFor(p)
 			c.busy.Store(false)
 			if first != nil {
 				return nil, first
 			}
-			return s, nil
+			if next != len(sts) {
+				return nil, fmt.Errorf("pgwire: %d statement descriptions for %d statements", next, len(sts))
+			}
+			return sts, nil
 		default:
-			return nil, c.outOfStep(t, "Prepare")
+			return nil, c.outOfStep(t, "PrepareAll")
 		}
 	}
 }
