@@ -164,7 +164,10 @@ func resultFormat(oid uint32) int16 {
 func (s *Stmt) NumParams() int { return len(s.params) }
 
 // Exec runs the statement with args and returns the rows it changed (the
-// count of its command tag); result rows are skipped.
+// count of its command tag); result rows are skipped. An argument is nil,
+// an integer, float64, bool, string or []byte, or a *int64, *string or
+// *[]byte read at each call: a caller that changes its arguments in place
+// through such pointers binds without allocating.
 func (s *Stmt) Exec(args []any) (int64, error) {
 	if s.c.pipe != nil {
 		return 0, errInPipeline
