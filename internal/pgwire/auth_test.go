@@ -130,3 +130,29 @@ func TestDialCanceled(t *testing.T) {
 		t.Fatalf("canceled dial: %v", err)
 	}
 }
+
+// TestSCRAMSaltedOnce: the process derives a user's salted password once
+// and reuses it for later connections (each with its own nonces and
+// proof); a wrong password is derived apart and still refused.
+func TestSCRAMSaltedOnce(t *testing.T) {
+	cfg, _, _ := server(t)
+	SaltedCached(true)
+	for i := range 2 {
+		c := dial(t, cfg)
+		if err := c.Query("SELECT 1", nil); err != nil {
+			t.Fatal(err)
+		}
+		if n := SaltedCached(false); n != 1 {
+			t.Fatalf("connection %d: %d salted passwords cached, want 1", i+1, n)
+		}
+	}
+	bad := cfg
+	bad.Password += "-wrong"
+	if c, err := Dial(context.Background(), bad); err == nil {
+		c.Close()
+		t.Fatal("wrong password: connected")
+	}
+	if n := SaltedCached(false); n != 2 {
+		t.Fatalf("%d salted passwords cached, want 2", n)
+	}
+}

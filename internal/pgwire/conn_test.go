@@ -8,6 +8,7 @@ import (
 	"net"
 	"os"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -400,5 +401,87 @@ func TestExtendedWithoutArguments(t *testing.T) {
 	}
 	if n, err := c.Exec("SELECT 1", []any{}); err != nil || n != 1 {
 		t.Fatalf("extended protocol: %d, %v", n, err)
+	}
+}
+
+// TestPointerArguments binds *int64, *string and *[]byte arguments, read
+// through at each call (nil pointers are NULL), prepared and unprepared.
+func TestPointerArguments(t *testing.T) {
+	cfg, db, _ := server(t)
+	if _, err := db.Exec(`DROP TABLE IF EXISTS pw_ptr; CREATE TABLE pw_ptr (id int PRIMARY KEY, k bigint, c char(10), b bytea)`); err != nil {
+		t.Fatal(err)
+	}
+	c := dial(t, cfg)
+	ins, err := c.Prepare("INSERT INTO pw_ptr VALUES ($1, $2, $3, $4)")
+	if err != nil {
+		t.Fatal(err)
+	}
+	id, k, s, b := new(int64), new(int64), new(string), new([]byte)
+	args := []any{id, k, s, b}
+	for i := int64(1); i <= 2; i++ { // the same args, changed in place
+		*id, *k, *s, *b = i, i<<40, "c"+strconv.FormatInt(i, 10), []byte{byte(i), 0}
+		if n, err := ins.Exec(args); err != nil || n != 1 {
+			t.Fatalf("insert %d: %d, %v", i, n, err)
+		}
+	}
+	if _, err := ins.Exec([]any{int64(3), (*int64)(nil), (*string)(nil), (*[]byte)(nil)}); err != nil {
+		t.Fatal(err)
+	}
+	*id, *k, *b = 2, 5, []byte{9}
+	if n, err := c.Exec("UPDATE pw_ptr SET k = k + $1, b = $2 WHERE id = $3", []any{k, b, id}); err != nil || n != 1 {
+		t.Fatalf("unprepared update: %d, %v", n, err)
+	}
+	var got []string
+	err = c.QueryFunc("SELECT id, k, c, b, k IS NULL AND c IS NULL AND b IS NULL FROM pw_ptr ORDER BY id", nil, func(r *Row) error {
+		got = append(got, fmt.Sprintf("%s %s %q %x %s", r.Bytes(0), r.Bytes(1), r.Bytes(2), r.Bytes(3), r.Bytes(4)))
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{`1 1099511627776 "c1        " 5c7830313030 f`, `2 2199023255557 "c2        " 5c783039 f`, `3  ""  t`}
+	if strings.Join(got, "|") != strings.Join(want, "|") {
+		t.Fatalf("rows %q, want %q", got, want)
+	}
+}
+
+// TestPrepareAll prepares statements with and without result columns in
+// one round trip, and reports the first failing query's error, the
+// connection staying usable.
+func TestPrepareAll(t *testing.T) {
+	cfg, db, _ := server(t)
+	if _, err := db.Exec(`DROP TABLE IF EXISTS pw_pall; CREATE TABLE pw_pall (id int PRIMARY KEY, c text)`); err != nil {
+		t.Fatal(err)
+	}
+	c := dial(t, cfg)
+	sts, err := c.PrepareAll([]string{
+		"INSERT INTO pw_pall VALUES ($1, $2)",
+		"SELECT c FROM pw_pall WHERE id = $1",
+		"UPDATE pw_pall SET c = c || 'x'",
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(sts) != 3 || sts[0].NumParams() != 2 || sts[1].NumParams() != 1 || sts[2].NumParams() != 0 {
+		t.Fatalf("statements %d, params %d %d %d", len(sts), sts[0].NumParams(), sts[1].NumParams(), sts[2].NumParams())
+	}
+	if _, err := sts[0].Exec([]any{int64(1), "a"}); err != nil {
+		t.Fatal(err)
+	}
+	if n, err := sts[2].Exec(nil); err != nil || n != 1 {
+		t.Fatalf("update: %d, %v", n, err)
+	}
+	var got string
+	if err := sts[1].QueryFunc([]any{int64(1)}, func(r *Row) error { got = string(r.Bytes(0)); return nil }); err != nil || got != "ax" {
+		t.Fatalf("select: %q, %v", got, err)
+	}
+	_, err = c.PrepareAll([]string{"SELECT 1", "SELECT * FROM pw_no_such_table", "SELECT 2"})
+	var pe *Error
+	var qe *PrepareError
+	if !errors.As(err, &pe) || pe.Code != "42P01" || !errors.As(err, &qe) || qe.Index != 1 {
+		t.Fatalf("bad query: %v, want SQLSTATE 42P01 for query 1", err)
+	}
+	if err := sts[1].Query([]any{int64(1)}); err != nil {
+		t.Fatalf("after the error: %v", err)
 	}
 }

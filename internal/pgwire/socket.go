@@ -101,7 +101,7 @@ func (c *Conn) sysWrite(b []byte) error {
 		return nil
 	}
 	for len(b) > 0 {
-		n, err := rawsock.IO(syscall.SYS_WRITE, c.fd, b)
+		n, err := rawsock.Send(c.fd, b)
 		if n > 0 {
 			b = b[n:]
 		}
@@ -131,7 +131,7 @@ func (c *Conn) sysRead(b []byte) (int, error) {
 		if c.stopped() {
 			return 0, ErrClosed
 		}
-		n, err := rawsock.IO(syscall.SYS_READ, c.fd, b)
+		n, err := rawsock.Recv(c.fd, b)
 		if err == nil && n == 0 {
 			err = syscall.ECONNRESET // end of stream
 		}

@@ -49,25 +49,54 @@ type Stmt struct {
 // named statement and reads its parameter and result descriptions, in one
 // round trip.
 func (c *Conn) Prepare(query string) (*Stmt, error) {
+	sts, err := c.PrepareAll([]string{query})
+	if pe, ok := err.(*PrepareError); ok {
+		return nil, pe.Err
+	}
+	if err != nil {
+		return nil, err
+	}
+	return sts[0], nil
+}
+
+// PrepareError is PrepareAll's error for a query the server refused.
+type PrepareError struct {
+	Index int // of the query in PrepareAll's list
+	Err   error
+}
+
+func (e *PrepareError) Error() string { return e.Err.Error() }
+func (e *PrepareError) Unwrap() error { return e.Err }
+
+// PrepareAll prepares every query like Prepare, all in one round trip
+// (a Parse and a Describe each, one Sync). On an error none is kept: the
+// server stops at the first failing query, whose error is returned as a
+// *PrepareError naming it.
+func (c *Conn) PrepareAll(queries []string) ([]*Stmt, error) {
 	if c.pipe != nil {
 		return nil, errInPipeline
 	}
-	c.nstmt++
-	s := &Stmt{c: c, name: "pw" + strconv.Itoa(c.nstmt)}
-	at := c.begin('P')
-	c.cstring(s.name)
-	c.cstring(query)
-	c.int16(0)
-	c.end(at)
-	at = c.begin('D')
-	c.wbuf = append(c.wbuf, 'S')
-	c.cstring(s.name)
-	c.end(at)
+	sts := make([]*Stmt, len(queries))
+	for i, q := range queries {
+		c.nstmt++
+		s := &Stmt{c: c, name: "pw" + strconv.Itoa(c.nstmt)}
+		sts[i] = s
+		at := c.begin('P')
+		c.cstring(s.name)
+		c.cstring(q)
+		c.int16(0)
+		c.end(at)
+		at = c.begin('D')
+		c.wbuf = append(c.wbuf, 'S')
+		c.cstring(s.name)
+		c.end(at)
+	}
 	c.sync()
 	if err := c.send(); err != nil {
 		return nil, err
 	}
 	var first error
+	next := 0 // the statement the next description is of
 	for {
 		t, p, err := c.readMsg()
 		if err != nil {
@@ -75,36 +104,48 @@ func (c *Conn) Prepare(query string) (*Stmt, error) {
 			return nil, firstErr(first, err)
 		}
 		switch t {
-		case '1', 'n', 'N', 'S':
+		case '1', 'N', 'S':
 		case 't':
+			if next >= len(sts) {
+				return nil, c.outOfStep(t, "PrepareAll")
+			}
 			r := reader{b: p}
 			n := r.int16()
 			for i := 0; i < n && !r.err; i++ {
-				s.params = append(s.params, uint32(r.int32()))
+				sts[next].params = append(sts[next].params, uint32(r.int32()))
 			}
 			if r.err {
 				first = firstErr(first, errors.New("pgwire: short ParameterDescription"))
 			}
-		case 'T':
-			cols, err := parseRowDesc(p, nil)
-			if err != nil {
-				first = firstErr(first, err)
+		case 'n', 'T': // the statement's description ends
+			if next >= len(sts) {
+				return nil, c.outOfStep(t, "PrepareAll")
 			}
-			for i := range cols {
-				cols[i].format = resultFormat(cols[i].oid)
+			if t == 'T' {
+				cols, err := parseRowDesc(p, nil)
+				if err != nil {
+					first = firstErr(first, err)
+				}
+				for i := range cols {
+					cols[i].format = resultFormat(cols[i].oid)
+				}
+				sts[next].cols = cols
 			}
-			s.cols = cols
+			next++
 		case 'E':
-			first = firstErr(first, parseError(p))
+			first = firstErr(first, &PrepareError{Index: next, Err: parseError(p)})
 		case 'Z':
 			c.readyFor(p)
 			c.busy.Store(false)
 			if first != nil {
 				return nil, first
 			}
-			return s, nil
+			if next != len(sts) {
+				return nil, fmt.Errorf("pgwire: %d statement descriptions for %d statements", next, len(sts))
+			}
+			return sts, nil
 		default:
-			return nil, c.outOfStep(t, "Prepare")
+			return nil, c.outOfStep(t, "PrepareAll")
 		}
 	}
 }
@@ -123,7 +164,10 @@ func resultFormat(oid uint32) int16 {
 func (s *Stmt) NumParams() int { return len(s.params) }
 
 // Exec runs the statement with args and returns the rows it changed (the
-// count of its command tag); result rows are skipped.
+// count of its command tag); result rows are skipped. An argument is nil,
+// an integer, float64, bool, string or []byte, or a *int64, *string or
+// *[]byte read at each call: a caller that changes its arguments in place
+// through such pointers binds without allocating.
 func (s *Stmt) Exec(args []any) (int64, error) {
 	if s.c.pipe != nil {
 		return 0, errInPipeline
@@ -221,11 +265,33 @@ func (c *Conn) execute() {
 // appendParam appends a's length and value for a parameter of type oid
 // (0: unknown) and returns the format used: binary where a's Go type and
 // the parameter's type agree, text otherwise (the server parses it).
+// A *int64, *string or *[]byte is read through (nil is NULL): a caller
+// that binds the same statement again and again keeps its arguments in
+// place and changes them there, where an int64 or a string put in an
+// `any` would allocate on every call.
 func (c *Conn) appendParam(a any, oid uint32) (int, error) {
 	switch v := a.(type) {
 	case nil:
 		c.int32(-1)
 		return fmtText, nil
+	case *int64:
+		if v == nil {
+			c.int32(-1)
+			return fmtText, nil
+		}
+		return c.appendInt(*v, oid), nil
+	case *[]byte:
+		if v == nil {
+			c.int32(-1)
+			return fmtText, nil
+		}
+		return c.appendBytes(*v, oid), nil
+	case *string:
+		if v == nil {
+			c.int32(-1)
+			return fmtText, nil
+		}
+		return c.appendString(*v, oid), nil
 	case int64:
 		return c.appendInt(v, oid), nil
 	case int:
@@ -256,25 +322,36 @@ func (c *Conn) appendParam(a any, oid uint32) (int, error) {
 		}
 		return c.appendText(func(b []byte) []byte { return strconv.AppendBool(b, v) }), nil
 	case string:
-		c.int32(len(v))
-		c.wbuf = append(c.wbuf, v...)
-		if oid == oidBytea {
-			return fmtBinary, nil
-		}
-		return fmtText, nil
+		return c.appendString(v, oid), nil
 	case []byte:
-		if v == nil {
-			c.int32(-1)
-			return fmtText, nil
-		}
-		c.int32(len(v))
-		c.wbuf = append(c.wbuf, v...)
-		if oid == oidBytea {
-			return fmtBinary, nil
-		}
-		return fmtText, nil
+		return c.appendBytes(v, oid), nil
 	}
 	return 0, fmt.Errorf("pgwire: unsupported argument type %T", a)
+}
+
+// appendString appends s as it is: binary for a bytea parameter, text
+// otherwise.
+func (c *Conn) appendString(s string, oid uint32) int {
+	c.int32(len(s))
+	c.wbuf = append(c.wbuf, s...)
+	if oid == oidBytea {
+		return fmtBinary
+	}
+	return fmtText
+}
+
+// appendBytes appends b like appendString; nil is NULL.
+func (c *Conn) appendBytes(b []byte, oid uint32) int {
+	if b == nil {
+		c.int32(-1)
+		return fmtText
+	}
+	c.int32(len(b))
+	c.wbuf = append(c.wbuf, b...)
+	if oid == oidBytea {
+		return fmtBinary
+	}
+	return fmtText
 }
 
 // appendInt appends v in binary for an integer parameter that holds it,
@@ -358,7 +435,7 @@ func (c *Conn) unprepared(query string, args []any, describe bool) error {
 	c.cstring(query)
 	c.int16(len(args))
 	for _, a := range args {
-		if b, ok := a.([]byte); ok && b != nil {
+		if isBytes(a) {
 			c.int32(oidBytea)
 		} else {
 			c.int32(0)
@@ -380,7 +457,7 @@ func (c *Conn) unprepared(query string, args []any, describe bool) error {
 			continue
 		}
 		oid := uint32(0)
-		if b, ok := a.([]byte); ok && b != nil {
+		if isBytes(a) {
 			oid = oidBytea
 		}
 		f, err := c.appendParam(a, oid)
@@ -399,6 +476,18 @@ func (c *Conn) unprepared(query string, args []any, describe bool) error {
 	}
 	c.execute()
 	return nil
+}
+
+// isBytes reports that a is a []byte (or a *[]byte to one) that is not
+// nil: an unprepared statement sends it as bytea.
+func isBytes(a any) bool {
+	switch v := a.(type) {
+	case []byte:
+		return v != nil
+	case *[]byte:
+		return v != nil && *v != nil
+	}
+	return false
 }
 
 // send flushes the queued request and marks the Conn busy (Abort cancels

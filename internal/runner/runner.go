@@ -20,7 +20,9 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"os"
 	"runtime"
+	"runtime/debug"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -214,6 +216,7 @@ func Run(ctx context.Context, cfg Config, env workload.Env, w workload.Runner, o
 	if w == nil || (!detached && (env.DB == nil || env.Dialect == nil)) {
 		return nil, errors.New("runner: env.DB, env.Dialect and the workload must be set")
 	}
+	defer setGC()()
 	r := newRun(cfg, env, w)
 	if _, sched := w.(workload.Scheduler); r.dialer != nil && r.detached == nil && !sched {
 		defer setProcs(cfg.Threads)()
@@ -262,6 +265,25 @@ func setProcs(threads int) (restore func()) {
 	}
 	runtime.GOMAXPROCS(want)
 	return func() { runtime.GOMAXPROCS(prev) }
+}
+
+// gcPercent is the garbage collector's target during a run, unless the
+// environment sets GOGC. The lean clients' hot path allocates nothing, so
+// collections come from setting workers up (buffers, statements, stacks)
+// and from the coordinator's ticks, and with a P per worker each costs
+// more (a quarter of the Ps mark). At 400 they come 4 times less often
+// than at Go's 100, for a heap up to 5 times the live one instead of 2
+// (a few MB at 64 threads): a 64-thread oltp_read_write run of one event
+// on PostgreSQL took 0.16 s of client CPU at 100, 0.095 s at 400.
+const gcPercent = 400
+
+// setGC sets gcPercent and returns a function that restores the setting.
+func setGC() (restore func()) {
+	if os.Getenv("GOGC") != "" {
+		return func() {}
+	}
+	prev := debug.SetGCPercent(gcPercent)
+	return func() { debug.SetGCPercent(prev) }
 }
 
 // callbacks runs the caller's callbacks in order on one goroutine, from an

@@ -5,10 +5,13 @@ import (
 	"database/sql/driver"
 	"errors"
 	"math"
+	"os"
 	"reflect"
 	"runtime"
+	"runtime/debug"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -866,5 +869,31 @@ func TestDialer(t *testing.T) {
 	}
 	if h.runner.closed.Load() != threads {
 		t.Errorf("%d Workers closed, want %d", h.runner.closed.Load(), threads)
+	}
+}
+
+// TestGCPercent: events run with the garbage collector's target at
+// gcPercent (GOGC unset), and the setting is restored after the run.
+func TestGCPercent(t *testing.T) {
+	if os.Getenv("GOGC") != "" {
+		t.Skip("GOGC is set: the runner leaves the collector alone")
+	}
+	gcPercentNow := func() int {
+		p := debug.SetGCPercent(100)
+		debug.SetGCPercent(p)
+		return p
+	}
+	before := gcPercentNow()
+	var during atomic.Int64
+	h := newHarness(t, func(context.Context, *fakeWorker, *workload.Event) error {
+		during.Store(int64(gcPercentNow()))
+		return nil
+	})
+	h.run(t, context.Background(), testConfig(1, 10))
+	if got := during.Load(); got != gcPercent {
+		t.Errorf("GC percent during the run %d, want %d", got, gcPercent)
+	}
+	if after := gcPercentNow(); after != before {
+		t.Errorf("GC percent after the run %d, want %d", after, before)
 	}
 }

@@ -98,7 +98,7 @@ func (wk *worker) loop() {
 	r := wk.r
 	defer wk.close(false)
 	ev := new(workload.Event)
-	var intended time.Time
+	var intended int64 // rate mode: the event's intended start, ns since t0
 	for !r.stopped.Load() {
 		if n := int(r.cfg.Connect); n > 0 && wk.used >= n && !r.allClaimed() {
 			// Before the queue, so that in rate mode the connect is not
@@ -110,7 +110,7 @@ func (wk *worker) loop() {
 		if r.queue != nil {
 			select {
 			case off := <-r.queue:
-				intended = r.t0.Add(off)
+				intended = int64(off)
 			case <-r.stopCh:
 				return
 			}
@@ -133,29 +133,31 @@ func (wk *worker) loop() {
 			return
 		}
 
-		start := time.Now()
+		// Times are ns since t0 on the monotonic clock (r.since): half
+		// the cost of time.Now, which reads the wall clock too.
+		start := r.since()
 		var flags uint8
 		if measured {
 			flags |= fMeasured
 		}
 		if r.queue != nil {
-			if start.Sub(intended) > lateAfter {
+			if start-intended > int64(lateAfter) {
 				flags |= fLate
 			}
 			start = intended
 		}
 		if !due.IsZero() {
-			if start.Sub(due) > lateAfter {
+			d := int64(due.Sub(r.t0))
+			if start-d > int64(lateAfter) {
 				flags |= fLate
 			}
-			start = due
+			start = d
 		}
 		wk.used++
-		wk.buf.begin(int64(start.Sub(r.t0)), measured)
+		wk.buf.begin(start, measured)
 		q, pause, out, code, err := wk.event(ev, flags)
-		now := time.Now()
-		rec := record{end: int64(now.Sub(r.t0)), lat: int64(now.Add(-pause).Sub(start)), q: q,
-			typ: wk.intern(ev.Type), flags: flags}
+		end := r.since()
+		rec := record{end: end, lat: end - int64(pause) - start, q: q, typ: wk.intern(ev.Type), flags: flags}
 
 		switch out {
 		case succeeded:
@@ -186,7 +188,7 @@ func (wk *worker) loop() {
 			r.fail(fmt.Errorf("worker %d: error %s: %w", wk.id, code, err))
 			return
 		case connLost:
-			if !wk.reconnect(now) {
+			if !wk.reconnect(r.t0.Add(time.Duration(end))) {
 				return
 			}
 		}

@@ -380,7 +380,7 @@ func NewDelete() *Workload {
 		kinds: func(*Config) []stmtKind { return []stmtKind{deletes} },
 		event: func(ctx context.Context, w *worker, ev *workload.Event) error {
 			st := w.tables[w.tableNum()][deletes]
-			st.args[0] = w.id()
+			st.setInt(0, w.id())
 			return w.do(ctx, st, ev)
 		},
 	})
@@ -470,7 +470,7 @@ func NewSelectRandomPoints() *Workload {
 		},
 		event: func(ctx context.Context, w *worker, ev *workload.Event) error {
 			for i := range w.custom.args {
-				w.custom.args[i] = w.rnd.Default(w.rmin, w.rmax)
+				w.custom.setInt(i, w.rnd.Default(w.rmin, w.rmax))
 			}
 			return w.do(ctx, &w.custom, ev)
 		},
@@ -495,8 +495,8 @@ func NewSelectRandomRanges() *Workload {
 			delta := int64(w.cfg.Delta)
 			for i := 0; i < len(w.custom.args); i += 2 {
 				v := w.rnd.Default(w.rmin, w.rmax)
-				w.custom.args[i] = v
-				w.custom.args[i+1] = v + delta
+				w.custom.setInt(i, v)
+				w.custom.setInt(i+1, v+delta)
 			}
 			return w.do(ctx, &w.custom, ev)
 		},

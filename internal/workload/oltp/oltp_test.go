@@ -21,6 +21,7 @@ type recorder struct {
 	prepared []string
 	ran      []call
 	affected int64
+	closed   int // statements closed
 }
 
 type call struct {
@@ -45,7 +46,7 @@ func (r *recorder) exec(_ context.Context, st *stmt) (int64, error) {
 	return r.affected, nil
 }
 
-func (r *recorder) close(*stmt) error { return nil }
+func (r *recorder) close(*stmt) error { r.closed++; return nil }
 
 func byName(t testing.TB, name string) workload.Workload {
 	t.Helper()
@@ -630,5 +631,32 @@ func BenchmarkRowGen(b *testing.B) {
 	b.ReportAllocs()
 	for i := 0; i < b.N; i++ {
 		g.gen(int64(i%1000000)+1, false)
+	}
+}
+
+// closer counts Close calls.
+type closer struct{ n int }
+
+func (c *closer) Close() error { c.n++; return nil }
+
+// TestCloseEndsSession: a worker whose connection ends the server session
+// closes only the connection (the server frees its statements); one on a
+// pooled connection closes every statement first.
+func TestCloseEndsSession(t *testing.T) {
+	for _, ends := range []bool{true, false} {
+		wl := setup(t, "oltp_read_write", "--tables=2").(*Workload)
+		w, rec := newTestWorker(t, wl, target.Postgres, 0)
+		conn := &closer{}
+		w.conn, w.endsSession = conn, ends
+		if err := w.Close(); err != nil {
+			t.Fatal(err)
+		}
+		want := 0
+		if !ends {
+			want = 2*9 + 3 // per table: 1 point, 4 range, 4 write statements; custom, BEGIN, COMMIT
+		}
+		if rec.closed != want || conn.n != 1 {
+			t.Errorf("endsSession %v: %d statements closed (want %d), connection closed %d times", ends, rec.closed, want, conn.n)
+		}
 	}
 }

@@ -7,7 +7,10 @@ import (
 	"github.com/dbarena/dbarena/internal/pgwire"
 )
 
-var _ executor = (*pgExecutor)(nil)
+var (
+	_ executor      = (*pgExecutor)(nil)
+	_ batchPreparer = (*pgExecutor)(nil)
+)
 
 // pgExecutor runs statements on a lean PostgreSQL connection (package
 // pgwire): prepared statements send Bind, Execute and Sync in one write
@@ -26,7 +29,28 @@ func (x *pgExecutor) prepare(_ context.Context, st *stmt) error {
 	if err != nil {
 		return fmt.Errorf("prepare %q: %w", st.text, err)
 	}
-	st.pps = ps
+	st.pps, st.byRef = ps, true
+	return nil
+}
+
+func (x *pgExecutor) prepareAll(_ context.Context, sts []*stmt) error {
+	if !x.prepared {
+		return nil
+	}
+	texts := make([]string, len(sts))
+	for i, st := range sts {
+		texts[i] = st.text
+	}
+	pss, err := x.conn.PrepareAll(texts)
+	if pe, ok := err.(*pgwire.PrepareError); ok {
+		return fmt.Errorf("prepare %q: %w", texts[pe.Index], pe.Err)
+	}
+	if err != nil {
+		return fmt.Errorf("prepare: %w", err)
+	}
+	for i, st := range sts {
+		st.pps, st.byRef = pss[i], true
+	}
 	return nil
 }
 

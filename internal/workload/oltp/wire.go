@@ -83,6 +83,7 @@ func (wl *Workload) DialWorker(ctx context.Context, env workload.Env, id int, se
 	var x executor
 	var conn interface{ Close() error }
 	var err error
+	endsSession := true // false for a pooled database/sql connection
 	switch d := env.Dialect.(type) {
 	case dialect.PostgresDialect:
 		var pc *pgwire.Conn
@@ -103,6 +104,7 @@ func (wl *Workload) DialWorker(ctx context.Context, env workload.Env, id int, se
 			return nil, err
 		}
 		x, conn = &sqlExecutor{conn: sc, prepared: wl.cfg.PSMode == PSAuto}, sc
+		endsSession = false
 	default:
 		return nil, err
 	}
@@ -111,6 +113,6 @@ func (wl *Workload) DialWorker(ctx context.Context, env workload.Env, id int, se
 		_ = conn.Close()
 		return nil, err
 	}
-	w.conn = conn
+	w.conn, w.endsSession = conn, endsSession
 	return w, nil
 }

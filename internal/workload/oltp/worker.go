@@ -21,6 +21,42 @@ type stmt struct {
 	args  []any
 	read  bool // returns rows (sysbench counts it as a read)
 	other bool // BEGIN/COMMIT: always "other"
+	// byRef: the executor reads *int64 and *[]byte arguments through
+	// (pgwire), so setInt and setStr change args in place instead of
+	// boxing a new value on every call (an allocation each).
+	byRef bool
+}
+
+// setInt sets argument i to v.
+func (st *stmt) setInt(i int, v int64) {
+	if p, ok := st.args[i].(*int64); ok {
+		*p = v
+		return
+	}
+	if st.byRef {
+		p := new(int64) // once: later calls write through it
+		*p = v
+		st.args[i] = p
+		return
+	}
+	st.args[i] = v
+}
+
+// setStr sets argument i to a string built from template by rnd
+// (sysbench.rand.string); buf is the scratch buffer of a boxed string.
+func (st *stmt) setStr(i int, rnd *sbrand.Rand, template string, buf *[]byte) {
+	if p, ok := st.args[i].(*[]byte); ok {
+		*p = rnd.AppendStr((*p)[:0], template)
+		return
+	}
+	if st.byRef {
+		p := new([]byte) // once: later calls write through it
+		*p = rnd.AppendStr(nil, template)
+		st.args[i] = p
+		return
+	}
+	*buf = rnd.AppendStr((*buf)[:0], template)
+	st.args[i] = string(*buf)
 }
 
 // executor runs a worker's statements. sqlExecutor talks to a database;
@@ -123,6 +159,11 @@ type worker struct {
 	// conn is the connection the worker owns (workload.Dialer), closed
 	// with it; nil when the runner lends one.
 	conn interface{ Close() error }
+	// endsSession: closing conn ends the server session, which frees the
+	// prepared statements with it (a wire connection, not a pooled one),
+	// so Close does not close them one by one (a round trip each on
+	// PostgreSQL: 36 per oltp_read_write worker).
+	endsSession bool
 }
 
 // do runs st and counts it as sysbench's drivers do (drv_mysql.c,
@@ -173,12 +214,6 @@ func (w *worker) id() int64 {
 	return w.rnd.Default(1, int64(w.cfg.TableSize))
 }
 
-// randStr is sysbench.rand.string / set_rand_str(template).
-func (w *worker) randStr(template string) string {
-	w.cbuf = w.rnd.AppendStr(w.cbuf[:0], template)
-	return string(w.cbuf)
-}
-
 func (w *worker) beginTrx(ctx context.Context, ev *workload.Event) error {
 	if w.cfg.SkipTrx {
 		return nil
@@ -197,7 +232,7 @@ func (w *worker) commitTrx(ctx context.Context, ev *workload.Event) error {
 func (w *worker) pointSelects(ctx context.Context, ev *workload.Event, n int) error {
 	st := w.tables[w.tableNum()][pointSelects]
 	for i := 0; i < n; i++ {
-		st.args[0] = w.id()
+		st.setInt(0, w.id())
 		if err := w.do(ctx, st, ev); err != nil {
 			return err
 		}
@@ -210,8 +245,8 @@ func (w *worker) ranges(ctx context.Context, ev *workload.Event, kind stmtKind, 
 	st := w.tables[w.tableNum()][kind]
 	for i := 0; i < n; i++ {
 		id := w.id()
-		st.args[0] = id
-		st.args[1] = id + int64(w.cfg.RangeSize) - 1
+		st.setInt(0, id)
+		st.setInt(1, id+int64(w.cfg.RangeSize)-1)
 		if err := w.do(ctx, st, ev); err != nil {
 			return err
 		}
@@ -240,7 +275,7 @@ func (w *worker) rangeSelects(ctx context.Context, ev *workload.Event) error {
 func (w *worker) indexUpdates(ctx context.Context, ev *workload.Event) error {
 	st := w.tables[w.tableNum()][indexUpdates]
 	for i := 0; i < w.cfg.IndexUpdates; i++ {
-		st.args[0] = w.id()
+		st.setInt(0, w.id())
 		if err := w.do(ctx, st, ev); err != nil {
 			return err
 		}
@@ -252,8 +287,8 @@ func (w *worker) indexUpdates(ctx context.Context, ev *workload.Event) error {
 func (w *worker) nonIndexUpdates(ctx context.Context, ev *workload.Event) error {
 	st := w.tables[w.tableNum()][nonIndexUpdates]
 	for i := 0; i < w.cfg.NonIndexUpdates; i++ {
-		st.args[0] = w.randStr(cTemplate)
-		st.args[1] = w.id()
+		st.setStr(0, w.rnd, cTemplate, &w.cbuf)
+		st.setInt(1, w.id())
 		if err := w.do(ctx, st, ev); err != nil {
 			return err
 		}
@@ -269,11 +304,11 @@ func (w *worker) deleteInserts(ctx context.Context, ev *workload.Event) error {
 	for i := 0; i < w.cfg.DeleteInserts; i++ {
 		id := w.id()
 		k := w.id()
-		del.args[0] = id
-		ins.args[0] = id
-		ins.args[1] = k
-		ins.args[2] = w.randStr(cTemplate)
-		ins.args[3] = w.randStr(padTemplate)
+		del.setInt(0, id)
+		ins.setInt(0, id)
+		ins.setInt(1, k)
+		ins.setStr(2, w.rnd, cTemplate, &w.cbuf)
+		ins.setStr(3, w.rnd, padTemplate, &w.cbuf)
 		if err := w.do(ctx, del, ev); err != nil {
 			return err
 		}
@@ -292,6 +327,11 @@ func (w *worker) Event(ctx context.Context, ev *workload.Event) error {
 // Close implements workload.Worker: it closes the prepared statements
 // (close_statements()).
 func (w *worker) Close() error {
+	if w.endsSession && w.conn != nil {
+		err := w.conn.Close()
+		w.conn = nil
+		return err
+	}
 	var errs []error
 	for _, t := range w.tables {
 		for _, st := range t {
@@ -344,6 +384,7 @@ func (w *worker) prepareTables(ctx context.Context, texts [][numStmtKinds]string
 		nargs += n * argCount(stmtDefs[kind].suffix)
 	}
 	args := make([]any, nargs)
+	all := make([]*stmt, 0, len(slab))
 	for _, kind := range kinds {
 		def := stmtDefs[kind]
 		na := argCount(def.suffix)
@@ -353,10 +394,22 @@ func (w *worker) prepareTables(ctx context.Context, texts [][numStmtKinds]string
 			st.text, st.read, st.args = texts[t][kind], def.read, args[:na:na]
 			args = args[na:]
 			w.tables[t][kind] = st
-			if err := w.x.prepare(ctx, st); err != nil {
-				return err
-			}
+			all = append(all, st)
+		}
+	}
+	if bp, ok := w.x.(batchPreparer); ok {
+		return bp.prepareAll(ctx, all)
+	}
+	for _, st := range all {
+		if err := w.x.prepare(ctx, st); err != nil {
+			return err
 		}
 	}
 	return nil
+}
+
+// batchPreparer is an executor that prepares many statements in one round
+// trip (pgExecutor): 36 per oltp_read_write worker at --tables 4.
+type batchPreparer interface {
+	prepareAll(ctx context.Context, sts []*stmt) error
 }
