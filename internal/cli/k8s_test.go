@@ -28,6 +28,7 @@ import (
 )
 
 func TestK8sRenderErrors(t *testing.T) {
+	results := filepath.Join(t.TempDir(), "r.db")
 	for _, tc := range []struct {
 		args []string
 		want string
@@ -38,6 +39,9 @@ func TestK8sRenderErrors(t *testing.T) {
 		{[]string{"k8s", "render", "oltp_point_select", "--shards", "2", "--image", "i", "--target", "mysql://u:pw@h/db"}, "put the password in the Secret"},
 		{[]string{"k8s", "render", "oltp_point_select", "--shards", "4", "--image", "i", "--threads", "2"}, "--threads 2"},
 		{[]string{"k8s", "render", "oltp_point_select", "--shards", "2", "--image", "i", "--run-id", "9x"}, "--run-id"},
+		{[]string{"k8s", "render", "oltp_point_select", "--shards", "2", "--image", "i", "--target", "mysql://u@h/db", "--password-file", "pw"}, "put the password in the Secret"},
+		{[]string{"k8s", "run", "oltp_point_select", "--shards", "2", "--threads", "2", "--image", "i", "--results", results, "--kubeconfig", "/nonexistent/kubeconfig"}, "--kubeconfig"},
+		{[]string{"k8s", "run", "oltp_point_select", "--shards", "2", "--threads", "2", "--image", "i", "--results", results, "--password-file", "pw"}, "apply to a DSN --target"},
 		{[]string{"k8s", "nope"}, "unknown k8s command"},
 	} {
 		r := dbarena(t, tc.args...)
