@@ -57,7 +57,7 @@ func (o *k8sOptions) flags(fs *pflag.FlagSet) {
 	fs.StringVar(&s.Secret, "secret", "dbarena", "the Secret holding the results store DSN and the target's password")
 	fs.StringVar(&s.ResultsKey, "results-key", "results", "the Secret's key holding the results store DSN (mysql://... or postgres://...)")
 	fs.StringVar(&s.PasswordKey, "password-key", "password", "the Secret's key holding the target's password (optional in the Secret; empty: none)")
-	fs.StringVar(&s.Namespace, "namespace", "", "the Job's namespace (default: the context's)")
+	fs.StringVar(&s.Namespace, "namespace", "", "the Job's namespace (default: the kubeconfig context's, else default)")
 	fs.StringVar(&s.CPU, "cpu", "1", "CPU request of each shard's pod")
 	fs.StringVar(&s.Memory, "memory", "512Mi", "memory request of each shard's pod")
 	fs.Int32Var(&s.TTL, "ttl", 86400, "seconds the finished Job is kept (ttlSecondsAfterFinished)")
