@@ -12,24 +12,29 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	batchclient "k8s.io/client-go/kubernetes/typed/batch/v1"
-	coreclient "k8s.io/client-go/kubernetes/typed/core/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/runtime/serializer"
+	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
 )
 
 // ErrJobExists is CreateJob's error when a Job of that name exists.
 var ErrJobExists = errors.New("job exists")
 
-// Client talks to the cluster of the user's kubeconfig through the two
-// typed clients dbarena needs (batch/v1 Jobs; core/v1 Secrets and Pods),
-// not the whole clientset, which compiles every API group's client.
+// Client talks to the cluster of the user's kubeconfig with client-go's
+// REST client over a scheme of the two API groups dbarena needs (batch/v1
+// Jobs; core/v1 Secrets and Pods). client-go's typed clients are not
+// used: each imports k8s.io/client-go/kubernetes/scheme, which registers
+// all of k8s.io/api's groups (+98 s of cold-build CPU and +29 MB of
+// binary, against +7 s and +2.4 MB for this; docs/CLI.md).
 type Client struct {
 	// Namespace is where the Secret and the Job go.
 	Namespace string
 	// Server is the API server's address, for messages.
 	Server string
-	batch  batchclient.BatchV1Interface
-	core   coreclient.CoreV1Interface
+	batch  *rest.RESTClient
+	core   *rest.RESTClient
 }
 
 // Config says how to reach the cluster.
@@ -46,8 +51,8 @@ type Config struct {
 	Getenv func(string) string
 }
 
-// Connect loads the kubeconfig of cfg and builds the clients from one
-// rest.Config. Nothing is sent to the cluster yet.
+// Connect loads the kubeconfig of cfg and builds the REST clients of the
+// two groups from one rest.Config. Nothing is sent to the cluster yet.
 func Connect(cfg Config) (*Client, error) {
 	rules := clientcmd.NewDefaultClientConfigLoadingRules()
 	if cfg.Getenv != nil {
@@ -76,11 +81,24 @@ func Connect(cfg Config) (*Client, error) {
 		}
 	}
 	rc.UserAgent = "dbarena"
-	b, err := batchclient.NewForConfig(rc)
+	scheme := runtime.NewScheme()
+	if err := batchv1.AddToScheme(scheme); err != nil {
+		return nil, err
+	}
+	if err := corev1.AddToScheme(scheme); err != nil {
+		return nil, err
+	}
+	codecs := serializer.NewCodecFactory(scheme)
+	mk := func(gv schema.GroupVersion, path string) (*rest.RESTClient, error) {
+		c := *rc
+		c.GroupVersion, c.APIPath, c.NegotiatedSerializer, c.ContentType = &gv, path, codecs.WithoutConversion(), "application/json"
+		return rest.RESTClientFor(&c)
+	}
+	b, err := mk(batchv1.SchemeGroupVersion, "/apis")
 	if err != nil {
 		return nil, fmt.Errorf("kubeconfig: %w", err)
 	}
-	c, err := coreclient.NewForConfig(rc)
+	c, err := mk(corev1.SchemeGroupVersion, "/api")
 	if err != nil {
 		return nil, fmt.Errorf("kubeconfig: %w", err)
 	}
@@ -90,7 +108,7 @@ func Connect(cfg Config) (*Client, error) {
 // EnsureSecret creates the Secret name holding data unless one of that
 // name exists, which it leaves as it is; it reports whether it created it.
 func (c *Client) EnsureSecret(ctx context.Context, name string, data map[string][]byte) (bool, error) {
-	_, err := c.core.Secrets(c.Namespace).Get(ctx, name, metav1.GetOptions{})
+	err := c.core.Get().Namespace(c.Namespace).Resource("secrets").Name(name).Do(ctx).Into(&corev1.Secret{})
 	if err == nil {
 		return false, nil
 	}
@@ -103,7 +121,7 @@ func (c *Client) EnsureSecret(ctx context.Context, name string, data map[string]
 		Type:       corev1.SecretTypeOpaque,
 		Data:       data,
 	}
-	if _, err := c.core.Secrets(c.Namespace).Create(ctx, s, metav1.CreateOptions{}); err != nil {
+	if err := c.core.Post().Namespace(c.Namespace).Resource("secrets").Body(s).Do(ctx).Into(&corev1.Secret{}); err != nil {
 		if apierrors.IsAlreadyExists(err) {
 			return false, nil // made meanwhile by someone else: theirs stands
 		}
@@ -117,7 +135,7 @@ func (c *Client) EnsureSecret(ctx context.Context, name string, data map[string]
 func (c *Client) CreateJob(ctx context.Context, job *batchv1.Job) error {
 	job = job.DeepCopy()
 	job.Namespace = c.Namespace
-	_, err := c.batch.Jobs(c.Namespace).Create(ctx, job, metav1.CreateOptions{})
+	err := c.batch.Post().Namespace(c.Namespace).Resource("jobs").Body(job).Do(ctx).Into(&batchv1.Job{})
 	switch {
 	case apierrors.IsAlreadyExists(err):
 		return fmt.Errorf("Job %s/%s: %w", c.Namespace, job.Name, ErrJobExists)
@@ -129,7 +147,7 @@ func (c *Client) CreateJob(ctx context.Context, job *batchv1.Job) error {
 
 // JobExists reports whether a Job named name is in the namespace.
 func (c *Client) JobExists(ctx context.Context, name string) (bool, error) {
-	_, err := c.batch.Jobs(c.Namespace).Get(ctx, name, metav1.GetOptions{})
+	err := c.batch.Get().Namespace(c.Namespace).Resource("jobs").Name(name).Do(ctx).Into(&batchv1.Job{})
 	switch {
 	case err == nil:
 		return true, nil
@@ -157,7 +175,8 @@ type Status struct {
 // JobStatus reads the Job named name and, when some of its pods are not
 // running well, why. runKey selects the pods (label dbarena.io/run).
 func (c *Client) JobStatus(ctx context.Context, name, runKey string) (Status, error) {
-	job, err := c.batch.Jobs(c.Namespace).Get(ctx, name, metav1.GetOptions{})
+	job := &batchv1.Job{}
+	err := c.batch.Get().Namespace(c.Namespace).Resource("jobs").Name(name).Do(ctx).Into(job)
 	if err != nil {
 		return Status{}, fmt.Errorf("read Job %s/%s: %w", c.Namespace, name, err)
 	}
@@ -174,7 +193,8 @@ func (c *Client) JobStatus(ctx context.Context, name, runKey string) (Status, er
 			s.Reason = joinNonEmpty(": ", cond.Reason, cond.Message)
 		}
 	}
-	pods, err := c.core.Pods(c.Namespace).List(ctx, metav1.ListOptions{LabelSelector: LabelRun + "=" + runKey})
+	pods := &corev1.PodList{}
+	err = c.core.Get().Namespace(c.Namespace).Resource("pods").Param("labelSelector", LabelRun+"="+runKey).Do(ctx).Into(pods)
 	if err != nil {
 		s.PodsErr = fmt.Errorf("list pods of Job %s/%s: %w", c.Namespace, name, err)
 		return s, nil
