@@ -43,6 +43,7 @@ func TestPodTrouble(t *testing.T) {
 // TestConnectNamespace: the namespace is --namespace, else the context's,
 // else "default"; a missing --kubeconfig file is an error.
 func TestConnectNamespace(t *testing.T) {
+	t.Setenv("KUBERNETES_SERVICE_HOST", "") // not in a pod, even if the tests run in one
 	dir := t.TempDir()
 	path := dir + "/kubeconfig"
 	writeKubeconfig(t, path)
