@@ -7,8 +7,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"net/url"
 	"os"
+	"slices"
 	"strings"
 	"time"
 
@@ -359,8 +361,8 @@ func (j *jobWatch) poll(ctx context.Context) k8s.Status {
 		fmt.Fprintf(j.w, "dbarena: Job %s: %d pod(s) failed (%d active, %d succeeded)\n", j.name, js.Failed, js.Active, js.Succeeded)
 		j.failed = js.Failed
 	}
-	for pod, line := range js.Pods {
-		if j.pods[pod] != line {
+	for _, pod := range slices.Sorted(maps.Keys(js.Pods)) {
+		if line := js.Pods[pod]; j.pods[pod] != line {
 			j.pods[pod] = line
 			j.lastPod = line
 			fmt.Fprintf(j.w, "dbarena: %s\n", line)

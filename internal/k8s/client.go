@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
-	"sort"
 	"strings"
 
 	batchv1 "k8s.io/api/batch/v1"
@@ -235,20 +234,6 @@ func PodTrouble(p *corev1.Pod) string {
 		}
 	}
 	return who + " failed: " + joinNonEmpty(": ", p.Status.Reason, p.Status.Message)
-}
-
-// SortedLines returns the values of m by key.
-func SortedLines(m map[string]string) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	out := make([]string, len(keys))
-	for i, k := range keys {
-		out[i] = m[k]
-	}
-	return out
 }
 
 func joinNonEmpty(sep string, parts ...string) string {
