@@ -1,24 +1,28 @@
 package cli
 
 import (
-	"bytes"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"io"
+	"maps"
 	"net/url"
 	"os"
-	"os/exec"
+	"slices"
 	"strings"
 	"time"
 
 	"github.com/spf13/pflag"
+	batchv1 "k8s.io/api/batch/v1"
 
+	"github.com/dbarena/dbarena/internal/credentials"
 	"github.com/dbarena/dbarena/internal/k8s"
 	"github.com/dbarena/dbarena/internal/shard"
 	"github.com/dbarena/dbarena/internal/store"
 	"github.com/dbarena/dbarena/internal/summary"
+	"github.com/dbarena/dbarena/internal/target"
 	"github.com/dbarena/dbarena/internal/workload"
 )
 
@@ -26,24 +30,27 @@ const k8sUsage = `dbarena k8s COMMAND
 
   render WORKLOAD [run flags] --shards N --image IMAGE [-o job.yaml]
       write the Indexed Job that runs the N shards of one run, one pod each
-  run WORKLOAD [run flags] --shards N --image IMAGE --results DSN
-      render it, apply it with kubectl (your kubeconfig) and follow the run
-      in the results store until every shard ended; print the merged run
+  run WORKLOAD [run flags] --shards N --image IMAGE --results DSN [--kubeconfig FILE] [--context NAME]
+      render it, create the Secret (if missing) and the Job through the API
+      (your kubeconfig), follow the run in the results store and the Job's
+      status until every shard ended; print the merged run
 `
 
 // k8sOptions are the flags of k8s render and k8s run beside the run's.
 type k8sOptions struct {
-	spec    k8s.Spec
-	out     string
-	follow  time.Duration
-	kubectl string
+	spec       k8s.Spec
+	out        string
+	follow     time.Duration
+	kubeconfig string
+	context    string
 }
 
 // k8sFlags are the flags k8s adds, with whether they take a value; they,
 // --results, --shards, --run-id and -o are left out of the pods' command.
 var k8sFlags = map[string]bool{"image": true, "pull-policy": true, "secret": true, "results-key": true,
 	"password-key": true, "namespace": true, "cpu": true, "memory": true, "ttl": true, "backoff-limit": true,
-	"output": true, "follow-timeout": true, "kubectl": true, "results": true, "shards": true, "run-id": true}
+	"output": true, "follow-timeout": true, "kubeconfig": true, "context": true, "results": true, "shards": true,
+	"run-id": true, "password-file": true, "mysql-option-file": true}
 
 func (o *k8sOptions) flags(fs *pflag.FlagSet) {
 	s := &o.spec
@@ -52,14 +59,15 @@ func (o *k8sOptions) flags(fs *pflag.FlagSet) {
 	fs.StringVar(&s.Secret, "secret", "dbarena", "the Secret holding the results store DSN and the target's password")
 	fs.StringVar(&s.ResultsKey, "results-key", "results", "the Secret's key holding the results store DSN (mysql://... or postgres://...)")
 	fs.StringVar(&s.PasswordKey, "password-key", "password", "the Secret's key holding the target's password (optional in the Secret; empty: none)")
-	fs.StringVar(&s.Namespace, "namespace", "", "the Job's namespace (default: the context's)")
+	fs.StringVar(&s.Namespace, "namespace", "", "the Job's namespace (default: the kubeconfig context's, else default)")
 	fs.StringVar(&s.CPU, "cpu", "1", "CPU request of each shard's pod")
 	fs.StringVar(&s.Memory, "memory", "512Mi", "memory request of each shard's pod")
 	fs.Int32Var(&s.TTL, "ttl", 86400, "seconds the finished Job is kept (ttlSecondsAfterFinished)")
 	fs.Int32Var(&s.BackoffLimit, "backoff-limit", 2, "pod failures the Job tolerates (a shard that fails after the common start cannot rejoin)")
 	fs.StringVarP(&o.out, "output", "o", "-", "write the Job to this file (- for standard output)")
 	durationFlag(fs, &o.follow, "follow-timeout", 2*time.Hour, "k8s run: how long to follow the run before giving up")
-	fs.StringVar(&o.kubectl, "kubectl", "kubectl", "k8s run: the kubectl to apply the Job with")
+	fs.StringVar(&o.kubeconfig, "kubeconfig", "", "k8s run: the kubeconfig file (default: $KUBECONFIG, ~/.kube/config, or the pod's service account in a cluster)")
+	fs.StringVar(&o.context, "context", "", "k8s run: the kubeconfig context (default: its current context)")
 }
 
 func (a *App) k8s(ctx context.Context, args []string) error {
@@ -120,6 +128,9 @@ func (a *App) k8sRender(ctx context.Context, args []string, apply bool) error {
 	if apply && o.results == "" {
 		errs = append(errs, errors.New("--results DSN: k8s run follows the run in the shared results store the pods write to"))
 	}
+	if !apply && (o.cred.passwordFile != "" || o.cred.optionFile != "") {
+		errs = append(errs, fmt.Errorf("--password-file, --mysql-option-file: put the password in the Secret's %q key (k8s run does it)", ko.spec.PasswordKey))
+	}
 	if hasPassword(o.target) {
 		errs = append(errs, fmt.Errorf("--target: put the password in the Secret's %q key, not in the Job", ko.spec.PasswordKey))
 	}
@@ -151,12 +162,12 @@ func (a *App) k8sRender(ctx context.Context, args []string, apply bool) error {
 	if err != nil {
 		return usagef("%w", err)
 	}
+	if apply {
+		return a.k8sApply(ctx, &o, &ko, job)
+	}
 	b, err := k8s.Marshal(job)
 	if err != nil {
 		return failed(err)
-	}
-	if apply {
-		return a.k8sApply(ctx, &o, &ko, b)
 	}
 	if ko.out == "-" {
 		_, err := a.Stdout.Write(b)
@@ -169,35 +180,92 @@ func (a *App) k8sRender(ctx context.Context, args []string, apply bool) error {
 	return nil
 }
 
-// k8sApply applies the Job with kubectl and follows the run in the
-// results store until every shard ended, then prints the merged run.
-func (a *App) k8sApply(ctx context.Context, o *runOptions, ko *k8sOptions, manifest []byte) error {
-	st, err := a.openStore(ctx, o.results)
+// k8sApply creates the Secret (unless it exists) and the Job through the
+// Kubernetes API, then follows the run in the results store and the Job's
+// status until every shard ended, and prints the merged run.
+func (a *App) k8sApply(ctx context.Context, o *runOptions, ko *k8sOptions, job *batchv1.Job) error {
+	results, err := a.resolveStoreDSN(o.results)
+	if err != nil {
+		return err
+	}
+	pw, pwFrom, err := a.k8sPassword(o, ko.spec.PasswordKey)
+	if err != nil {
+		return err
+	}
+	st, err := openResolvedStore(ctx, results)
 	if err != nil {
 		return err
 	}
 	defer st.Close()
-	apply := exec.CommandContext(ctx, ko.kubectl, "apply", "-f", "-")
-	apply.Stdin = bytes.NewReader(manifest)
-	apply.Stdout, apply.Stderr = a.Stderr, a.Stderr
-	if err := apply.Run(); err != nil {
-		return failed(fmt.Errorf("%s apply: %w", ko.kubectl, err))
+	cl, err := k8s.Connect(k8s.Config{Kubeconfig: ko.kubeconfig, Context: ko.context, Namespace: ko.spec.Namespace, Getenv: a.Getenv})
+	if err != nil {
+		return usagef("%w (--kubeconfig FILE, $KUBECONFIG or ~/.kube/config; --context NAME)", err)
+	}
+	ns, name := cl.Namespace, job.Name
+	exists, err := cl.JobExists(ctx, name)
+	if err != nil {
+		return unreachable(fmt.Errorf("%s: %w", cl.Server, err))
+	}
+	if exists {
+		return jobExists(ns, name)
+	}
+	data := map[string][]byte{ko.spec.ResultsKey: []byte(results)}
+	if pw != "" {
+		data[ko.spec.PasswordKey] = []byte(pw)
+	}
+	created, err := cl.EnsureSecret(ctx, ko.spec.Secret, data)
+	if err != nil {
+		return failed(err)
+	}
+	if created {
+		keys := fmt.Sprintf("%q: the results store", ko.spec.ResultsKey)
+		if pw != "" {
+			keys += fmt.Sprintf(", %q: the target's password from %s", ko.spec.PasswordKey, pwFrom)
+		}
+		fmt.Fprintf(a.Stderr, "dbarena: created Secret %s/%s (%s)\n", ns, ko.spec.Secret, keys)
+	} else {
+		fmt.Fprintf(a.Stderr, "dbarena: Secret %s/%s exists: left as it is (the pods read its %q key as the results store)\n",
+			ns, ko.spec.Secret, ko.spec.ResultsKey)
+	}
+	if err := cl.CreateJob(ctx, job); errors.Is(err, k8s.ErrJobExists) {
+		return jobExists(ns, name)
+	} else if err != nil {
+		return failed(err)
 	}
 	key, n := o.shard.key, o.shard.shards
+	fmt.Fprintf(a.Stderr, "dbarena: created Job %s/%s (%d pods) on %s\n", ns, name, n, cl.Server)
 	fmt.Fprintf(a.Stderr, "dbarena: following run %s (%d shards) in %s\n", key, n, st.Location())
 	ctx, stop := a.Interrupts(ctx)
 	defer stop()
 	deadline := time.Now().Add(ko.follow)
 	last := ""
+	jw := &jobWatch{cl: cl, name: name, key: key, w: a.Stderr, pods: map[string]string{}}
 	for {
 		run, ended, line := followStep(ctx, st, key, n)
 		if line != last {
 			fmt.Fprintln(a.Stderr, "dbarena: "+line)
 			last = line
 		}
+		if !ended {
+			js := jw.poll(ctx)
+			if js.FailedJob || js.Complete {
+				// The pods are gone: read what they left in the store.
+				run, ended, _ = followStep(ctx, st, key, n)
+			}
+			switch {
+			case ended:
+			case js.FailedJob && run == nil:
+				return failed(fmt.Errorf("Job %s/%s failed before any shard reached the results store: %s", ns, name, jw.why(js)))
+			case js.FailedJob:
+				a.printK8sRun(run, key, n, st)
+				return failed(fmt.Errorf("Job %s/%s failed: %s; run %s is %s", ns, name, jw.why(js), key, run.Status))
+			case js.Complete:
+				return failed(fmt.Errorf("Job %s/%s completed but run %s has not ended in %s: does the Secret's %q key name this results store?",
+					ns, name, key, st.Location(), ko.spec.ResultsKey))
+			}
+		}
 		if ended {
-			a.printSharded(run)
-			fmt.Fprintf(a.Stdout, "\nRun %s (%s, %d shards) in %s\n", key, run.Status, n, st.Location())
+			a.printK8sRun(run, key, n, st)
 			if run.Status != summary.StatusComplete {
 				return failed(fmt.Errorf("run %s %s", key, run.Status))
 			}
@@ -207,9 +275,112 @@ func (a *App) k8sApply(ctx context.Context, o *runOptions, ko *k8sOptions, manif
 			return failed(fmt.Errorf("run %s did not end within --follow-timeout %v; `dbarena results show %s` reads it later", key, ko.follow, key))
 		}
 		if err := sleepCtx(ctx, followEvery); err != nil {
-			return failed(fmt.Errorf("stopped following run %s; the Job goes on", key))
+			return failed(fmt.Errorf("stopped following run %s; Job %s/%s goes on (`kubectl delete job %s -n %s` stops it)", key, ns, name, name, ns))
 		}
 	}
+}
+
+// printK8sRun prints the merged run and where it is stored.
+func (a *App) printK8sRun(run *summary.Run, key string, n int, st *store.Store) {
+	a.printSharded(run)
+	fmt.Fprintf(a.Stdout, "\nRun %s (%s, %d shards) in %s\n", key, run.Status, n, st.Location())
+}
+
+func jobExists(ns, name string) error {
+	return failed(fmt.Errorf("Job %s already exists in namespace %s: name the run with another --run-id, or delete the Job (kubectl delete job %s -n %s)",
+		name, ns, name, ns))
+}
+
+// k8sPassword is the password of a DSN --target for the Secret, found as
+// run finds it (--password-file, $DBARENA_PASSWORD, MYSQL_PWD or
+// PGPASSWORD, ~/.pgpass or the option file), and where it came from; ""
+// when the target is not a DSN or none was found.
+func (a *App) k8sPassword(o *runOptions, key string) (pw, from string, err error) {
+	bySource := o.cred.passwordFile != "" || o.cred.optionFile != ""
+	if o.target == "" || strings.HasPrefix(o.target, "sandbox:") {
+		if bySource {
+			return "", "", usagef("--password-file and --mysql-option-file apply to a DSN --target")
+		}
+		return "", "", nil
+	}
+	if key == "" {
+		if bySource {
+			return "", "", usagef("--password-file, --mysql-option-file: --password-key is empty, the Secret has no key for the password")
+		}
+		return "", "", nil
+	}
+	t, err := target.ParseDSN(o.target)
+	if err != nil {
+		return "", "", usagef("--target: %w", err)
+	}
+	from, err = credentials.Resolve(&t, a.credentialSources(o.cred, credentials.DefaultEnv))
+	if err != nil {
+		return "", "", usagef("%w", err)
+	}
+	return t.Password, from, nil
+}
+
+// openResolvedStore opens a --results location whose password, if any, is
+// already filled in (resolveStoreDSN), as openStore does.
+func openResolvedStore(ctx context.Context, loc string) (*store.Store, error) {
+	st, err := store.Open(ctx, loc)
+	switch {
+	case err == nil:
+		return st, nil
+	case errors.Is(err, store.ErrUnreachable):
+		return nil, unreachable(fmt.Errorf("--results: %w", err))
+	}
+	return nil, usagef("--results: %w", err)
+}
+
+// jobWatch prints what the cluster says of the Job as it changes: failed
+// pods and pods waiting on an error (the Job's failure ends the follow).
+type jobWatch struct {
+	cl        *k8s.Client
+	name, key string
+	w         io.Writer
+	failed    int32
+	pods      map[string]string // the last line printed per pod
+	lastErr   string
+	lastPod   string // the last pod trouble printed
+}
+
+// poll reads the Job's status and prints what is new.
+func (j *jobWatch) poll(ctx context.Context) k8s.Status {
+	js, err := j.cl.JobStatus(ctx, j.name, j.key)
+	if err == nil {
+		err = js.PodsErr
+	}
+	if err != nil {
+		if msg := oneLine(err.Error()); msg != j.lastErr && ctx.Err() == nil {
+			fmt.Fprintf(j.w, "dbarena: %s\n", msg)
+			j.lastErr = msg
+		}
+	}
+	if js.Failed > j.failed {
+		fmt.Fprintf(j.w, "dbarena: Job %s: %d pod(s) failed (%d active, %d succeeded)\n", j.name, js.Failed, js.Active, js.Succeeded)
+		j.failed = js.Failed
+	}
+	for _, pod := range slices.Sorted(maps.Keys(js.Pods)) {
+		if line := js.Pods[pod]; j.pods[pod] != line {
+			j.pods[pod] = line
+			j.lastPod = line
+			fmt.Fprintf(j.w, "dbarena: %s\n", line)
+		}
+	}
+	return js
+}
+
+// why is the Job's failure and the last pod trouble seen.
+func (j *jobWatch) why(js k8s.Status) string {
+	s := js.Reason
+	if s == "" {
+		s = "Failed"
+	}
+	if j.lastPod != "" {
+		s += "; " + j.lastPod
+	}
+	return s
 }
 
 // followEvery is how often k8s run reads the run's progress.
