@@ -44,7 +44,7 @@ func (wl *Workload) DialWorker(ctx context.Context, env workload.Env, id int, se
 		pc.Close()
 		return nil, err
 	}
-	w.pw, w.pwStmts = pc, map[int]*pgwire.Stmt{}
+	w.pw, w.pwStmts, w.run = pc, map[int]*pgwire.Stmt{}, w.execWire
 	return w, nil
 }
 
@@ -76,39 +76,45 @@ func (w *worker) wireStmt(idx int, c *pgscript.Cmd) (*pgwire.Stmt, error) {
 // the text with :variables substituted (Query), extended an unnamed
 // statement with the values as parameters, prepared a statement prepared
 // once per connection. Rows are read only for \gset and \aset.
-func (w *worker) execWire(idx int, c *pgscript.Cmd) error {
+func (w *worker) execWire(_ context.Context, idx int, c *pgscript.Cmd) error {
+	q, args, err := w.wireRequest(c)
+	if err != nil {
+		return err
+	}
 	var fn func(r *pgwire.Row) error
 	if w.keep(c) {
 		fn = w.keepRow
 	}
-	switch w.wl.protocol {
-	case Simple:
+	if w.wl.protocol != Prepared {
 		if fn != nil {
-			return w.pw.QueryFunc(w.text(c), nil, fn)
+			return w.pw.QueryFunc(q, args, fn)
 		}
-		return w.pw.Query(w.text(c), nil)
-	case Extended:
-		if err := w.params(c); err != nil {
-			return &pgscript.Error{Line: c.Line, Msg: err.Error()}
-		}
-		args := w.wireArgs()
-		if fn != nil {
-			return w.pw.QueryFunc(w.paramSQL(c), args, fn)
-		}
-		return w.pw.Query(w.paramSQL(c), args)
-	default:
-		if err := w.params(c); err != nil {
-			return &pgscript.Error{Line: c.Line, Msg: err.Error()}
-		}
-		st, err := w.wireStmt(idx, c)
-		if err != nil {
-			return err
-		}
-		if fn != nil {
-			return st.QueryFunc(w.args, fn)
-		}
-		return st.Query(w.args)
+		return w.pw.Query(q, args)
 	}
+	st, err := w.wireStmt(idx, c)
+	if err != nil {
+		return err
+	}
+	if fn != nil {
+		return st.QueryFunc(args, fn)
+	}
+	return st.Query(args)
+}
+
+// wireRequest is what execWire sends for c: the text with :variables
+// substituted and nil arguments (simple), the text with placeholders and
+// the values (extended), or the values only (prepared).
+func (w *worker) wireRequest(c *pgscript.Cmd) (string, []any, error) {
+	if w.wl.protocol == Simple {
+		return w.text(c), nil, nil
+	}
+	if err := w.params(c); err != nil {
+		return "", nil, &pgscript.Error{Line: c.Line, Msg: err.Error()}
+	}
+	if w.wl.protocol == Extended {
+		return w.paramSQL(c), w.wireArgs(), nil
+	}
+	return "", w.args, nil
 }
 
 // wireArgs is w.args, never nil: an unprepared statement without

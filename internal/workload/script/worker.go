@@ -48,6 +48,10 @@ type worker struct {
 	pw      *pgwire.Conn
 	pwStmts map[int]*pgwire.Stmt
 	pwPipe  *pgwire.Pipeline
+
+	// run sends one SQL command and reads its reply: execWire, execPG or
+	// execMySQL, as the worker's connection is.
+	run func(ctx context.Context, idx int, c *pgscript.Cmd) error
 }
 
 // sent is a statement sent in a pipeline, awaiting its result.
@@ -115,6 +119,11 @@ func (wl *Workload) newWorker(ctx context.Context, env workload.Env, conn *sql.C
 	w.st.Vars["default_seed"] = pgscript.IntV(wl.defaultSeed)
 	w.st.Vars["random_seed"] = pgscript.IntV(wl.defaultSeed)
 	w.stats = wl.stats.newWorker()
+	if w.mysql {
+		w.run = w.execMySQL
+	} else {
+		w.run = w.execPG
+	}
 	return w, nil
 }
 
@@ -379,21 +388,23 @@ func (w *worker) params(c *pgscript.Cmd) error {
 		if !ok {
 			return fmt.Errorf("undefined variable :%s", p.Var)
 		}
-		if w.mysql || w.pw != nil {
-			switch v.K {
-			case pgscript.Null:
-				w.args = append(w.args, nil)
-			case pgscript.Int:
-				w.args = append(w.args, v.I)
-			case pgscript.Double:
-				w.args = append(w.args, v.F)
-			default:
-				w.args = append(w.args, v.Text())
+		if w.pg != nil { // pgx takes text
+			if v.K == pgscript.Null {
+				w.pgArgs = append(w.pgArgs, nil)
+			} else {
+				w.pgArgs = append(w.pgArgs, v.AppendText(nil))
 			}
-		} else if v.K == pgscript.Null {
-			w.pgArgs = append(w.pgArgs, nil)
-		} else {
-			w.pgArgs = append(w.pgArgs, v.AppendText(nil))
+			continue
+		}
+		switch v.K {
+		case pgscript.Null:
+			w.args = append(w.args, nil)
+		case pgscript.Int:
+			w.args = append(w.args, v.I)
+		case pgscript.Double:
+			w.args = append(w.args, v.F)
+		default:
+			w.args = append(w.args, v.Text())
 		}
 	}
 	return nil
@@ -402,14 +413,7 @@ func (w *worker) params(c *pgscript.Cmd) error {
 // exec runs one SQL command and stores its result row for \gset/\aset.
 func (w *worker) exec(ctx context.Context, idx int, c *pgscript.Cmd) error {
 	w.cols, w.vals, w.rows = w.cols[:0], w.vals[:0], 0
-	var err error
-	if w.pw != nil {
-		err = w.execWire(idx, c)
-	} else if w.pg != nil {
-		err = w.execPG(ctx, idx, c)
-	} else {
-		err = w.execMySQL(ctx, idx, c)
-	}
+	err := w.run(ctx, idx, c)
 	if err != nil || (!c.Gset && !c.Aset) {
 		return err
 	}
