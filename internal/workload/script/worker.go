@@ -26,12 +26,13 @@ type worker struct {
 	pg    *pgconn.PgConn // PostgreSQL: the connection's wire level
 	mysql bool
 	d     dialect.Dialect
-	st    pgscript.State
+	st    *pgscript.State
 	stats *workerStats
 
 	prepared map[int]*sql.Stmt // MySQL --protocol prepared, by command index
 	pgNames  map[int]string    // PostgreSQL --protocol prepared
 	buf      []byte
+	name     []byte // a \gset variable's name being built
 	args     []any
 	pgArgs   [][]byte
 	cols     []string
@@ -110,14 +111,14 @@ func (wl *Workload) newWorker(ctx context.Context, env workload.Env, conn *sql.C
 			wl.defaultSeed = seed
 		}
 	})
-	w.st = pgscript.State{Vars: map[string]pgscript.Value{}, Rand: pgscript.NewPRNG(uint64(seed)), DefaultSeed: wl.defaultSeed}
+	w.st = pgscript.NewState(wl.vars, pgscript.NewPRNG(uint64(seed)), wl.defaultSeed)
 	for k, v := range wl.predefined {
-		w.st.Vars[k] = v
+		w.st.Set(k, v)
 	}
-	w.st.Vars["scale"] = pgscript.IntV(int64(wl.scale))
-	w.st.Vars["client_id"] = pgscript.IntV(int64(id))
-	w.st.Vars["default_seed"] = pgscript.IntV(wl.defaultSeed)
-	w.st.Vars["random_seed"] = pgscript.IntV(wl.defaultSeed)
+	w.st.Set("scale", pgscript.IntV(int64(wl.scale)))
+	w.st.Set("client_id", pgscript.IntV(int64(id)))
+	w.st.Set("default_seed", pgscript.IntV(wl.defaultSeed))
+	w.st.Set("random_seed", pgscript.IntV(wl.defaultSeed))
 	w.stats = wl.stats.newWorker()
 	if w.mysql {
 		w.run = w.execMySQL
@@ -175,14 +176,14 @@ func (w *worker) Event(ctx context.Context, ev *workload.Event) error {
 			w.stats.record(sc.base+pc, time.Since(start), "")
 			pc++
 		case pgscript.Set:
-			v, err := c.Expr.Eval(&w.st)
+			v, err := c.Expr.Eval(w.st)
 			if err != nil {
 				return &pgscript.Error{File: s.Name, Line: c.Line, Msg: err.Error()}
 			}
-			w.st.Vars[c.Var] = v
+			w.st.SetSlot(c.Slot, v)
 			pc++
 		case pgscript.Sleep:
-			v, err := c.Expr.Eval(&w.st)
+			v, err := c.Expr.Eval(w.st)
 			if err == nil && v.K != pgscript.Int {
 				err = fmt.Errorf("\\sleep: %q is not an integer", v.Text())
 			}
@@ -202,7 +203,7 @@ func (w *worker) Event(ctx context.Context, ev *workload.Event) error {
 			}
 			pc++
 		case pgscript.If, pgscript.Elif, pgscript.Else, pgscript.Endif:
-			next, err := s.Branch(pc, &w.st)
+			next, err := s.Branch(pc, w.st)
 			if err != nil {
 				return err
 			}
@@ -337,7 +338,7 @@ func (w *worker) text(c *pgscript.Cmd) string {
 	for _, p := range c.Parts {
 		if p.Var == "" {
 			b = append(b, p.Lit...)
-		} else if v, ok := w.st.Vars[p.Var]; ok {
+		} else if v, ok := w.st.GetSlot(p.Slot); ok {
 			b = v.AppendText(b)
 		} else {
 			b = append(b, ':')
@@ -384,7 +385,7 @@ func (w *worker) params(c *pgscript.Cmd) error {
 		if p.Var == "" {
 			continue
 		}
-		v, ok := w.st.Vars[p.Var]
+		v, ok := w.st.GetSlot(p.Slot)
 		if !ok {
 			return fmt.Errorf("undefined variable :%s", p.Var)
 		}
@@ -421,7 +422,8 @@ func (w *worker) exec(ctx context.Context, idx int, c *pgscript.Cmd) error {
 		return fmt.Errorf("\\gset: expected one row, got %d", w.rows)
 	}
 	for i, col := range w.cols {
-		w.st.Vars[c.Prefix+col] = w.vals[i]
+		w.name = append(append(w.name[:0], c.Prefix...), col...)
+		w.st.SetBytes(w.name, w.vals[i])
 	}
 	return nil
 }

@@ -8,13 +8,18 @@ import (
 )
 
 // State is what expressions evaluate against: one client's variables and
-// random source. It is used by one goroutine.
+// random source (NewState). It is used by one goroutine.
 type State struct {
-	Vars map[string]Value
 	Rand *PRNG
 	// DefaultSeed is the seed of hash() and permute() when none is given
 	// (pgbench's :default_seed).
 	DefaultSeed int64
+
+	table *Table
+	own   bool             // table is the state's own: Set adds slots
+	vals  []Value          // by slot of table; K unset when undefined
+	extra map[string]Value // variables without a slot (\gset columns no script reads)
+	stack []Value          // function arguments being evaluated
 }
 
 // ErrUndefined is wrapped by errors about undefined variables.
@@ -22,9 +27,19 @@ var ErrUndefined = errors.New("undefined variable")
 
 func (n constNode) eval(*State) (Value, error) { return n.v, nil }
 
-func (n varNode) eval(s *State) (Value, error) {
+func (n *varNode) eval(s *State) (Value, error) {
 	if s != nil {
-		if v, ok := s.Vars[n.name]; ok {
+		var v Value
+		var ok bool
+		if n.slot >= 0 {
+			v, ok = s.GetSlot(n.slot)
+		} else {
+			v, ok = s.Get(n.name)
+		}
+		if ok {
+			if v.K != String {
+				return v, nil
+			}
 			return v.typed()
 		}
 	}
@@ -269,15 +284,37 @@ func (n caseNode) eval(s *State) (Value, error) {
 }
 
 func (n funcNode) eval(s *State) (Value, error) {
-	args := make([]Value, len(n.args))
+	// The arguments go on the state's stack (nested calls push theirs
+	// above), so that a call allocates nothing.
+	var args []Value
+	if s == nil {
+		args = make([]Value, len(n.args))
+	}
+	base := 0
+	if s != nil {
+		base = len(s.stack)
+	}
 	for i, a := range n.args {
 		v, err := a.eval(s)
 		if err != nil {
+			if s != nil {
+				s.stack = s.stack[:base]
+			}
 			return v, err
 		}
-		args[i] = v
+		if s == nil {
+			args[i] = v
+		} else {
+			s.stack = append(s.stack, v)
+		}
+	}
+	if s != nil {
+		args = s.stack[base:len(s.stack):len(s.stack)]
 	}
 	v, err := n.f.fn(s, args)
+	if s != nil {
+		s.stack = s.stack[:base]
+	}
 	if err != nil {
 		return v, fmt.Errorf("%s(): %w", n.f.name, err)
 	}

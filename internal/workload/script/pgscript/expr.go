@@ -10,6 +10,7 @@ import (
 type Expr struct {
 	root node
 	vars []string
+	refs []*varNode // the variable references, for Table.Bind
 }
 
 // Vars lists the variables the expression reads, in order of appearance.
@@ -25,7 +26,10 @@ type node interface {
 }
 
 type constNode struct{ v Value }
-type varNode struct{ name string }
+type varNode struct {
+	name string
+	slot int // -1 until Table.Bind
+}
 type unaryNode struct {
 	op string
 	x  node
@@ -44,7 +48,7 @@ type caseNode struct {
 }
 
 func (n constNode) pure() bool { return true }
-func (n varNode) pure() bool   { return false }
+func (n *varNode) pure() bool  { return false }
 func (n unaryNode) pure() bool { return n.x.pure() }
 func (n binNode) pure() bool   { return n.l.pure() && n.r.pure() }
 func (n funcNode) pure() bool {
@@ -186,13 +190,14 @@ func ParseExpr(src string) (*Expr, error) {
 		}
 		n = constNode{v}
 	}
-	return &Expr{root: n, vars: p.vars}, nil
+	return &Expr{root: n, vars: p.vars, refs: p.refs}, nil
 }
 
 type exprParser struct {
 	toks  []token
 	i     int
 	vars  []string
+	refs  []*varNode
 	depth int
 }
 
@@ -429,7 +434,9 @@ func (p *exprParser) parsePrimary() (node, error) {
 		return constNode{DoubleV(f)}, nil
 	case tVar:
 		p.vars = append(p.vars, t.s)
-		return varNode{t.s}, nil
+		r := &varNode{name: t.s, slot: -1}
+		p.refs = append(p.refs, r)
+		return r, nil
 	case tOp:
 		if t.s == "(" {
 			x, err := p.parseOr()

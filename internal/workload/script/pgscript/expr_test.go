@@ -11,7 +11,7 @@ func evalStr(t *testing.T, src string, vars map[string]Value) (Value, error) {
 	if err != nil {
 		return Value{}, err
 	}
-	return e.Eval(&State{Vars: vars, Rand: NewPRNG(1), DefaultSeed: 5432})
+	return e.Eval(stateWith(vars, NewPRNG(1), 5432))
 }
 
 // Values from pgbench's documentation (Table: pgbench Functions, Operators).
@@ -106,7 +106,7 @@ func TestExprFoldsAtParse(t *testing.T) {
 }
 
 func TestRandomBounds(t *testing.T) {
-	st := &State{Rand: NewPRNG(42)}
+	st := NewState(nil, NewPRNG(42), 0)
 	for _, tc := range []struct {
 		expr   string
 		lo, hi int64
@@ -128,7 +128,7 @@ func TestRandomBounds(t *testing.T) {
 			}
 			seen := map[int64]bool{}
 			for i := 0; i < 5000; i++ {
-				st.Vars = map[string]Value{"i": IntV(int64(i))}
+				st.Set("i", IntV(int64(i)))
 				v, err := e.Eval(st)
 				if err != nil {
 					t.Fatal(err)
