@@ -106,7 +106,7 @@ func (w *worker) execWire(_ context.Context, idx int, c *pgscript.Cmd) error {
 // the values (extended), or the values only (prepared).
 func (w *worker) wireRequest(c *pgscript.Cmd) (string, []any, error) {
 	if w.wl.protocol == Simple {
-		return w.text(c), nil, nil
+		return w.textView(c), nil, nil
 	}
 	if err := w.params(c); err != nil {
 		return "", nil, &pgscript.Error{Line: c.Line, Msg: err.Error()}

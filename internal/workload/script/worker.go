@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unsafe"
 
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/stdlib"
@@ -334,19 +335,36 @@ func (w *worker) text(c *pgscript.Cmd) string {
 	if len(c.Parts) == 1 && c.Parts[0].Var == "" {
 		return c.Parts[0].Lit
 	}
+	return string(w.render(c))
+}
+
+// textView is text without a copy: valid until the next render, for a
+// client that copies the text into its request at once (pgwire).
+func (w *worker) textView(c *pgscript.Cmd) string {
+	if len(c.Parts) == 1 && c.Parts[0].Var == "" {
+		return c.Parts[0].Lit
+	}
+	b := w.render(c)
+	return unsafe.String(unsafe.SliceData(b), len(b))
+}
+
+// render builds text's bytes in w.buf.
+func (w *worker) render(c *pgscript.Cmd) []byte {
 	b := w.buf[:0]
-	for _, p := range c.Parts {
+	for i := range c.Parts {
+		p := &c.Parts[i]
 		if p.Var == "" {
 			b = append(b, p.Lit...)
-		} else if v, ok := w.st.GetSlot(p.Slot); ok {
-			b = v.AppendText(b)
+		} else if v, ok := w.st.GetSlot(p.Slot); !ok {
+			b = append(append(b, ':'), p.Var...)
+		} else if v.K == pgscript.Int {
+			b = strconv.AppendInt(b, v.I, 10)
 		} else {
-			b = append(b, ':')
-			b = append(b, p.Var...)
+			b = v.AppendText(b)
 		}
 	}
 	w.buf = b
-	return string(b)
+	return b
 }
 
 // paramSQL renders c with a placeholder per :variable ($n or ?).
