@@ -203,3 +203,38 @@ func TestPermuteMatchesPgbench(t *testing.T) {
 		}
 	}
 }
+
+// Pure sub-expressions are evaluated once, at parse time; one whose
+// evaluation fails is left to fail when the expression runs.
+func TestFoldSubExpressions(t *testing.T) {
+	e, err := ParseExpr("random(-5000, 5000)")
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, ok := e.root.(*randomNode)
+	if !ok {
+		t.Fatalf("root %T, want *randomNode", e.root)
+	}
+	if lo, ok := r.lo.(*constNode); !ok || lo.v != IntV(-5000) {
+		t.Errorf("lo %#v, want the constant -5000", r.lo)
+	}
+	e, err = ParseExpr(":x + 2 * 3")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b, ok := e.root.(*binNode); !ok {
+		t.Errorf("root %T, want *binNode", e.root)
+	} else if c, ok := b.r.(*constNode); !ok || c.v != IntV(6) {
+		t.Errorf("2 * 3: %#v, want the constant 6", b.r)
+	}
+	e, err = ParseExpr(":x + 1 / 0")
+	if err != nil {
+		t.Fatalf("a failing sub-expression of a variable's expression: %v, want a run-time error", err)
+	}
+	if _, err := e.Eval(stateWith(map[string]Value{"x": IntV(1)}, nil, 0)); err == nil || !strings.Contains(err.Error(), "division by zero") {
+		t.Errorf("run: %v, want division by zero", err)
+	}
+	if v, err := evalStr(t, "CASE WHEN :x > 1 THEN 2 * 3 ELSE -(4) END", map[string]Value{"x": IntV(0)}); err != nil || v != IntV(-4) {
+		t.Errorf("case: %v (%v), want -4", v, err)
+	}
+}
