@@ -76,10 +76,12 @@ func newBin(op string, l, r node) *binNode {
 	}
 	return &binNode{op: op, code: c, l: l, r: r}
 }
+
 type funcNode struct {
 	f    *function
 	args []node
 }
+
 // randomNode is random(lo, hi), pgbench's most used function, called
 // without an argument list.
 type randomNode struct{ lo, hi node }
@@ -89,7 +91,7 @@ type caseNode struct {
 }
 
 func (n *constNode) pure() bool { return true }
-func (n *varNode) pure() bool  { return false }
+func (n *varNode) pure() bool   { return false }
 func (n *unaryNode) pure() bool { return n.x.pure() }
 func (n *binNode) pure() bool   { return n.l.pure() && n.r.pure() }
 func (n *funcNode) pure() bool {
