@@ -58,8 +58,8 @@ func BenchmarkInterpret(b *testing.B) {
 			if err != nil {
 				b.Fatal(err)
 			}
-			w.run = func(_ context.Context, _ int, c *pgscript.Cmd) error {
-				_, _, err := w.wireRequest(c)
+			w.run = func(_ context.Context, idx int, c *pgscript.Cmd) error {
+				_, _, err := w.wireRequest(idx, c)
 				return err
 			}
 			b.ReportAllocs()

@@ -64,7 +64,7 @@ func (w *worker) wireStmt(idx int, c *pgscript.Cmd) (*pgwire.Stmt, error) {
 	st, ok := w.pwStmts[idx]
 	if !ok {
 		var err error
-		if st, err = w.pw.Prepare(w.paramSQL(c)); err != nil {
+		if st, err = w.pw.Prepare(w.paramSQL(idx, c)); err != nil {
 			return nil, err
 		}
 		w.pwStmts[idx] = st
@@ -77,7 +77,7 @@ func (w *worker) wireStmt(idx int, c *pgscript.Cmd) (*pgwire.Stmt, error) {
 // statement with the values as parameters, prepared a statement prepared
 // once per connection. Rows are read only for \gset and \aset.
 func (w *worker) execWire(_ context.Context, idx int, c *pgscript.Cmd) error {
-	q, args, err := w.wireRequest(c)
+	q, args, err := w.wireRequest(idx, c)
 	if err != nil {
 		return err
 	}
@@ -104,7 +104,7 @@ func (w *worker) execWire(_ context.Context, idx int, c *pgscript.Cmd) error {
 // wireRequest is what execWire sends for c: the text with :variables
 // substituted and nil arguments (simple), the text with placeholders and
 // the values (extended), or the values only (prepared).
-func (w *worker) wireRequest(c *pgscript.Cmd) (string, []any, error) {
+func (w *worker) wireRequest(idx int, c *pgscript.Cmd) (string, []any, error) {
 	if w.wl.protocol == Simple {
 		return w.textView(c), nil, nil
 	}
@@ -112,7 +112,7 @@ func (w *worker) wireRequest(c *pgscript.Cmd) (string, []any, error) {
 		return "", nil, &pgscript.Error{Line: c.Line, Msg: err.Error()}
 	}
 	if w.wl.protocol == Extended {
-		return w.paramSQL(c), w.wireArgs(), nil
+		return w.paramSQL(idx, c), w.wireArgs(), nil
 	}
 	return "", w.args, nil
 }
@@ -170,7 +170,7 @@ func (w *worker) sendWire(idx int, c *pgscript.Cmd) error {
 	}
 	w.pending = append(w.pending, sent{idx, time.Now()})
 	if w.wl.protocol == Extended {
-		return w.pwPipe.ExecQuery(w.paramSQL(c), w.wireArgs())
+		return w.pwPipe.ExecQuery(w.paramSQL(idx, c), w.wireArgs())
 	}
 	st, err := w.wireStmt(idx, c)
 	if err != nil {

@@ -33,7 +33,8 @@ type worker struct {
 	prepared map[int]*sql.Stmt // MySQL --protocol prepared, by command index
 	pgNames  map[int]string    // PostgreSQL --protocol prepared
 	buf      []byte
-	name     []byte // a \gset variable's name being built
+	name     []byte   // a \gset variable's name being built
+	psql     []string // paramSQL by command index
 	args     []any
 	pgArgs   [][]byte
 	cols     []string
@@ -254,14 +255,14 @@ func (w *worker) send(ctx context.Context, idx int, c *pgscript.Cmd) error {
 	}
 	w.pending = append(w.pending, sent{idx, time.Now()})
 	if w.wl.protocol == Extended {
-		w.pipe.SendQueryParams(w.paramSQL(c), w.pgArgs, nil, nil, nil)
+		w.pipe.SendQueryParams(w.paramSQL(idx, c), w.pgArgs, nil, nil, nil)
 		return nil
 	}
 	name, ok := w.pgNames[idx]
 	if !ok {
 		w.nprep++
 		name = "dbarena_p" + strconv.Itoa(w.nprep)
-		w.pipe.SendPrepare(name, w.paramSQL(c), nil)
+		w.pipe.SendPrepare(name, w.paramSQL(idx, c), nil)
 		w.pgNames[idx] = name
 	}
 	w.pipe.SendQueryPrepared(name, w.pgArgs, nil, nil)
@@ -367,8 +368,15 @@ func (w *worker) render(c *pgscript.Cmd) []byte {
 	return b
 }
 
-// paramSQL renders c with a placeholder per :variable ($n or ?).
-func (w *worker) paramSQL(c *pgscript.Cmd) string {
+// paramSQL is c's text with a placeholder per :variable ($n or ?), built
+// once per command idx.
+func (w *worker) paramSQL(idx int, c *pgscript.Cmd) string {
+	if w.psql == nil {
+		w.psql = make([]string, w.wl.stmts)
+	}
+	if q := w.psql[idx]; q != "" {
+		return q
+	}
 	var b strings.Builder
 	n := 0
 	for _, p := range c.Parts {
@@ -383,7 +391,8 @@ func (w *worker) paramSQL(c *pgscript.Cmd) string {
 			b.WriteString("$" + strconv.Itoa(n))
 		}
 	}
-	return w.mysqlText(b.String())
+	w.psql[idx] = w.mysqlText(b.String())
+	return w.psql[idx]
 }
 
 // mysqlText maps pgbench's END (the built-in scripts' commit) to COMMIT,
@@ -461,7 +470,7 @@ func (w *worker) execPG(ctx context.Context, idx int, c *pgscript.Cmd) error {
 		if err := w.params(c); err != nil {
 			return &pgscript.Error{Line: c.Line, Msg: err.Error()}
 		}
-		rr = w.pg.ExecParams(ctx, w.paramSQL(c), w.pgArgs, nil, nil, nil)
+		rr = w.pg.ExecParams(ctx, w.paramSQL(idx, c), w.pgArgs, nil, nil, nil)
 	default:
 		if err := w.params(c); err != nil {
 			return &pgscript.Error{Line: c.Line, Msg: err.Error()}
@@ -469,7 +478,7 @@ func (w *worker) execPG(ctx context.Context, idx int, c *pgscript.Cmd) error {
 		name, ok := w.pgNames[idx]
 		if !ok {
 			name = "dbarena_s" + strconv.Itoa(idx)
-			if _, err := w.pg.Prepare(ctx, name, w.paramSQL(c), nil); err != nil {
+			if _, err := w.pg.Prepare(ctx, name, w.paramSQL(idx, c), nil); err != nil {
 				return err
 			}
 			w.pgNames[idx] = name
@@ -516,14 +525,14 @@ func (w *worker) execMySQL(ctx context.Context, idx int, c *pgscript.Cmd) error 
 		if err := w.params(c); err != nil {
 			return &pgscript.Error{Line: c.Line, Msg: err.Error()}
 		}
-		rows, err = w.conn.QueryContext(ctx, w.paramSQL(c), w.args...)
+		rows, err = w.conn.QueryContext(ctx, w.paramSQL(idx, c), w.args...)
 	default:
 		if err := w.params(c); err != nil {
 			return &pgscript.Error{Line: c.Line, Msg: err.Error()}
 		}
 		st, ok := w.prepared[idx]
 		if !ok {
-			if st, err = w.conn.PrepareContext(ctx, w.paramSQL(c)); err != nil {
+			if st, err = w.conn.PrepareContext(ctx, w.paramSQL(idx, c)); err != nil {
 				return err
 			}
 			w.prepared[idx] = st
