@@ -41,7 +41,7 @@ func BenchmarkEvent(b *testing.B) {
 }
 
 // BenchmarkInterpret is the interpreter's own work per transaction of
-// pgbench's tpcb-like script, without a server: the \set expressions, the
+// pgbench's built-in scripts, without a server: the \set expressions, the
 // request each SQL command would send on the wire client (the text with
 // :variables substituted, or the parameters), and the per-statement
 // figures; the request is built and dropped instead of sent.
@@ -51,9 +51,9 @@ func BenchmarkInterpret(b *testing.B) {
 		b.Fatal(err)
 	}
 	ctx := context.Background()
-	for _, proto := range []string{Simple, Extended, Prepared} {
-		b.Run("tpcb-like/"+proto, func(b *testing.B) {
-			wl := setup(b, "--builtin", "tpcb-like", "--protocol", proto)
+	for _, run := range [][2]string{{"tpcb-like", Simple}, {"tpcb-like", Extended}, {"tpcb-like", Prepared}, {"select-only", Simple}} {
+		b.Run(run[0]+"/"+run[1], func(b *testing.B) {
+			wl := setup(b, "--builtin", run[0], "--protocol", run[1])
 			w, err := wl.newWorker(ctx, workload.Env{Dialect: d}, nil, 0, 1)
 			if err != nil {
 				b.Fatal(err)
