@@ -44,7 +44,7 @@ func (wl *Workload) DialWorker(ctx context.Context, env workload.Env, id int, se
 		pc.Close()
 		return nil, err
 	}
-	w.pw, w.pwStmts, w.run = pc, map[int]*pgwire.Stmt{}, w.execWire
+	w.pw, w.pwStmts, w.run = pc, make([]*pgwire.Stmt, wl.stmts), w.execWire
 	return w, nil
 }
 
@@ -61,8 +61,8 @@ func (w *worker) Rollback(context.Context) error {
 // wireStmt returns the statement of command idx prepared on the wire
 // connection, preparing it the first time.
 func (w *worker) wireStmt(idx int, c *pgscript.Cmd) (*pgwire.Stmt, error) {
-	st, ok := w.pwStmts[idx]
-	if !ok {
+	st := w.pwStmts[idx]
+	if st == nil {
 		var err error
 		if st, err = w.pw.Prepare(w.paramSQL(idx, c)); err != nil {
 			return nil, err

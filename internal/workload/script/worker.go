@@ -49,7 +49,7 @@ type worker struct {
 	// (package pgwire), its prepared statements by command index, and its
 	// pipeline between \startpipeline and \endpipeline.
 	pw      *pgwire.Conn
-	pwStmts map[int]*pgwire.Stmt
+	pwStmts []*pgwire.Stmt // by command index
 	pwPipe  *pgwire.Pipeline
 
 	// run sends one SQL command and reads its reply: execWire, execPG or
