@@ -4,9 +4,11 @@ import (
 	"context"
 	"testing"
 
+	"github.com/dbarena/dbarena/internal/dialect"
 	"github.com/dbarena/dbarena/internal/sandbox/sandboxtest"
 	"github.com/dbarena/dbarena/internal/target"
 	"github.com/dbarena/dbarena/internal/workload"
+	"github.com/dbarena/dbarena/internal/workload/script/pgscript"
 )
 
 // BenchmarkEvent runs one worker's events of a script that needs no
@@ -26,6 +28,40 @@ func BenchmarkEvent(b *testing.B) {
 			defer conn.Close()
 			w := newWorker(b, wl, env, conn, 0, 1)
 			defer w.Close()
+			b.ReportAllocs()
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				var ev workload.Event
+				if err := w.Event(ctx, &ev); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+// BenchmarkInterpret is the interpreter's own work per transaction of
+// pgbench's built-in scripts, without a server: the \set expressions, the
+// request each SQL command would send on the wire client (the text with
+// :variables substituted, or the parameters), and the per-statement
+// figures; the request is built and dropped instead of sent.
+func BenchmarkInterpret(b *testing.B) {
+	d, err := dialect.For(target.Postgres)
+	if err != nil {
+		b.Fatal(err)
+	}
+	ctx := context.Background()
+	for _, run := range [][2]string{{"tpcb-like", Simple}, {"tpcb-like", Extended}, {"tpcb-like", Prepared}, {"select-only", Simple}} {
+		b.Run(run[0]+"/"+run[1], func(b *testing.B) {
+			wl := setup(b, "--builtin", run[0], "--protocol", run[1])
+			w, err := wl.newWorker(ctx, workload.Env{Dialect: d}, nil, 0, 1)
+			if err != nil {
+				b.Fatal(err)
+			}
+			w.run = func(_ context.Context, idx int, c *pgscript.Cmd) error {
+				_, _, err := w.wireRequest(idx, c)
+				return err
+			}
 			b.ReportAllocs()
 			b.ResetTimer()
 			for i := 0; i < b.N; i++ {

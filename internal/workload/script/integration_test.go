@@ -420,8 +420,12 @@ func TestDefaultSeedShared(t *testing.T) {
 		if err := w.Event(ctx, &ev); err != nil {
 			t.Fatal(err)
 		}
-		st := w.st.Vars
-		got = append(got, st["h"].Text()+"/"+st["p"].Text()+"/"+st["s"].Text())
+		var vs []string
+		for _, n := range []string{"h", "p", "s"} {
+			v, _ := w.st.Get(n)
+			vs = append(vs, v.Text())
+		}
+		got = append(got, strings.Join(vs, "/"))
 	}
 	if got[0] != got[1] || !strings.HasSuffix(got[0], "/100") {
 		t.Errorf("clients 0 and 1: %v, want equal, seeded 100", got)

@@ -48,7 +48,8 @@ type Workload struct {
 	totalW     int
 	createSQL  []string
 	predefined map[string]pgscript.Value
-	stmts      int // SQL commands over all scripts
+	stmts      int             // SQL commands over all scripts
+	vars       *pgscript.Table // every script's variables, by slot
 
 	createOnce sync.Once
 	createErr  error
@@ -259,6 +260,10 @@ func (wl *Workload) Validate() []error {
 	}
 	if err := pgscript.CheckVars(scripts, predef); err != nil {
 		errs = append(errs, err)
+	}
+	wl.vars = pgscript.NewTable(predef...)
+	for _, s := range scripts {
+		wl.vars.Bind(s)
 	}
 	wl.stats.init(wl)
 	return errs

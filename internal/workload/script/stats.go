@@ -13,30 +13,52 @@ import (
 	"github.com/dbarena/dbarena/internal/workload/script/pgscript"
 )
 
-// stmtStat is one SQL command's figures on one worker (pgbench -r).
+// stmtStat is one SQL command's figures (pgbench -r).
 type stmtStat struct {
 	lat    *hist.Histogram
 	errors map[string]int64 // by the dialect's error code
 }
 
-// workerStats are one worker's per-statement figures, indexed like
-// statsSet.names. mu is taken by the worker for each record and by the
-// workload when it resets or sums them.
+// flushAt is how many latencies a worker buffers before it records them
+// into the shared histograms: one histogram per statement for the run,
+// not one per worker (each is 185 KiB, and a worker recording into its
+// own would touch a cold one at every statement).
+const flushAt = 256
+
+// sample is one successful statement's latency, buffered by its worker.
+type sample struct {
+	i int
+	d time.Duration
+}
+
+// errKey counts a statement's errors by code.
+type errKey struct {
+	i    int
+	code string
+}
+
+// workerStats are one worker's per-statement figures not yet in the
+// shared histograms. mu is taken by the worker for each record and by the
+// workload when it takes the figures.
 type workerStats struct {
-	mu    sync.Mutex
-	stmts []stmtStat
+	set    *statsSet
+	mu     sync.Mutex
+	buf    []sample
+	errors map[errKey]int64
 }
 
 func (w *workerStats) record(i int, d time.Duration, code string) {
 	w.mu.Lock()
-	s := &w.stmts[i]
 	if code == "" {
-		s.lat.Record(d)
-	} else {
-		if s.errors == nil {
-			s.errors = map[string]int64{}
+		w.buf = append(w.buf, sample{i, d})
+		if len(w.buf) >= flushAt {
+			w.set.flush(w)
 		}
-		s.errors[code]++
+	} else {
+		if w.errors == nil {
+			w.errors = map[errKey]int64{}
+		}
+		w.errors[errKey{i, code}]++
 	}
 	w.mu.Unlock()
 }
@@ -46,6 +68,10 @@ type statsSet struct {
 	mu      sync.Mutex
 	names   []string // "SCRIPT:LINE" per command index; "" for meta-commands
 	workers []*workerStats
+	// hmu guards lat, a histogram per SQL command index (nil for
+	// meta-commands); a worker holding its own mu may take hmu.
+	hmu sync.Mutex
+	lat []*hist.Histogram
 }
 
 func (s *statsSet) init(wl *Workload) {
@@ -60,46 +86,66 @@ func (s *statsSet) init(wl *Workload) {
 		}
 	}
 	s.workers = nil
+	s.hmu.Lock()
+	s.lat = s.fresh()
+	s.hmu.Unlock()
+}
+
+// fresh returns empty histograms for the SQL commands.
+func (s *statsSet) fresh() []*hist.Histogram {
+	lat := make([]*hist.Histogram, len(s.names))
+	for i, n := range s.names {
+		if n != "" {
+			lat[i] = hist.New()
+		}
+	}
+	return lat
 }
 
 func (s *statsSet) newWorker() *workerStats {
-	w := &workerStats{stmts: make([]stmtStat, len(s.names))}
-	for i, n := range s.names {
-		if n != "" {
-			w.stmts[i].lat = hist.New()
-		}
-	}
+	w := &workerStats{set: s, buf: make([]sample, 0, flushAt)}
 	s.mu.Lock()
 	s.workers = append(s.workers, w)
 	s.mu.Unlock()
 	return w
 }
 
-// take sums and resets every worker's figures.
+// flush records w's buffered latencies into the shared histograms; the
+// caller holds w.mu.
+func (s *statsSet) flush(w *workerStats) {
+	s.hmu.Lock()
+	for _, x := range w.buf {
+		s.lat[x.i].Record(x.d)
+	}
+	s.hmu.Unlock()
+	w.buf = w.buf[:0]
+}
+
+// take returns every worker's figures so far, and starts anew.
 func (s *statsSet) take() []stmtStat {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	out := make([]stmtStat, len(s.names))
 	for i, n := range s.names {
 		if n != "" {
-			out[i] = stmtStat{lat: hist.New(), errors: map[string]int64{}}
+			out[i].errors = map[string]int64{}
 		}
 	}
 	for _, w := range s.workers {
 		w.mu.Lock()
-		for i := range w.stmts {
-			st := &w.stmts[i]
-			if st.lat == nil {
-				continue
-			}
-			out[i].lat.Merge(st.lat)
-			st.lat.Reset()
-			for c, n := range st.errors {
-				out[i].errors[c] += n
-			}
-			st.errors = nil
+		s.flush(w)
+		for k, n := range w.errors {
+			out[k.i].errors[k.code] += n
 		}
+		w.errors = nil
 		w.mu.Unlock()
+	}
+	s.hmu.Lock()
+	lat := s.lat
+	s.lat = s.fresh()
+	s.hmu.Unlock()
+	for i := range out {
+		out[i].lat = lat[i]
 	}
 	return out
 }

@@ -44,7 +44,7 @@ func (wl *Workload) DialWorker(ctx context.Context, env workload.Env, id int, se
 		pc.Close()
 		return nil, err
 	}
-	w.pw, w.pwStmts = pc, map[int]*pgwire.Stmt{}
+	w.pw, w.pwStmts, w.run = pc, make([]*pgwire.Stmt, wl.stmts), w.execWire
 	return w, nil
 }
 
@@ -61,10 +61,10 @@ func (w *worker) Rollback(context.Context) error {
 // wireStmt returns the statement of command idx prepared on the wire
 // connection, preparing it the first time.
 func (w *worker) wireStmt(idx int, c *pgscript.Cmd) (*pgwire.Stmt, error) {
-	st, ok := w.pwStmts[idx]
-	if !ok {
+	st := w.pwStmts[idx]
+	if st == nil {
 		var err error
-		if st, err = w.pw.Prepare(w.paramSQL(c)); err != nil {
+		if st, err = w.pw.Prepare(w.paramSQL(idx, c)); err != nil {
 			return nil, err
 		}
 		w.pwStmts[idx] = st
@@ -76,39 +76,45 @@ func (w *worker) wireStmt(idx int, c *pgscript.Cmd) (*pgwire.Stmt, error) {
 // the text with :variables substituted (Query), extended an unnamed
 // statement with the values as parameters, prepared a statement prepared
 // once per connection. Rows are read only for \gset and \aset.
-func (w *worker) execWire(idx int, c *pgscript.Cmd) error {
+func (w *worker) execWire(_ context.Context, idx int, c *pgscript.Cmd) error {
+	q, args, err := w.wireRequest(idx, c)
+	if err != nil {
+		return err
+	}
 	var fn func(r *pgwire.Row) error
 	if w.keep(c) {
 		fn = w.keepRow
 	}
-	switch w.wl.protocol {
-	case Simple:
+	if w.wl.protocol != Prepared {
 		if fn != nil {
-			return w.pw.QueryFunc(w.text(c), nil, fn)
+			return w.pw.QueryFunc(q, args, fn)
 		}
-		return w.pw.Query(w.text(c), nil)
-	case Extended:
-		if err := w.params(c); err != nil {
-			return &pgscript.Error{Line: c.Line, Msg: err.Error()}
-		}
-		args := w.wireArgs()
-		if fn != nil {
-			return w.pw.QueryFunc(w.paramSQL(c), args, fn)
-		}
-		return w.pw.Query(w.paramSQL(c), args)
-	default:
-		if err := w.params(c); err != nil {
-			return &pgscript.Error{Line: c.Line, Msg: err.Error()}
-		}
-		st, err := w.wireStmt(idx, c)
-		if err != nil {
-			return err
-		}
-		if fn != nil {
-			return st.QueryFunc(w.args, fn)
-		}
-		return st.Query(w.args)
+		return w.pw.Query(q, args)
 	}
+	st, err := w.wireStmt(idx, c)
+	if err != nil {
+		return err
+	}
+	if fn != nil {
+		return st.QueryFunc(args, fn)
+	}
+	return st.Query(args)
+}
+
+// wireRequest is what execWire sends for c: the text with :variables
+// substituted and nil arguments (simple), the text with placeholders and
+// the values (extended), or the values only (prepared).
+func (w *worker) wireRequest(idx int, c *pgscript.Cmd) (string, []any, error) {
+	if w.wl.protocol == Simple {
+		return w.textView(c), nil, nil
+	}
+	if err := w.params(c); err != nil {
+		return "", nil, &pgscript.Error{Line: c.Line, Msg: err.Error()}
+	}
+	if w.wl.protocol == Extended {
+		return w.paramSQL(idx, c), w.wireArgs(), nil
+	}
+	return "", w.args, nil
 }
 
 // wireArgs is w.args, never nil: an unprepared statement without
@@ -164,7 +170,7 @@ func (w *worker) sendWire(idx int, c *pgscript.Cmd) error {
 	}
 	w.pending = append(w.pending, sent{idx, time.Now()})
 	if w.wl.protocol == Extended {
-		return w.pwPipe.ExecQuery(w.paramSQL(c), w.wireArgs())
+		return w.pwPipe.ExecQuery(w.paramSQL(idx, c), w.wireArgs())
 	}
 	st, err := w.wireStmt(idx, c)
 	if err != nil {

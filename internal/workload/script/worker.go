@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unsafe"
 
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/stdlib"
@@ -26,12 +27,14 @@ type worker struct {
 	pg    *pgconn.PgConn // PostgreSQL: the connection's wire level
 	mysql bool
 	d     dialect.Dialect
-	st    pgscript.State
+	st    *pgscript.State
 	stats *workerStats
 
 	prepared map[int]*sql.Stmt // MySQL --protocol prepared, by command index
 	pgNames  map[int]string    // PostgreSQL --protocol prepared
 	buf      []byte
+	name     []byte   // a \gset variable's name being built
+	psql     []string // paramSQL by command index
 	args     []any
 	pgArgs   [][]byte
 	cols     []string
@@ -46,8 +49,12 @@ type worker struct {
 	// (package pgwire), its prepared statements by command index, and its
 	// pipeline between \startpipeline and \endpipeline.
 	pw      *pgwire.Conn
-	pwStmts map[int]*pgwire.Stmt
+	pwStmts []*pgwire.Stmt // by command index
 	pwPipe  *pgwire.Pipeline
+
+	// run sends one SQL command and reads its reply: execWire, execPG or
+	// execMySQL, as the worker's connection is.
+	run func(ctx context.Context, idx int, c *pgscript.Cmd) error
 }
 
 // sent is a statement sent in a pipeline, awaiting its result.
@@ -106,15 +113,20 @@ func (wl *Workload) newWorker(ctx context.Context, env workload.Env, conn *sql.C
 			wl.defaultSeed = seed
 		}
 	})
-	w.st = pgscript.State{Vars: map[string]pgscript.Value{}, Rand: pgscript.NewPRNG(uint64(seed)), DefaultSeed: wl.defaultSeed}
+	w.st = pgscript.NewState(wl.vars, pgscript.NewPRNG(uint64(seed)), wl.defaultSeed)
 	for k, v := range wl.predefined {
-		w.st.Vars[k] = v
+		w.st.Set(k, v)
 	}
-	w.st.Vars["scale"] = pgscript.IntV(int64(wl.scale))
-	w.st.Vars["client_id"] = pgscript.IntV(int64(id))
-	w.st.Vars["default_seed"] = pgscript.IntV(wl.defaultSeed)
-	w.st.Vars["random_seed"] = pgscript.IntV(wl.defaultSeed)
+	w.st.Set("scale", pgscript.IntV(int64(wl.scale)))
+	w.st.Set("client_id", pgscript.IntV(int64(id)))
+	w.st.Set("default_seed", pgscript.IntV(wl.defaultSeed))
+	w.st.Set("random_seed", pgscript.IntV(wl.defaultSeed))
 	w.stats = wl.stats.newWorker()
+	if w.mysql {
+		w.run = w.execMySQL
+	} else {
+		w.run = w.execPG
+	}
 	return w, nil
 }
 
@@ -166,14 +178,14 @@ func (w *worker) Event(ctx context.Context, ev *workload.Event) error {
 			w.stats.record(sc.base+pc, time.Since(start), "")
 			pc++
 		case pgscript.Set:
-			v, err := c.Expr.Eval(&w.st)
+			v, err := c.Expr.Eval(w.st)
 			if err != nil {
 				return &pgscript.Error{File: s.Name, Line: c.Line, Msg: err.Error()}
 			}
-			w.st.Vars[c.Var] = v
+			w.st.SetSlot(c.Slot, v)
 			pc++
 		case pgscript.Sleep:
-			v, err := c.Expr.Eval(&w.st)
+			v, err := c.Expr.Eval(w.st)
 			if err == nil && v.K != pgscript.Int {
 				err = fmt.Errorf("\\sleep: %q is not an integer", v.Text())
 			}
@@ -193,7 +205,7 @@ func (w *worker) Event(ctx context.Context, ev *workload.Event) error {
 			}
 			pc++
 		case pgscript.If, pgscript.Elif, pgscript.Else, pgscript.Endif:
-			next, err := s.Branch(pc, &w.st)
+			next, err := s.Branch(pc, w.st)
 			if err != nil {
 				return err
 			}
@@ -243,14 +255,14 @@ func (w *worker) send(ctx context.Context, idx int, c *pgscript.Cmd) error {
 	}
 	w.pending = append(w.pending, sent{idx, time.Now()})
 	if w.wl.protocol == Extended {
-		w.pipe.SendQueryParams(w.paramSQL(c), w.pgArgs, nil, nil, nil)
+		w.pipe.SendQueryParams(w.paramSQL(idx, c), w.pgArgs, nil, nil, nil)
 		return nil
 	}
 	name, ok := w.pgNames[idx]
 	if !ok {
 		w.nprep++
 		name = "dbarena_p" + strconv.Itoa(w.nprep)
-		w.pipe.SendPrepare(name, w.paramSQL(c), nil)
+		w.pipe.SendPrepare(name, w.paramSQL(idx, c), nil)
 		w.pgNames[idx] = name
 	}
 	w.pipe.SendQueryPrepared(name, w.pgArgs, nil, nil)
@@ -324,23 +336,47 @@ func (w *worker) text(c *pgscript.Cmd) string {
 	if len(c.Parts) == 1 && c.Parts[0].Var == "" {
 		return c.Parts[0].Lit
 	}
+	return string(w.render(c))
+}
+
+// textView is text without a copy: valid until the next render, for a
+// client that copies the text into its request at once (pgwire).
+func (w *worker) textView(c *pgscript.Cmd) string {
+	if len(c.Parts) == 1 && c.Parts[0].Var == "" {
+		return c.Parts[0].Lit
+	}
+	b := w.render(c)
+	return unsafe.String(unsafe.SliceData(b), len(b))
+}
+
+// render builds text's bytes in w.buf.
+func (w *worker) render(c *pgscript.Cmd) []byte {
 	b := w.buf[:0]
-	for _, p := range c.Parts {
+	for i := range c.Parts {
+		p := &c.Parts[i]
 		if p.Var == "" {
 			b = append(b, p.Lit...)
-		} else if v, ok := w.st.Vars[p.Var]; ok {
-			b = v.AppendText(b)
+		} else if v, ok := w.st.GetSlot(p.Slot); !ok {
+			b = append(append(b, ':'), p.Var...)
+		} else if v.K == pgscript.Int {
+			b = strconv.AppendInt(b, v.I, 10)
 		} else {
-			b = append(b, ':')
-			b = append(b, p.Var...)
+			b = v.AppendText(b)
 		}
 	}
 	w.buf = b
-	return string(b)
+	return b
 }
 
-// paramSQL renders c with a placeholder per :variable ($n or ?).
-func (w *worker) paramSQL(c *pgscript.Cmd) string {
+// paramSQL is c's text with a placeholder per :variable ($n or ?), built
+// once per command idx.
+func (w *worker) paramSQL(idx int, c *pgscript.Cmd) string {
+	if w.psql == nil {
+		w.psql = make([]string, w.wl.stmts)
+	}
+	if q := w.psql[idx]; q != "" {
+		return q
+	}
 	var b strings.Builder
 	n := 0
 	for _, p := range c.Parts {
@@ -355,7 +391,8 @@ func (w *worker) paramSQL(c *pgscript.Cmd) string {
 			b.WriteString("$" + strconv.Itoa(n))
 		}
 	}
-	return w.mysqlText(b.String())
+	w.psql[idx] = w.mysqlText(b.String())
+	return w.psql[idx]
 }
 
 // mysqlText maps pgbench's END (the built-in scripts' commit) to COMMIT,
@@ -375,25 +412,27 @@ func (w *worker) params(c *pgscript.Cmd) error {
 		if p.Var == "" {
 			continue
 		}
-		v, ok := w.st.Vars[p.Var]
+		v, ok := w.st.GetSlot(p.Slot)
 		if !ok {
 			return fmt.Errorf("undefined variable :%s", p.Var)
 		}
-		if w.mysql || w.pw != nil {
-			switch v.K {
-			case pgscript.Null:
-				w.args = append(w.args, nil)
-			case pgscript.Int:
-				w.args = append(w.args, v.I)
-			case pgscript.Double:
-				w.args = append(w.args, v.F)
-			default:
-				w.args = append(w.args, v.Text())
+		if w.pg != nil { // pgx takes text
+			if v.K == pgscript.Null {
+				w.pgArgs = append(w.pgArgs, nil)
+			} else {
+				w.pgArgs = append(w.pgArgs, v.AppendText(nil))
 			}
-		} else if v.K == pgscript.Null {
-			w.pgArgs = append(w.pgArgs, nil)
-		} else {
-			w.pgArgs = append(w.pgArgs, v.AppendText(nil))
+			continue
+		}
+		switch v.K {
+		case pgscript.Null:
+			w.args = append(w.args, nil)
+		case pgscript.Int:
+			w.args = append(w.args, v.I)
+		case pgscript.Double:
+			w.args = append(w.args, v.F)
+		default:
+			w.args = append(w.args, v.Text())
 		}
 	}
 	return nil
@@ -402,14 +441,7 @@ func (w *worker) params(c *pgscript.Cmd) error {
 // exec runs one SQL command and stores its result row for \gset/\aset.
 func (w *worker) exec(ctx context.Context, idx int, c *pgscript.Cmd) error {
 	w.cols, w.vals, w.rows = w.cols[:0], w.vals[:0], 0
-	var err error
-	if w.pw != nil {
-		err = w.execWire(idx, c)
-	} else if w.pg != nil {
-		err = w.execPG(ctx, idx, c)
-	} else {
-		err = w.execMySQL(ctx, idx, c)
-	}
+	err := w.run(ctx, idx, c)
 	if err != nil || (!c.Gset && !c.Aset) {
 		return err
 	}
@@ -417,7 +449,8 @@ func (w *worker) exec(ctx context.Context, idx int, c *pgscript.Cmd) error {
 		return fmt.Errorf("\\gset: expected one row, got %d", w.rows)
 	}
 	for i, col := range w.cols {
-		w.st.Vars[c.Prefix+col] = w.vals[i]
+		w.name = append(append(w.name[:0], c.Prefix...), col...)
+		w.st.SetBytes(w.name, w.vals[i])
 	}
 	return nil
 }
@@ -437,7 +470,7 @@ func (w *worker) execPG(ctx context.Context, idx int, c *pgscript.Cmd) error {
 		if err := w.params(c); err != nil {
 			return &pgscript.Error{Line: c.Line, Msg: err.Error()}
 		}
-		rr = w.pg.ExecParams(ctx, w.paramSQL(c), w.pgArgs, nil, nil, nil)
+		rr = w.pg.ExecParams(ctx, w.paramSQL(idx, c), w.pgArgs, nil, nil, nil)
 	default:
 		if err := w.params(c); err != nil {
 			return &pgscript.Error{Line: c.Line, Msg: err.Error()}
@@ -445,7 +478,7 @@ func (w *worker) execPG(ctx context.Context, idx int, c *pgscript.Cmd) error {
 		name, ok := w.pgNames[idx]
 		if !ok {
 			name = "dbarena_s" + strconv.Itoa(idx)
-			if _, err := w.pg.Prepare(ctx, name, w.paramSQL(c), nil); err != nil {
+			if _, err := w.pg.Prepare(ctx, name, w.paramSQL(idx, c), nil); err != nil {
 				return err
 			}
 			w.pgNames[idx] = name
@@ -492,14 +525,14 @@ func (w *worker) execMySQL(ctx context.Context, idx int, c *pgscript.Cmd) error 
 		if err := w.params(c); err != nil {
 			return &pgscript.Error{Line: c.Line, Msg: err.Error()}
 		}
-		rows, err = w.conn.QueryContext(ctx, w.paramSQL(c), w.args...)
+		rows, err = w.conn.QueryContext(ctx, w.paramSQL(idx, c), w.args...)
 	default:
 		if err := w.params(c); err != nil {
 			return &pgscript.Error{Line: c.Line, Msg: err.Error()}
 		}
 		st, ok := w.prepared[idx]
 		if !ok {
-			if st, err = w.conn.PrepareContext(ctx, w.paramSQL(c)); err != nil {
+			if st, err = w.conn.PrepareContext(ctx, w.paramSQL(idx, c)); err != nil {
 				return err
 			}
 			w.prepared[idx] = st

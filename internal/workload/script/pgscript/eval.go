@@ -8,30 +8,45 @@ import (
 )
 
 // State is what expressions evaluate against: one client's variables and
-// random source. It is used by one goroutine.
+// random source (NewState). It is used by one goroutine.
 type State struct {
-	Vars map[string]Value
 	Rand *PRNG
 	// DefaultSeed is the seed of hash() and permute() when none is given
 	// (pgbench's :default_seed).
 	DefaultSeed int64
+
+	table *Table
+	own   bool             // table is the state's own: Set adds slots
+	vals  []Value          // by slot of table; K unset when undefined
+	extra map[string]Value // variables without a slot (\gset columns no script reads)
+	stack []Value          // function arguments being evaluated
 }
 
 // ErrUndefined is wrapped by errors about undefined variables.
 var ErrUndefined = errors.New("undefined variable")
 
-func (n constNode) eval(*State) (Value, error) { return n.v, nil }
+func (n *constNode) eval(*State) (Value, error) { return n.v, nil }
 
-func (n varNode) eval(s *State) (Value, error) {
+func (n *varNode) eval(s *State) (Value, error) {
 	if s != nil {
-		if v, ok := s.Vars[n.name]; ok {
+		var v Value
+		var ok bool
+		if n.slot >= 0 {
+			v, ok = s.GetSlot(n.slot)
+		} else {
+			v, ok = s.Get(n.name)
+		}
+		if ok {
+			if v.K != String {
+				return v, nil
+			}
 			return v.typed()
 		}
 	}
 	return Value{}, fmt.Errorf("%w %q", ErrUndefined, n.name)
 }
 
-func (n unaryNode) eval(s *State) (Value, error) {
+func (n *unaryNode) eval(s *State) (Value, error) {
 	x, err := n.x.eval(s)
 	if err != nil {
 		return x, err
@@ -57,19 +72,20 @@ func (n unaryNode) eval(s *State) (Value, error) {
 var errDivZero = errors.New("division by zero")
 var errRange = errors.New("bigint out of range")
 
-func (n binNode) eval(s *State) (Value, error) {
+func (n *binNode) eval(s *State) (Value, error) {
 	l, err := n.l.eval(s)
 	if err != nil {
 		return l, err
 	}
 	// AND and OR short-circuit, with SQL's three-valued logic.
-	if n.op == "and" || n.op == "or" {
+	if n.code == opAnd || n.code == opOr {
+		or := n.code == opOr
 		var lb bool
 		if l.K != Null {
 			if lb, err = l.asBool(); err != nil {
 				return l, err
 			}
-			if lb == (n.op == "or") {
+			if lb == or {
 				return BoolV(lb), nil
 			}
 		}
@@ -82,7 +98,7 @@ func (n binNode) eval(s *State) (Value, error) {
 			return r, err
 		}
 		if l.K == Null {
-			if rb == (n.op == "or") {
+			if rb == or {
 				return BoolV(rb), nil
 			}
 			return Value{}, nil
@@ -93,8 +109,11 @@ func (n binNode) eval(s *State) (Value, error) {
 	if err != nil {
 		return r, err
 	}
-	switch n.op {
-	case "+", "-", "*", "/":
+	if n.code <= opDiv && l.K == Int && r.K == Int {
+		return intArith(n.code, l.I, r.I)
+	}
+	switch n.code {
+	case opAdd, opSub, opMul, opDiv:
 		if l.K == Double || r.K == Double {
 			a, err := l.asDouble()
 			if err != nil {
@@ -104,12 +123,12 @@ func (n binNode) eval(s *State) (Value, error) {
 			if err != nil {
 				return r, err
 			}
-			switch n.op {
-			case "+":
+			switch n.code {
+			case opAdd:
 				return DoubleV(a + b), nil
-			case "-":
+			case opSub:
 				return DoubleV(a - b), nil
-			case "*":
+			case opMul:
 				return DoubleV(a * b), nil
 			}
 			if b == 0 {
@@ -125,38 +144,8 @@ func (n binNode) eval(s *State) (Value, error) {
 		if err != nil {
 			return r, err
 		}
-		switch n.op {
-		case "+":
-			c := a + b
-			if (c > a) != (b > 0) {
-				return Value{}, errRange
-			}
-			return IntV(c), nil
-		case "-":
-			c := a - b
-			if (c < a) != (b > 0) {
-				return Value{}, errRange
-			}
-			return IntV(c), nil
-		case "*":
-			hi, lo := bits.Mul64(uint64(abs64(a)), uint64(abs64(b)))
-			neg := (a < 0) != (b < 0)
-			if hi != 0 || (lo > math.MaxInt64 && !(neg && lo == 1<<63)) || a == math.MinInt64 && b != 1 && b != 0 || b == math.MinInt64 && a != 1 && a != 0 {
-				return Value{}, errRange
-			}
-			return IntV(a * b), nil
-		}
-		if b == 0 {
-			return Value{}, errDivZero
-		}
-		if b == -1 {
-			if a == math.MinInt64 {
-				return Value{}, errRange
-			}
-			return IntV(-a), nil
-		}
-		return IntV(a / b), nil
-	case "%", "&", "|", "#", "<<", ">>":
+		return intArith(n.code, a, b)
+	case opMod, opBitAnd, opBitOr, opBitXor, opShl, opShr:
 		a, err := l.asInt()
 		if err != nil {
 			return l, err
@@ -165,8 +154,8 @@ func (n binNode) eval(s *State) (Value, error) {
 		if err != nil {
 			return r, err
 		}
-		switch n.op {
-		case "%":
+		switch n.code {
+		case opMod:
 			if b == 0 {
 				return Value{}, errDivZero
 			}
@@ -174,13 +163,13 @@ func (n binNode) eval(s *State) (Value, error) {
 				return IntV(0), nil
 			}
 			return IntV(a % b), nil
-		case "&":
+		case opBitAnd:
 			return IntV(a & b), nil
-		case "|":
+		case opBitOr:
 			return IntV(a | b), nil
-		case "#":
+		case opBitXor:
 			return IntV(a ^ b), nil
-		case "<<":
+		case opShl:
 			return IntV(a << (uint64(b) & 63)), nil
 		}
 		return IntV(a >> (uint64(b) & 63)), nil
@@ -213,19 +202,55 @@ func (n binNode) eval(s *State) (Value, error) {
 		}
 		c = cmp(a < b, a > b)
 	}
-	switch n.op {
-	case "=":
+	switch n.code {
+	case opEq:
 		return BoolV(c == 0), nil
-	case "<>":
+	case opNe:
 		return BoolV(c != 0), nil
-	case "<":
+	case opLt:
 		return BoolV(c < 0), nil
-	case "<=":
+	case opLe:
 		return BoolV(c <= 0), nil
-	case ">":
+	case opGt:
 		return BoolV(c > 0), nil
 	}
 	return BoolV(c >= 0), nil
+}
+
+// intArith is +, -, * or / of two integers, with pgbench's overflow and
+// division checks.
+func intArith(code opCode, a, b int64) (Value, error) {
+	switch code {
+	case opAdd:
+		c := a + b
+		if (c > a) != (b > 0) {
+			return Value{}, errRange
+		}
+		return IntV(c), nil
+	case opSub:
+		c := a - b
+		if (c < a) != (b > 0) {
+			return Value{}, errRange
+		}
+		return IntV(c), nil
+	case opMul:
+		hi, lo := bits.Mul64(uint64(abs64(a)), uint64(abs64(b)))
+		neg := (a < 0) != (b < 0)
+		if hi != 0 || (lo > math.MaxInt64 && !(neg && lo == 1<<63)) || a == math.MinInt64 && b != 1 && b != 0 || b == math.MinInt64 && a != 1 && a != 0 {
+			return Value{}, errRange
+		}
+		return IntV(a * b), nil
+	}
+	if b == 0 {
+		return Value{}, errDivZero
+	}
+	if b == -1 {
+		if a == math.MinInt64 {
+			return Value{}, errRange
+		}
+		return IntV(-a), nil
+	}
+	return IntV(a / b), nil
 }
 
 func cmp(lt, gt bool) int {
@@ -245,7 +270,23 @@ func abs64(a int64) int64 {
 	return a
 }
 
-func (n caseNode) eval(s *State) (Value, error) {
+func (n *randomNode) eval(s *State) (Value, error) {
+	lo, err := n.lo.eval(s)
+	if err != nil {
+		return lo, err
+	}
+	hi, err := n.hi.eval(s)
+	if err != nil {
+		return hi, err
+	}
+	v, err := random(s, lo, hi)
+	if err != nil {
+		return v, fmt.Errorf("random(): %w", err)
+	}
+	return v, nil
+}
+
+func (n *caseNode) eval(s *State) (Value, error) {
 	for i, w := range n.whens {
 		v, err := w.eval(s)
 		if err != nil {
@@ -268,16 +309,38 @@ func (n caseNode) eval(s *State) (Value, error) {
 	return n.els.eval(s)
 }
 
-func (n funcNode) eval(s *State) (Value, error) {
-	args := make([]Value, len(n.args))
+func (n *funcNode) eval(s *State) (Value, error) {
+	// The arguments go on the state's stack (nested calls push theirs
+	// above), so that a call allocates nothing.
+	var args []Value
+	if s == nil {
+		args = make([]Value, len(n.args))
+	}
+	base := 0
+	if s != nil {
+		base = len(s.stack)
+	}
 	for i, a := range n.args {
 		v, err := a.eval(s)
 		if err != nil {
+			if s != nil {
+				s.stack = s.stack[:base]
+			}
 			return v, err
 		}
-		args[i] = v
+		if s == nil {
+			args[i] = v
+		} else {
+			s.stack = append(s.stack, v)
+		}
+	}
+	if s != nil {
+		args = s.stack[base:len(s.stack):len(s.stack)]
 	}
 	v, err := n.f.fn(s, args)
+	if s != nil {
+		s.stack = s.stack[:base]
+	}
 	if err != nil {
 		return v, fmt.Errorf("%s(): %w", n.f.name, err)
 	}

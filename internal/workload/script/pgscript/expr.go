@@ -10,6 +10,7 @@ import (
 type Expr struct {
 	root node
 	vars []string
+	refs []*varNode // the variable references, for Table.Bind
 }
 
 // Vars lists the variables the expression reads, in order of appearance.
@@ -25,29 +26,75 @@ type node interface {
 }
 
 type constNode struct{ v Value }
-type varNode struct{ name string }
+type varNode struct {
+	name string
+	slot int // -1 until Table.Bind
+}
 type unaryNode struct {
 	op string
 	x  node
 }
 type binNode struct {
 	op   string
+	code opCode
 	l, r node
 }
+
+// opCode is a binary operator, switched on at run time.
+type opCode uint8
+
+const (
+	opAnd opCode = iota
+	opOr
+	opAdd
+	opSub
+	opMul
+	opDiv
+	opMod
+	opBitAnd
+	opBitOr
+	opBitXor
+	opShl
+	opShr
+	opEq
+	opNe
+	opLt
+	opLe
+	opGt
+	opGe
+)
+
+var opCodes = map[string]opCode{"and": opAnd, "or": opOr, "+": opAdd, "-": opSub, "*": opMul, "/": opDiv,
+	"%": opMod, "&": opBitAnd, "|": opBitOr, "#": opBitXor, "<<": opShl, ">>": opShr,
+	"=": opEq, "<>": opNe, "<": opLt, "<=": opLe, ">": opGt, ">=": opGe}
+
+// newBin makes a binary node of one of opCodes' operators.
+func newBin(op string, l, r node) *binNode {
+	c, ok := opCodes[op]
+	if !ok {
+		panic("pgscript: unknown operator " + op)
+	}
+	return &binNode{op: op, code: c, l: l, r: r}
+}
+
 type funcNode struct {
 	f    *function
 	args []node
 }
+
+// randomNode is random(lo, hi), pgbench's most used function, called
+// without an argument list.
+type randomNode struct{ lo, hi node }
 type caseNode struct {
 	whens, thens []node
 	els          node
 }
 
-func (n constNode) pure() bool { return true }
-func (n varNode) pure() bool   { return false }
-func (n unaryNode) pure() bool { return n.x.pure() }
-func (n binNode) pure() bool   { return n.l.pure() && n.r.pure() }
-func (n funcNode) pure() bool {
+func (n *constNode) pure() bool { return true }
+func (n *varNode) pure() bool   { return false }
+func (n *unaryNode) pure() bool { return n.x.pure() }
+func (n *binNode) pure() bool   { return n.l.pure() && n.r.pure() }
+func (n *funcNode) pure() bool {
 	if n.f.random {
 		return false
 	}
@@ -58,13 +105,46 @@ func (n funcNode) pure() bool {
 	}
 	return true
 }
-func (n caseNode) pure() bool {
+func (n *randomNode) pure() bool { return false }
+func (n *caseNode) pure() bool {
 	for i := range n.whens {
 		if !n.whens[i].pure() || !n.thens[i].pure() {
 			return false
 		}
 	}
 	return n.els == nil || n.els.pure()
+}
+
+// fold replaces n's pure sub-expressions by their values (those whose
+// evaluation fails are left to fail at run time).
+func fold(n node) node {
+	switch t := n.(type) {
+	case *constNode, *varNode:
+		return n
+	case *unaryNode:
+		t.x = fold(t.x)
+	case *binNode:
+		t.l, t.r = fold(t.l), fold(t.r)
+	case *funcNode:
+		for i := range t.args {
+			t.args[i] = fold(t.args[i])
+		}
+	case *randomNode:
+		t.lo, t.hi = fold(t.lo), fold(t.hi)
+	case *caseNode:
+		for i := range t.whens {
+			t.whens[i], t.thens[i] = fold(t.whens[i]), fold(t.thens[i])
+		}
+		if t.els != nil {
+			t.els = fold(t.els)
+		}
+	}
+	if n.pure() {
+		if v, err := n.eval(nil); err == nil {
+			return &constNode{v}
+		}
+	}
+	return n
 }
 
 // token kinds of the expression lexer.
@@ -184,15 +264,18 @@ func ParseExpr(src string) (*Expr, error) {
 		if err != nil {
 			return nil, err
 		}
-		n = constNode{v}
+		n = &constNode{v}
+	} else {
+		n = fold(n)
 	}
-	return &Expr{root: n, vars: p.vars}, nil
+	return &Expr{root: n, vars: p.vars, refs: p.refs}, nil
 }
 
 type exprParser struct {
 	toks  []token
 	i     int
 	vars  []string
+	refs  []*varNode
 	depth int
 }
 
@@ -229,7 +312,7 @@ func (p *exprParser) parseOr() (node, error) {
 		if err != nil {
 			return nil, err
 		}
-		return binNode{"or", l, r}, nil
+		return newBin("or", l, r), nil
 	}
 	return l, nil
 }
@@ -245,7 +328,7 @@ func (p *exprParser) parseAnd() (node, error) {
 		if err != nil {
 			return nil, err
 		}
-		return binNode{"and", l, r}, nil
+		return newBin("and", l, r), nil
 	}
 	return l, nil
 }
@@ -262,7 +345,7 @@ func (p *exprParser) parseNot() (node, error) {
 		if err != nil {
 			return nil, err
 		}
-		return unaryNode{"not", x}, nil
+		return &unaryNode{"not", x}, nil
 	}
 	return p.parseIs()
 }
@@ -275,10 +358,10 @@ func (p *exprParser) parseIs() (node, error) {
 	switch {
 	case p.isKw("isnull"):
 		p.next()
-		return unaryNode{"isnull", x}, nil
+		return &unaryNode{"isnull", x}, nil
 	case p.isKw("notnull"):
 		p.next()
-		return unaryNode{"not", unaryNode{"isnull", x}}, nil
+		return &unaryNode{"not", &unaryNode{"isnull", x}}, nil
 	case p.isKw("is"):
 		p.next()
 		neg := false
@@ -290,14 +373,14 @@ func (p *exprParser) parseIs() (node, error) {
 		var n node
 		switch {
 		case t.k == tIdent && t.s == "null":
-			n = unaryNode{"isnull", x}
+			n = &unaryNode{"isnull", x}
 		case t.k == tIdent && (t.s == "true" || t.s == "false"):
-			n = unaryNode{"is" + t.s, x}
+			n = &unaryNode{"is" + t.s, x}
 		default:
 			return nil, p.errAt(t)
 		}
 		if neg {
-			n = unaryNode{"not", n}
+			n = &unaryNode{"not", n}
 		}
 		return n, nil
 	}
@@ -322,7 +405,7 @@ func (p *exprParser) parseCmp() (node, error) {
 			if op == "!=" {
 				op = "<>"
 			}
-			return binNode{op, l, r}, nil
+			return newBin(op, l, r), nil
 		}
 	}
 	return l, nil
@@ -343,7 +426,7 @@ func (p *exprParser) parseBit() (node, error) {
 		if err != nil {
 			return nil, err
 		}
-		l = binNode{t.s, l, r}
+		l = newBin(t.s, l, r)
 	}
 }
 
@@ -358,7 +441,7 @@ func (p *exprParser) parseAdd() (node, error) {
 		if err != nil {
 			return nil, err
 		}
-		l = binNode{op, l, r}
+		l = newBin(op, l, r)
 	}
 	return l, nil
 }
@@ -374,7 +457,7 @@ func (p *exprParser) parseMul() (node, error) {
 		if err != nil {
 			return nil, err
 		}
-		l = binNode{op, l, r}
+		l = newBin(op, l, r)
 	}
 	return l, nil
 }
@@ -394,20 +477,20 @@ func (p *exprParser) parseUnary() (node, error) {
 		// -9223372036854775808 is a valid literal.
 		if t := p.peek(); t.k == tInt && t.s == "9223372036854775808" {
 			p.next()
-			return constNode{IntV(-9223372036854775808)}, nil
+			return &constNode{IntV(-9223372036854775808)}, nil
 		}
 		x, err := p.parseUnary()
 		if err != nil {
 			return nil, err
 		}
-		return binNode{"-", constNode{IntV(0)}, x}, nil
+		return newBin("-", &constNode{IntV(0)}, x), nil
 	case p.isOp("~"):
 		p.next()
 		x, err := p.parseUnary()
 		if err != nil {
 			return nil, err
 		}
-		return binNode{"#", constNode{IntV(-1)}, x}, nil
+		return newBin("#", &constNode{IntV(-1)}, x), nil
 	}
 	return p.parsePrimary()
 }
@@ -420,16 +503,18 @@ func (p *exprParser) parsePrimary() (node, error) {
 		if err != nil {
 			return nil, fmt.Errorf("bigint out of range: %s", t.s)
 		}
-		return constNode{IntV(i)}, nil
+		return &constNode{IntV(i)}, nil
 	case tDouble:
 		f, err := strconv.ParseFloat(t.s, 64)
 		if err != nil {
 			return nil, fmt.Errorf("invalid double %s", t.s)
 		}
-		return constNode{DoubleV(f)}, nil
+		return &constNode{DoubleV(f)}, nil
 	case tVar:
 		p.vars = append(p.vars, t.s)
-		return varNode{t.s}, nil
+		r := &varNode{name: t.s, slot: -1}
+		p.refs = append(p.refs, r)
+		return r, nil
 	case tOp:
 		if t.s == "(" {
 			x, err := p.parseOr()
@@ -445,11 +530,11 @@ func (p *exprParser) parsePrimary() (node, error) {
 	case tIdent:
 		switch t.s {
 		case "true":
-			return constNode{BoolV(true)}, nil
+			return &constNode{BoolV(true)}, nil
 		case "false":
-			return constNode{BoolV(false)}, nil
+			return &constNode{BoolV(false)}, nil
 		case "null":
-			return constNode{}, nil
+			return &constNode{}, nil
 		case "case":
 			return p.parseCase()
 		}
@@ -483,13 +568,16 @@ func (p *exprParser) parsePrimary() (node, error) {
 		if len(args) < f.min || (f.max >= 0 && len(args) > f.max) {
 			return nil, fmt.Errorf("wrong number of arguments (%d) for function %s", len(args), t.s)
 		}
-		return funcNode{f, args}, nil
+		if f.name == "random" {
+			return &randomNode{args[0], args[1]}, nil
+		}
+		return &funcNode{f, args}, nil
 	}
 	return nil, p.errAt(t)
 }
 
 func (p *exprParser) parseCase() (node, error) {
-	var c caseNode
+	c := &caseNode{}
 	for p.isKw("when") {
 		p.next()
 		w, err := p.parseOr()

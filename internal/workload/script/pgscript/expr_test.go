@@ -11,7 +11,7 @@ func evalStr(t *testing.T, src string, vars map[string]Value) (Value, error) {
 	if err != nil {
 		return Value{}, err
 	}
-	return e.Eval(&State{Vars: vars, Rand: NewPRNG(1), DefaultSeed: 5432})
+	return e.Eval(stateWith(vars, NewPRNG(1), 5432))
 }
 
 // Values from pgbench's documentation (Table: pgbench Functions, Operators).
@@ -106,7 +106,7 @@ func TestExprFoldsAtParse(t *testing.T) {
 }
 
 func TestRandomBounds(t *testing.T) {
-	st := &State{Rand: NewPRNG(42)}
+	st := NewState(nil, NewPRNG(42), 0)
 	for _, tc := range []struct {
 		expr   string
 		lo, hi int64
@@ -128,7 +128,7 @@ func TestRandomBounds(t *testing.T) {
 			}
 			seen := map[int64]bool{}
 			for i := 0; i < 5000; i++ {
-				st.Vars = map[string]Value{"i": IntV(int64(i))}
+				st.Set("i", IntV(int64(i)))
 				v, err := e.Eval(st)
 				if err != nil {
 					t.Fatal(err)
@@ -201,5 +201,40 @@ func TestPermuteMatchesPgbench(t *testing.T) {
 		if got := Permute(tc.v, tc.size, tc.seed); got != tc.want {
 			t.Errorf("permute(%d, %d, %d) = %d, pgbench says %d", tc.v, tc.size, tc.seed, got, tc.want)
 		}
+	}
+}
+
+// Pure sub-expressions are evaluated once, at parse time; one whose
+// evaluation fails is left to fail when the expression runs.
+func TestFoldSubExpressions(t *testing.T) {
+	e, err := ParseExpr("random(-5000, 5000)")
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, ok := e.root.(*randomNode)
+	if !ok {
+		t.Fatalf("root %T, want *randomNode", e.root)
+	}
+	if lo, ok := r.lo.(*constNode); !ok || lo.v != IntV(-5000) {
+		t.Errorf("lo %#v, want the constant -5000", r.lo)
+	}
+	e, err = ParseExpr(":x + 2 * 3")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b, ok := e.root.(*binNode); !ok {
+		t.Errorf("root %T, want *binNode", e.root)
+	} else if c, ok := b.r.(*constNode); !ok || c.v != IntV(6) {
+		t.Errorf("2 * 3: %#v, want the constant 6", b.r)
+	}
+	e, err = ParseExpr(":x + 1 / 0")
+	if err != nil {
+		t.Fatalf("a failing sub-expression of a variable's expression: %v, want a run-time error", err)
+	}
+	if _, err := e.Eval(stateWith(map[string]Value{"x": IntV(1)}, nil, 0)); err == nil || !strings.Contains(err.Error(), "division by zero") {
+		t.Errorf("run: %v, want division by zero", err)
+	}
+	if v, err := evalStr(t, "CASE WHEN :x > 1 THEN 2 * 3 ELSE -(4) END", map[string]Value{"x": IntV(0)}); err != nil || v != IntV(-4) {
+		t.Errorf("case: %v (%v), want -4", v, err)
 	}
 }

@@ -81,7 +81,7 @@ func fnPow(_ *State, a []Value) (Value, error) {
 }
 
 func fnMod(_ *State, a []Value) (Value, error) {
-	return binNode{"%", constNode{a[0]}, constNode{a[1]}}.eval(nil)
+	return newBin("%", &constNode{a[0]}, &constNode{a[1]}).eval(nil)
 }
 
 // extreme is least (or greatest): a double if any argument is a double.
@@ -194,11 +194,11 @@ func HashMurmur2(v int64, seed uint64) int64 {
 	return int64(r)
 }
 
-func bounds(a []Value) (lo, hi int64, err error) {
-	if lo, err = a[0].asInt(); err != nil {
+func bounds(l, h Value) (lo, hi int64, err error) {
+	if lo, err = l.asInt(); err != nil {
 		return
 	}
-	if hi, err = a[1].asInt(); err != nil {
+	if hi, err = h.asInt(); err != nil {
 		return
 	}
 	if lo > hi {
@@ -210,18 +210,20 @@ func bounds(a []Value) (lo, hi int64, err error) {
 	return lo, hi, nil
 }
 
-func fnRandom(s *State, a []Value) (Value, error) {
-	lo, hi, err := bounds(a)
+func fnRandom(s *State, a []Value) (Value, error) { return random(s, a[0], a[1]) }
+
+func random(s *State, lo, hi Value) (Value, error) {
+	l, h, err := bounds(lo, hi)
 	if err != nil {
 		return Value{}, err
 	}
-	return IntV(lo + int64(s.Rand.Range(0, uint64(hi-lo)))), nil
+	return IntV(l + int64(s.Rand.Range(0, uint64(h-l)))), nil
 }
 
 func param(a []Value) (float64, error) { return a[2].asDouble() }
 
 func fnRandomExponential(s *State, a []Value) (Value, error) {
-	lo, hi, err := bounds(a)
+	lo, hi, err := bounds(a[0], a[1])
 	if err != nil {
 		return Value{}, err
 	}
@@ -236,7 +238,7 @@ func fnRandomExponential(s *State, a []Value) (Value, error) {
 }
 
 func fnRandomGaussian(s *State, a []Value) (Value, error) {
-	lo, hi, err := bounds(a)
+	lo, hi, err := bounds(a[0], a[1])
 	if err != nil {
 		return Value{}, err
 	}
@@ -251,7 +253,7 @@ func fnRandomGaussian(s *State, a []Value) (Value, error) {
 }
 
 func fnRandomZipfian(s *State, a []Value) (Value, error) {
-	lo, hi, err := bounds(a)
+	lo, hi, err := bounds(a[0], a[1])
 	if err != nil {
 		return Value{}, err
 	}

@@ -51,7 +51,18 @@ func FuzzExpr(f *testing.F) {
 		if err != nil {
 			return
 		}
-		st := &State{Vars: map[string]Value{"x": IntV(3), "scale": IntV(1)}, Rand: NewPRNG(1)}
-		_, _ = e.Eval(st)
+		vars := map[string]Value{"x": IntV(3), "scale": IntV(1)}
+		v1, err1 := e.Eval(stateWith(vars, NewPRNG(1), 7))
+		// Bound to slots, the expression evaluates alike.
+		t2 := NewTable()
+		e.bind(t2)
+		st := NewState(t2, NewPRNG(1), 7)
+		for k, v := range vars {
+			st.Set(k, v)
+		}
+		v2, err2 := e.Eval(st)
+		if (err1 == nil) != (err2 == nil) || err1 == nil && v1 != v2 {
+			t.Fatalf("unbound %v (%v), bound %v (%v)", v1, err1, v2, err2)
+		}
 	})
 }

@@ -34,8 +34,9 @@ const (
 
 // Part is a piece of a SQL command: literal text, or a :variable.
 type Part struct {
-	Lit string
-	Var string // non-empty for a variable reference
+	Lit  string
+	Var  string // non-empty for a variable reference
+	Slot int    // Var's slot (Table.Bind)
 }
 
 // Cmd is one command of a script.
@@ -53,6 +54,7 @@ type Cmd struct {
 	Prefix string
 	// Set: Var = Expr. Sleep: Expr times Unit. If/Elif: Expr.
 	Var  string
+	Slot int // Var's slot (Table.Bind)
 	Expr *Expr
 	Unit int64 // microseconds per unit of \sleep
 	// Jump is, for If and Elif, the next branch of the chain (an Elif,

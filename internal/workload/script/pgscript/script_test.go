@@ -103,7 +103,7 @@ SELECT '::x', now()::date, :one
 	}
 	// \if chain: n = 7 takes the first branch, 3 the \elif, 1 the \else.
 	for n, want := range map[int64]int{7: 5, 3: 7, 1: 9} {
-		st := &State{Vars: map[string]Value{"n": IntV(n)}}
+		st := stateWith(map[string]Value{"n": IntV(n)}, nil, 0)
 		pc, err := s.Branch(4, st)
 		if err != nil || pc != want {
 			t.Errorf("n=%d: branch to %d (%v), want %d", n, pc, err, want)

@@ -106,6 +106,9 @@ func parseBool(s string) (bool, bool) {
 }
 
 func (v Value) asInt() (int64, error) {
+	if v.K == Int {
+		return v.I, nil
+	}
 	v, err := v.typed()
 	if err != nil {
 		return 0, err
@@ -125,6 +128,12 @@ func (v Value) asInt() (int64, error) {
 }
 
 func (v Value) asDouble() (float64, error) {
+	switch v.K {
+	case Double:
+		return v.F, nil
+	case Int:
+		return float64(v.I), nil
+	}
 	v, err := v.typed()
 	if err != nil {
 		return 0, err
