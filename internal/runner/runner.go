@@ -852,6 +852,9 @@ type worker struct {
 	opens int               // connections opened so far, for seeds
 	used  int               // events started on the current connection
 	ids   map[string]uint16 // cache of r.names
+	// lastName and lastID: the last string interned, and its id.
+	lastName string
+	lastID   uint16
 }
 
 // TickWork sums the coordinator's work per tick: the CPU time each drain

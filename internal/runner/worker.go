@@ -85,11 +85,17 @@ func (wk *worker) intern(s string) uint16 {
 	if s == "" {
 		return 0
 	}
-	if i, ok := wk.ids[s]; ok {
-		return i
+	// Most workloads repeat one type: the last one saves hashing it
+	// (3.4% of a select-only script run's client CPU).
+	if s == wk.lastName {
+		return wk.lastID
 	}
-	i := wk.r.names.id(s)
-	wk.ids[s] = i
+	i, ok := wk.ids[s]
+	if !ok {
+		i = wk.r.names.id(s)
+		wk.ids[s] = i
+	}
+	wk.lastName, wk.lastID = s, i
 	return i
 }
 
