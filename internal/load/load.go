@@ -265,6 +265,9 @@ type loader struct {
 	current    atomic.Value // string: the table being read
 	// bulk loads each table's data in one transaction (bulk.go).
 	bulk bool
+	// schemaGen counts the schema and post-data statements run: cached
+	// column types older than it are read again.
+	schemaGen atomic.Int64
 	// loadData is set while the LOAD DATA fast path is on.
 	loadData           atomic.Bool
 	loadDataStatements atomic.Int64

@@ -317,7 +317,10 @@ func (l *loader) stream(ctx context.Context, part *dump.Part, schema *session, p
 				}
 				ss.schemaDB = ss.cur
 			}
-			if _, err := schema.c.exec(ctx, st.SQL); err != nil {
+			_, err := schema.c.exec(ctx, st.SQL)
+			// After the statement: column types read before it are stale.
+			l.schemaGen.Add(1)
+			if err != nil {
 				if ctx.Err() != nil {
 					return nil
 				}
