@@ -102,6 +102,8 @@ func (d *dialer) dial(ctx context.Context, db string) (conn, error) {
 type myConn struct {
 	c  *sql.Conn
 	db string
+	// colCache holds column types for LOAD DATA's check (loaddata_exec.go).
+	colCache map[string]colTypes
 }
 
 func (m *myConn) exec(ctx context.Context, q string) (int64, error) {

@@ -51,6 +51,12 @@ type Options struct {
 	// (also ""). A server that refuses LOAD DATA LOCAL gets the INSERTs,
 	// with a note.
 	LoadData string
+	// Bulk loads each table's data in one transaction on one connection
+	// (tables in parallel), so that MariaDB bulk-loads empty InnoDB
+	// tables (bulk.go): "on", "auto" (also "": on for the MySQL family
+	// unless ContinueOnError) or "off": every statement on any
+	// connection, autocommitted.
+	Bulk string
 	// NoStats skips the per-table figures read after the load.
 	NoStats bool
 	// NoChecksum reads the per-table rows and sizes without the content
@@ -196,7 +202,11 @@ func Load(ctx context.Context, env workload.Env, o Options) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	l := &loader{o: o, d: d, dl: dl, t: t, tables: map[string]*tableCount{}}
+	bulk, err := bulkMode(o, t)
+	if err != nil {
+		return nil, &dump.BadInputError{Msg: err.Error()}
+	}
+	l := &loader{o: o, d: d, dl: dl, t: t, tables: map[string]*tableCount{}, bulk: bulk}
 	l.res = &Result{Files: o.Files, Format: string(d.Format), Flavor: string(t.Flavor), Threads: o.Threads,
 		StartedAt: time.Now().UTC(), Engine: o.Rewrite.Engine}
 	if o.Rewrite.Engine != "" || len(o.Rewrite.EngineMap) > 0 {
@@ -253,6 +263,11 @@ type loader struct {
 	statements atomic.Int64
 	rows       atomic.Int64
 	current    atomic.Value // string: the table being read
+	// bulk loads each table's data in one transaction (bulk.go).
+	bulk bool
+	// schemaGen counts the schema and post-data statements run: cached
+	// column types older than it are read again.
+	schemaGen atomic.Int64
 	// loadData is set while the LOAD DATA fast path is on.
 	loadData           atomic.Bool
 	loadDataStatements atomic.Int64

@@ -331,6 +331,17 @@ func (p *tupleParser) str(out []byte) ([]byte, bool) {
 	q := p.s[p.i]
 	s := p.s
 	for j := p.i + 1; j < len(s); j++ {
+		// Copy the run of bytes that need nothing done at once.
+		k := j
+		for k < len(s) && !strSpecial[s[k]] {
+			k++
+		}
+		if k > j {
+			out = append(out, s[j:k]...)
+			if j = k; j >= len(s) {
+				break
+			}
+		}
 		c := s[j]
 		switch {
 		case c == q:
@@ -376,6 +387,15 @@ func (p *tupleParser) str(out []byte) ([]byte, bool) {
 	}
 	return out, false
 }
+
+// strSpecial marks the bytes str handles one by one: quotes, the
+// backslash, and what appendRaw escapes.
+var strSpecial = func() (t [256]bool) {
+	for _, c := range []byte{'\'', '"', '\\', '\t', '\n', '\r', 0} {
+		t[c] = true
+	}
+	return t
+}()
 
 // appendRaw appends one data byte, escaped for LOAD DATA.
 func appendRaw(out []byte, c byte) []byte {

@@ -117,7 +117,7 @@ func (l *loader) tryLoadData(ctx context.Context, s *session, j *job) (n int64, 
 		return 0, false, nil
 	}
 	ld, ok := toLoadData(j.st.SQL)
-	if !ok || !mc.loadDataFits(ctx, j.st.Table, ld) {
+	if !ok || !mc.loadDataFits(ctx, j.st.Table, ld, l.schemaGen.Load()) {
 		return 0, false, nil
 	}
 	n, err = mc.loadData(ctx, ld, cs, s.ldStrict)
@@ -141,32 +141,14 @@ var numericTypes = map[string]bool{"tinyint": true, "smallint": true, "mediumint
 // but NULL into a BIT column, a number into an ENUM or SET column, a hex
 // or _binary literal into a numeric column, a number whose text is not
 // kept (1e3, 007) into any other column.
-func (m *myConn) loadDataFits(ctx context.Context, table string, ld *loadDataInsert) bool {
-	schema, name, qualified := strings.Cut(table, ".")
-	if !qualified {
-		schema, name = "", table
-	}
-	rows, err := m.c.QueryContext(ctx, "SELECT COLUMN_NAME, DATA_TYPE FROM information_schema.COLUMNS "+
-		"WHERE TABLE_SCHEMA = COALESCE(NULLIF(?, ''), DATABASE()) AND TABLE_NAME = ? ORDER BY ORDINAL_POSITION", schema, name)
-	if err != nil {
+func (m *myConn) loadDataFits(ctx context.Context, table string, ld *loadDataInsert, gen int64) bool {
+	ct, ok := m.columnTypes(ctx, table, gen)
+	if !ok {
 		return false
 	}
-	defer rows.Close()
-	types := map[string]string{}
-	var order []string
-	for rows.Next() {
-		var c, t string
-		if rows.Scan(&c, &t) != nil {
-			return false
-		}
-		types[strings.ToLower(c)] = strings.ToLower(t)
-		order = append(order, strings.ToLower(t))
-	}
-	if rows.Err() != nil || len(order) == 0 {
-		return false
-	}
+	types, order := ct.types, ct.order
 	if ld.Columns != "" {
-		order = order[:0]
+		order = make([]string, 0, len(order))
 		for _, c := range strings.Split(strings.Trim(ld.Columns, "()"), ",") {
 			c = strings.TrimSpace(c)
 			if strings.HasPrefix(c, "`") {
@@ -252,4 +234,49 @@ func refusesLocalFiles(err error) bool {
 		}
 	}
 	return false
+}
+
+// colTypes are a table's columns' DATA_TYPEs, lower case: by name, and in
+// order; gen is the loader's schema generation they were read at.
+type colTypes struct {
+	types map[string]string
+	order []string
+	gen   int64
+}
+
+// columnTypes reads table's column types from information_schema,
+// cached per connection and database until the loader's schema
+// generation (gen) moves on.
+func (m *myConn) columnTypes(ctx context.Context, table string, gen int64) (colTypes, bool) {
+	key := m.db + "\x00" + table
+	if ct, ok := m.colCache[key]; ok && ct.gen == gen {
+		return ct, true
+	}
+	schema, name, qualified := strings.Cut(table, ".")
+	if !qualified {
+		schema, name = "", table
+	}
+	rows, err := m.c.QueryContext(ctx, "SELECT COLUMN_NAME, DATA_TYPE FROM information_schema.COLUMNS "+
+		"WHERE TABLE_SCHEMA = COALESCE(NULLIF(?, ''), DATABASE()) AND TABLE_NAME = ? ORDER BY ORDINAL_POSITION", schema, name)
+	if err != nil {
+		return colTypes{}, false
+	}
+	defer rows.Close()
+	ct := colTypes{types: map[string]string{}, gen: gen}
+	for rows.Next() {
+		var c, t string
+		if rows.Scan(&c, &t) != nil {
+			return colTypes{}, false
+		}
+		ct.types[strings.ToLower(c)] = strings.ToLower(t)
+		ct.order = append(ct.order, strings.ToLower(t))
+	}
+	if rows.Err() != nil || len(ct.order) == 0 {
+		return colTypes{}, false
+	}
+	if m.colCache == nil {
+		m.colCache = map[string]colTypes{}
+	}
+	m.colCache[key] = ct
+	return ct, true
 }

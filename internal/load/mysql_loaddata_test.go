@@ -127,6 +127,29 @@ func TestMariaDBLoadDataColumnTypes(t *testing.T) {
 	}
 }
 
+// TestMariaDBLoadDataTypesAfterAlter: the column types LOAD DATA is
+// checked against are read again after a schema change (they are cached
+// per connection): 007 into a column turned from INT into VARCHAR stays
+// an INSERT, which stores '7'.
+func TestMariaDBLoadDataTypesAfterAlter(t *testing.T) {
+	env := sandboxtest.Env(t, target.FlavorMariaDB)
+	f := filepath.Join(t.TempDir(), "alter.sql")
+	body := "CREATE TABLE al (a INT, b INT);\nINSERT INTO al VALUES (1,007);\n" +
+		"ALTER TABLE al MODIFY b VARCHAR(10);\nINSERT INTO al VALUES (2,007);\n"
+	if err := os.WriteFile(f, []byte(body), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	res, err := Load(context.Background(), env, Options{Files: []string{f}, Database: "al_on", Threads: 1,
+		Admin: adminTarget(t, env.Target), LoadData: "on", NoStats: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	equalRows(t, "al", rowsOf(t, openDB(t, env.Target, "al_on"), "SELECT a, b FROM al ORDER BY a"), []string{`"1"|"7"|`, `"2"|"7"|`})
+	if res.LoadDataStatements != 1 {
+		t.Errorf("LOAD DATA statements %d, want 1 (the first)", res.LoadDataStatements)
+	}
+}
+
 func setLocalInfile(t *testing.T, db *sql.DB, v string) {
 	t.Helper()
 	if _, err := db.Exec("SET GLOBAL local_infile = " + v); err != nil {

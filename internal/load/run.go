@@ -21,6 +21,10 @@ type job struct {
 	// append-only session log); a connection replays what it lacks.
 	log []string
 	tc  *tableCount
+	// lane, if set, makes this job a table transaction (bulk.go).
+	lane *lane
+	// inTx: the statement runs inside a table transaction.
+	inTx bool
 }
 
 // session is a connection with the session log it has replayed.
@@ -181,6 +185,8 @@ type streamState struct {
 	post     []job
 	// indexes are post-data index builds (one table each).
 	indexes []job
+	// lane is the open table transaction's queue (bulk.go).
+	lane *lane
 }
 
 // stream reads one part and runs its statements: in order on the schema
@@ -203,6 +209,9 @@ func (l *loader) stream(ctx context.Context, part *dump.Part, schema *session, p
 		ss.cur = part.Database
 	}
 	mysql := l.d.Syntax == dump.MySQL
+	// A table transaction ends at the first statement that is not its
+	// table's data, and with the part.
+	defer ss.closeLane()
 	for {
 		if ctx.Err() != nil {
 			return nil
@@ -218,6 +227,9 @@ func (l *loader) stream(ctx context.Context, part *dump.Part, schema *session, p
 			if err := l.o.Rewrite.Apply(&st); err != nil {
 				return err
 			}
+		}
+		if st.Kind != dump.Skip && st.Kind != dump.Data {
+			ss.closeLane()
 		}
 		switch st.Kind {
 		case dump.Skip:
@@ -256,8 +268,16 @@ func (l *loader) stream(ctx context.Context, part *dump.Part, schema *session, p
 			if ss.cur != "" {
 				l.addDatabase(ss.cur)
 			}
+			j := job{st: st, db: ss.cur, log: ss.log[:len(ss.log):len(ss.log)], tc: tc}
+			if l.bulk && !setsAutocommit(j.log) {
+				if !l.bulkData(p, ss, j) {
+					return nil
+				}
+				continue
+			}
+			ss.closeLane()
 			p.pending(tc.key(), 1)
-			if !p.submit(job{st: st, db: ss.cur, log: ss.log[:len(ss.log):len(ss.log)], tc: tc}) {
+			if !p.submit(j) {
 				return nil
 			}
 		case dump.PostData:
@@ -297,7 +317,10 @@ func (l *loader) stream(ctx context.Context, part *dump.Part, schema *session, p
 				}
 				ss.schemaDB = ss.cur
 			}
-			if _, err := schema.c.exec(ctx, st.SQL); err != nil {
+			_, err := schema.c.exec(ctx, st.SQL)
+			// After the statement: column types read before it are stale.
+			l.schemaGen.Add(1)
+			if err != nil {
 				if ctx.Err() != nil {
 					return nil
 				}
@@ -324,8 +347,9 @@ func (l *loader) execIn(ctx context.Context, s *session, j *job) error {
 	var n int64
 	var err error
 	// A statement chosen as a deadlock victim (parallel data of one
-	// table, InnoDB) was rolled back whole: run it again.
-	retry := !setsAutocommit(j.log)
+	// table, InnoDB) was rolled back whole: run it again. Not inside a
+	// transaction, which the deadlock rolled back whole.
+	retry := !j.inTx && !setsAutocommit(j.log)
 	for try := 0; try == 0 || (retry && isDeadlock(err) && try < maxDeadlockRetries && ctx.Err() == nil); try++ {
 		var done bool
 		n, done, err = l.tryLoadData(ctx, s, j)
@@ -517,11 +541,19 @@ type pool struct {
 	queued  map[string]int
 	err     error
 	started bool
+	// laneBytes is the statement text queued for table transactions.
+	laneBytes int64
 }
 
 func newPool(ctx context.Context, cancel context.CancelCauseFunc, l *loader) *pool {
 	p := &pool{l: l, ctx: ctx, cancel: cancel, jobs: make(chan job, 2*l.o.Threads), queued: map[string]int{}}
 	p.cond = sync.NewCond(&p.mu)
+	// Waiters (drain, reserve) wake up when the load stops.
+	context.AfterFunc(ctx, func() {
+		p.mu.Lock()
+		p.cond.Broadcast()
+		p.mu.Unlock()
+	})
 	return p
 }
 
@@ -560,7 +592,13 @@ func (p *pool) worker() {
 			s = &session{c: c}
 		}
 		var err error
-		if j.part != nil {
+		if j.lane != nil {
+			if err = p.l.runLane(p.ctx, p, s, &j); err != nil {
+				// The session may be inside a transaction.
+				s.c.close()
+				s = nil
+			}
+		} else if j.part != nil {
 			err = p.l.runFile(p.ctx, s, &j)
 		} else {
 			err = p.l.execIn(p.ctx, s, &j)
@@ -602,7 +640,7 @@ func (p *pool) done(j *job) {
 // drain waits until no data of table key is queued or running.
 func (p *pool) drain(key string) {
 	p.mu.Lock()
-	for p.queued[key] > 0 && p.err == nil {
+	for p.queued[key] > 0 && p.err == nil && p.ctx.Err() == nil {
 		p.cond.Wait()
 	}
 	p.mu.Unlock()
