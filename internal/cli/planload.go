@@ -77,8 +77,9 @@ func (pl planLoader) Load(ctx context.Context, j lab.LoadJob) (*summary.Run, err
 			return nil, fmt.Errorf("engine %s is not available on %s %s (it has %s)", m, s.Target.Flavor, s.Target.Version, strings.Join(have, ", "))
 		}
 	}
+	// The same defaults as dbarena load's flags.
 	res, err := load.Load(ctx, s.Env(), load.Options{Files: []string{file}, Threads: threads,
-		Rewrite: dump.Rewrite{Engine: j.Engine}})
+		Rewrite: dump.Rewrite{Engine: j.Engine}, DeferIndexes: true, LoadData: "auto"})
 	if res == nil {
 		if err == nil {
 			err = errors.New("load returned nothing")

@@ -53,9 +53,8 @@ type Options struct {
 	LoadData string
 	// Bulk loads each table's data in one transaction on one connection
 	// (tables in parallel), so that MariaDB bulk-loads empty InnoDB
-	// tables (bulk.go): "on", "auto" (also "": on for the MySQL family
-	// unless ContinueOnError) or "off": every statement on any
-	// connection, autocommitted.
+	// tables (bulk.go): "on" (MySQL family; not with ContinueOnError) or
+	// "off" (also ""): every statement on any connection, autocommitted.
 	Bulk string
 	// NoStats skips the per-table figures read after the load.
 	NoStats bool
