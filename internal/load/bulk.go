@@ -103,7 +103,7 @@ func (l *loader) runLane(ctx context.Context, p *pool, s *session, lj *job) (err
 		l.rows.Add(-rows)
 		lj.tc.rows.Add(-rows)
 		if began {
-			l.note(fmt.Sprintf("table %s: its data (from %s) was rolled back: it was loaded in one transaction that did not commit", lj.tc.name, first.Where()))
+			l.note(fmt.Sprintf("table %s: its data (from %s) was rolled back: it was loaded in one transaction that did not commit (a non-transactional table, MyISAM or Aria, keeps the rows it got; they are not counted)", lj.tc.name, first.Where()))
 		}
 	}()
 	for j := range lj.lane.ch {
