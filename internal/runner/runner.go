@@ -251,20 +251,21 @@ func Run(ctx context.Context, cfg Config, env workload.Env, w workload.Runner, o
 // small beside the server's own queueing at such thread counts.
 const maxProcs = 256
 
-// setProcs gives the Go scheduler one P per worker while Workers that
-// wait in raw system calls run (mysqlwire, pgwire): such a worker keeps
-// its P while it waits, as a C client keeps its thread, so fewer Ps than
-// workers would leave some workers without one for a scheduler time
-// slice. There is no spare P for the coordinator, the pacer and the
-// monitor: they run when a worker yields (at least every rawsock wait
-// slice), and a spare made the scheduler wake a second thread for every
-// preempted worker, moving it there (about a quarter of the client's
-// context switches; oltp_point_select on MariaDB at 16 and 64 threads:
-// 15-30% more client CPU per query). Ps are capped at maxProcs. It
+// setProcs gives the Go scheduler one P per worker, and one more for the
+// coordinator, the pacer and the monitor, while Workers that wait in raw
+// system calls run (mysqlwire, pgwire): such a worker keeps its P while it
+// waits, as a C client keeps its thread, so fewer Ps than workers would
+// leave some workers without one for a scheduler time slice. The spare P
+// costs some client CPU (the scheduler moves a preempted worker to a
+// freshly woken thread), but without it the coordinator and the monitor
+// wait for a worker to yield (up to a rawsock wait slice, longer for a
+// netpoller wake-up): the server counters read at the start and end of
+// measuring then drift from the measured window (3.4% more Questions than
+// measured queries in a 2-thread run). Ps are capped at maxProcs. It
 // returns a function that restores the setting.
 func setProcs(threads int) (restore func()) {
 	prev := runtime.GOMAXPROCS(0)
-	want := min(threads, max(maxProcs, prev))
+	want := min(threads+1, max(maxProcs, prev))
 	if want <= prev {
 		return func() {}
 	}
