@@ -285,6 +285,7 @@ func newRun(s *Session, spec *Spec) *summary.Run {
 		},
 		Params:  spec.Workload.Params(),
 		Threads: spec.Config.Threads,
+		Jobs:    spec.Config.Jobs,
 		Rate:    spec.Config.Rate,
 		Tags:    maps.Clone(spec.Tags),
 		Host:    spec.Host,
@@ -358,6 +359,8 @@ func setupError(s *Session, w workload.Workload, err error) error {
 	switch {
 	case isMissingTable(c.Code):
 		return wrap(NotReady, fmt.Errorf("%w; run `dbarena prepare %s` first", msg, w.Name()))
+	case errors.Is(err, runner.ErrNotMultiplexed):
+		return wrap(BadInput, msg)
 	case isServerLimit(c.Code):
 		return wrap(BadInput, fmt.Errorf("%w (a server limit: see max_connections and max_prepared_stmt_count, or use fewer --threads)", msg))
 	}

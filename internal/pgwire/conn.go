@@ -100,6 +100,13 @@ type Conn struct {
 	unnamed    desc
 	pipe       *Pipeline
 	auth       string // the authentication method the server asked for
+	// wait, when set, waits for the non-blocking socket where a read
+	// would block (rawsock.Waiter: the connection shares its thread).
+	wait rawsock.Waiter
+	// drained: the last read left the socket empty, so that the next
+	// reply is announced to wait (edge-triggered): a read waits first
+	// instead of trying a recv(2) bound to find nothing.
+	drained bool
 }
 
 // Dial connects, optionally negotiates TLS, and authenticates. It gives
@@ -165,6 +172,13 @@ func Dial(ctx context.Context, cfg Config) (*Conn, error) {
 		return nil, &net.OpError{Op: "dial", Net: network, Err: ctx.Err()}
 	}
 	c.SetDeadline(time.Time{})
+	if w := rawsock.WaiterFrom(ctx); w != nil && c.nc == nil {
+		if err := rawsock.Adopt(w, c.fd); err != nil {
+			c.Close()
+			return nil, &net.OpError{Op: "dial", Net: network, Err: err}
+		}
+		c.wait = w
+	}
 	return c, nil
 }
 

@@ -68,7 +68,8 @@ func setTCPOptions(fd int) error { return rawsock.SetTCPOptions(fd) }
 func setTimeouts(fd int, d time.Duration) error { return rawsock.SetTimeouts(fd, d) }
 
 // waited filters the error of a raw read or write: nil for a signal or an
-// elapsed waitSlice before the deadline (the caller tries again),
+// elapsed waitSlice (or, on a non-blocking socket, nothing to do yet)
+// before the deadline (the caller waits and tries again),
 // ErrClosed after Abort, ETIMEDOUT at the deadline (which aborts).
 func (c *Conn) waited(err error) error {
 	switch {
@@ -105,8 +106,12 @@ func (c *Conn) sysWrite(b []byte) error {
 		if n > 0 {
 			b = b[n:]
 		}
+		again := err == syscall.EAGAIN
 		if err = c.waited(err); err != nil {
 			return c.ioError("write", err)
+		}
+		if again && c.wait != nil {
+			rawsock.AwaitWritable(c.fd)
 		}
 	}
 	return nil
@@ -127,6 +132,9 @@ func (c *Conn) sysRead(b []byte) (int, error) {
 		}
 		return 0, c.ioError("read", err)
 	}
+	if c.wait != nil && c.drained {
+		c.wait.Wait(c.fd)
+	}
 	for {
 		if c.stopped() {
 			return 0, ErrClosed
@@ -135,11 +143,16 @@ func (c *Conn) sysRead(b []byte) (int, error) {
 		if err == nil && n == 0 {
 			err = syscall.ECONNRESET // end of stream
 		}
+		again := err == syscall.EAGAIN
 		if err = c.waited(err); err != nil {
 			return 0, c.ioError("read", err)
 		}
 		if n > 0 {
+			c.drained = n < len(b)
 			return n, nil
+		}
+		if again && c.wait != nil {
+			c.wait.Wait(c.fd)
 		}
 	}
 }

@@ -14,6 +14,12 @@ import (
 type Config struct {
 	// Threads is the number of workers, each with its own connection.
 	Threads int
+	// Jobs, when > 0, runs the workers on that many threads, as pgbench's
+	// -j: each thread waits for all its workers' sockets at once
+	// (package poller). 0 gives each worker a thread of its own, as
+	// sysbench does. It needs workers on the lean PostgreSQL client in a
+	// closed loop (no Rate, no Pacer).
+	Jobs int
 	// Duration is the measured time, after warm-up; 0 runs until Events.
 	Duration time.Duration
 	// Events limits the measured events (successful ones); 0 runs until
@@ -159,6 +165,12 @@ func (c Config) Validate() []error {
 	}
 	if c.FirstWorker < 0 {
 		add("the first worker id must be >= 0, got %d", c.FirstWorker)
+	}
+	if c.Jobs < 0 {
+		add("--jobs must be >= 0, got %d", c.Jobs)
+	}
+	if c.Jobs > 0 && c.Rate > 0 {
+		add("--jobs shares threads between workers in a closed loop: it cannot be combined with --rate")
 	}
 	if c.Connect < 0 {
 		add("--connect: every=N needs N >= 1, got %d", int(c.Connect))

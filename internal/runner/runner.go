@@ -15,6 +15,7 @@
 package runner
 
 import (
+	"cmp"
 	"context"
 	"database/sql"
 	"errors"
@@ -30,6 +31,7 @@ import (
 
 	"github.com/dbarena/dbarena/internal/dialect"
 	"github.com/dbarena/dbarena/internal/hist"
+	"github.com/dbarena/dbarena/internal/poller"
 	"github.com/dbarena/dbarena/internal/workload"
 	"golang.org/x/sys/unix"
 )
@@ -218,10 +220,20 @@ func Run(ctx context.Context, cfg Config, env workload.Env, w workload.Runner, o
 	}
 	defer setGC()()
 	r := newRun(cfg, env, w)
-	if _, sched := w.(workload.Scheduler); r.dialer != nil && r.detached == nil && !sched {
-		defer setProcs(cfg.Threads)()
+	_, sched := w.(workload.Scheduler)
+	if r.dialer != nil && r.detached == nil && !sched {
+		defer setProcs(min(cfg.Threads, cmp.Or(cfg.Jobs, cfg.Threads)))()
+	}
+	if cfg.Jobs > 0 {
+		if r.dialer == nil || r.detached != nil || sched {
+			return nil, fmt.Errorf("runner: --jobs: %w", ErrNotMultiplexed)
+		}
+		if err := r.makeGroups(); err != nil {
+			return nil, fmt.Errorf("runner: --jobs: %w", err)
+		}
 	}
 	if err := r.connectAll(ctx); err != nil {
+		r.closeGroups()
 		if ctx.Err() != nil {
 			now := time.Now()
 			return &Result{Started: now, Ended: now, Interrupted: true, ErrorsByCode: map[string]int64{},
@@ -229,12 +241,21 @@ func Run(ctx context.Context, cfg Config, env workload.Env, w workload.Runner, o
 		}
 		return nil, err
 	}
+	if err := r.checkGroups(); err != nil {
+		r.cancelWorkers()
+		for _, wk := range r.workers {
+			wk.close(false)
+		}
+		r.closeGroups()
+		return nil, fmt.Errorf("runner: --jobs: %w", err)
+	}
 	if cfg.Barrier != nil {
 		if err := cfg.Barrier(ctx); err != nil {
 			r.cancelWorkers()
 			for _, wk := range r.workers {
 				wk.close(false)
 			}
+			r.closeGroups()
 			return nil, err
 		}
 	}
@@ -364,6 +385,7 @@ type run struct {
 	names     names                    // event types and error codes
 
 	workers []*worker
+	groups  []*poller.Group    // --jobs: the threads the workers share
 	pacer   *recBuf            // rate mode: where drops are recorded
 	queue   chan time.Duration // rate mode: intended starts, as offsets from t0
 	t0      time.Time          // start of the run (warm-up included)
@@ -519,6 +541,9 @@ func (r *run) connectAll(ctx context.Context) error {
 	for id := range r.workers {
 		wk := &worker{id: r.cfg.FirstWorker + id, r: r, ids: map[string]uint16{}}
 		r.workers[id] = wk
+		if r.groups != nil {
+			wk.waiter = r.groups[id%len(r.groups)].Add(wk.loop)
+		}
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -639,7 +664,17 @@ func (r *run) coordinate(ctx context.Context, cb *callbacks, onInterval func(Int
 	}
 
 	var wg sync.WaitGroup
+	for _, g := range r.groups {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			g.Run()
+		}()
+	}
 	for _, wk := range r.workers {
+		if wk.waiter != nil {
+			continue // its group runs it
+		}
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -856,6 +891,9 @@ type worker struct {
 	// lastName and lastID: the last string interned, and its id.
 	lastName string
 	lastID   uint16
+	// waiter is the worker's place in its poller group (--jobs), through
+	// which its connections wait; nil when it has a thread of its own.
+	waiter *poller.Member
 }
 
 // TickWork sums the coordinator's work per tick: the CPU time each drain

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/dbarena/dbarena/internal/dialect"
+	"github.com/dbarena/dbarena/internal/rawsock"
 	"github.com/dbarena/dbarena/internal/workload"
 )
 
@@ -27,6 +28,9 @@ func (wk *worker) open(ctx context.Context) error {
 	var conn *sql.Conn // nil when the Worker owns its connection
 	var w workload.Worker
 	var err error
+	if wk.waiter != nil {
+		ctx = rawsock.WithWaiter(ctx, wk.waiter)
+	}
 	if r.dialer != nil {
 		w, err = r.dialer.DialWorker(ctx, r.env, wk.id, seed)
 	} else {

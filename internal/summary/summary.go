@@ -36,8 +36,10 @@ type Run struct {
 	Workload  string    `json:"workload"`
 	Target    Target    `json:"target"`
 	// Params are the workload's parameters.
-	Params     map[string]any    `json:"params"`
-	Threads    int               `json:"threads"`
+	Params  map[string]any `json:"params"`
+	Threads int            `json:"threads"`
+	// Jobs is the threads the workers shared (--jobs); 0: one each.
+	Jobs       int               `json:"jobs,omitempty"`
 	Rate       float64           `json:"rate,omitempty"`
 	DurationS  float64           `json:"duration_s"`
 	WarmupS    float64           `json:"warmup_s"`

@@ -1,0 +1,163 @@
+// Package poller runs several workers on one OS thread, as pgbench's
+// threads (-j) run several clients: each worker is a coroutine that yields
+// where its non-blocking socket has nothing to read, and the thread waits
+// for all its workers' sockets in one epoll_wait(2). A reply that finds its
+// thread busy with another worker waits for it, as in pgbench; in return a
+// thread sleeps and wakes once for several replies instead of once for
+// each, which is most of a lean client's system time at small queries.
+//
+// A worker that blocks on anything else (a channel, a mutex, a sleep, a
+// blocking connect) holds up the others of its group meanwhile: groups
+// suit closed-loop workers that wait only for their own sockets.
+package poller
+
+import (
+	"errors"
+	"iter"
+	"syscall"
+	"time"
+	"unsafe"
+
+	"github.com/dbarena/dbarena/internal/rawsock"
+)
+
+// Group is a set of workers sharing one thread. Add them, then Run.
+type Group struct {
+	epfd    int
+	members []*Member
+	events  [128]syscall.EpollEvent
+}
+
+// Member is one worker of a Group, and the rawsock.Waiter its clients
+// wait through.
+type Member struct {
+	g        *Group
+	idx      int32
+	next     func() (struct{}, bool)
+	stop     func()
+	yield    func(struct{}) bool
+	waiting  bool
+	attached int
+}
+
+var _ rawsock.Waiter = (*Member)(nil)
+
+// sweepEvery is how many wake-ups pass between two looks at the clock,
+// which resumes every waiting worker once per rawsock.WaitSlice, so that
+// one that waits on a silent socket still sees its deadline and Abort.
+const sweepEvery = 64
+
+// epollET is EPOLLET as the unsigned event mask (package syscall has it
+// negative).
+const epollET = 1 << 31
+
+// New returns an empty Group with its epoll instance.
+func New() (*Group, error) {
+	fd, err := syscall.EpollCreate1(syscall.EPOLL_CLOEXEC)
+	if err != nil {
+		return nil, err
+	}
+	return &Group{epfd: fd}, nil
+}
+
+// Add adds a worker that runs work when the group runs; work's clients
+// wait through the returned Member.
+func (g *Group) Add(work func()) *Member {
+	m := &Member{g: g, idx: int32(len(g.members))}
+	m.next, m.stop = iter.Pull(func(yield func(struct{}) bool) {
+		m.yield = yield
+		work()
+	})
+	g.members = append(g.members, m)
+	return m
+}
+
+// Attached reports how many sockets the member's clients attached.
+func (m *Member) Attached() int { return m.attached }
+
+// Attach implements rawsock.Waiter: fd is watched, edge-triggered, for
+// input, hang-up and errors. A socket's number may come back after its
+// close (which removed it from the epoll set): it is added again.
+func (m *Member) Attach(fd int) error {
+	ev := syscall.EpollEvent{Events: syscall.EPOLLIN | syscall.EPOLLRDHUP | epollET, Fd: m.idx}
+	err := syscall.EpollCtl(m.g.epfd, syscall.EPOLL_CTL_ADD, fd, &ev)
+	if errors.Is(err, syscall.EEXIST) {
+		err = syscall.EpollCtl(m.g.epfd, syscall.EPOLL_CTL_MOD, fd, &ev)
+	}
+	if err != nil {
+		return err
+	}
+	m.attached++
+	return nil
+}
+
+// Wait implements rawsock.Waiter: the worker yields to its group's thread
+// until one of its sockets signals, or the next sweep.
+func (m *Member) Wait(int) {
+	m.waiting = true
+	m.yield(struct{}{})
+}
+
+// resume runs m until it waits again (true) or its work returned.
+func (m *Member) resume() bool {
+	m.waiting = false
+	_, ok := m.next()
+	return ok
+}
+
+// Close releases a group that will not run, with its workers unstarted.
+func (g *Group) Close() {
+	for _, m := range g.members {
+		m.stop()
+	}
+	if g.epfd >= 0 {
+		syscall.Close(g.epfd)
+		g.epfd = -1
+	}
+}
+
+// Run runs every worker until all have returned, on the calling
+// goroutine's thread, then releases the group. Call it once.
+func (g *Group) Run() {
+	defer g.Close()
+	live := 0
+	for _, m := range g.members {
+		if m.resume() {
+			live++
+		}
+	}
+	last := time.Now()
+	timeout := int(rawsock.WaitSlice / time.Millisecond)
+	for wakes := 1; live > 0; wakes++ {
+		n := g.wait(timeout)
+		for i := range n {
+			m := g.members[g.events[i].Fd]
+			if m.waiting && !m.resume() {
+				live--
+			}
+		}
+		if n > 0 && wakes%sweepEvery != 0 {
+			continue
+		}
+		if now := time.Now(); n == 0 || now.Sub(last) >= rawsock.WaitSlice {
+			last = now
+			for _, m := range g.members {
+				if m.waiting && !m.resume() {
+					live--
+				}
+			}
+		}
+	}
+}
+
+// wait is one epoll_pwait(2) for up to timeout ms, a raw system call, so
+// that the thread keeps its P as a blocked lean client does; a signal or
+// an error counts as no event.
+func (g *Group) wait(timeout int) int {
+	n, _, e := syscall.RawSyscall6(syscall.SYS_EPOLL_PWAIT, uintptr(g.epfd),
+		uintptr(unsafe.Pointer(&g.events[0])), uintptr(len(g.events)), uintptr(timeout), 0, 0)
+	if e != 0 {
+		return 0
+	}
+	return int(n)
+}
