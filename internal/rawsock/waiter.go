@@ -46,4 +46,3 @@ func Adopt(w Waiter, fd int) error {
 func AwaitWritable(fd int) {
 	_, _ = pollWritable(fd, WaitSlice)
 }
-
