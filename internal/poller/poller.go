@@ -37,6 +37,7 @@ type Member struct {
 	stop     func()
 	yield    func(struct{}) bool
 	waiting  bool
+	running  bool // on the group's thread, as its coroutine
 	attached int
 }
 
@@ -92,16 +93,22 @@ func (m *Member) Attach(fd int) error {
 }
 
 // Wait implements rawsock.Waiter: the worker yields to its group's thread
-// until one of its sockets signals, or the next sweep.
-func (m *Member) Wait(int) {
+// until one of its sockets signals, or the next sweep. Called before the
+// group runs (a worker setting up its connection), it waits for fd alone.
+func (m *Member) Wait(fd int) {
+	if !m.running {
+		rawsock.AwaitReadable(fd)
+		return
+	}
 	m.waiting = true
 	m.yield(struct{}{})
 }
 
 // resume runs m until it waits again (true) or its work returned.
 func (m *Member) resume() bool {
-	m.waiting = false
+	m.waiting, m.running = false, true
 	_, ok := m.next()
+	m.running = false
 	return ok
 }
 

@@ -156,3 +156,19 @@ func TestCloseUnrun(t *testing.T) {
 		t.Error("an unrun group's member ran")
 	}
 }
+
+// TestWaitBeforeRun: a member's client may read before the group runs (a
+// worker preparing its statements while it connects); Wait then waits for
+// the one socket instead of yielding to a group that is not running.
+func TestWaitBeforeRun(t *testing.T) {
+	g, err := New()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer g.Close()
+	m := g.Add(func() {})
+	fd := pair(t, m)
+	if waits := roundTrip(t, m, fd, 7); waits == 0 {
+		t.Log("the echo came before the first recv")
+	}
+}

@@ -144,11 +144,17 @@ func awaitConnect(fd int, deadline time.Time, stop func() bool) error {
 // (ppoll(2); select(2) cannot watch descriptors above 1023).
 func pollWritable(fd int, d time.Duration) (bool, error) {
 	const pollOut = 0x4
+	return poll(fd, pollOut, d)
+}
+
+// poll waits up to d for one of events (poll(2)'s mask) on fd, or for it
+// to fail.
+func poll(fd int, events int16, d time.Duration) (bool, error) {
 	pfd := struct {
 		fd      int32
 		events  int16
 		revents int16
-	}{fd: int32(fd), events: pollOut}
+	}{fd: int32(fd), events: events}
 	ts := syscall.NsecToTimespec(d.Nanoseconds())
 	n, _, e := syscall.Syscall6(syscall.SYS_PPOLL, uintptr(unsafe.Pointer(&pfd)), 1,
 		uintptr(unsafe.Pointer(&ts)), 0, 0, 0)

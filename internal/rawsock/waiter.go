@@ -46,3 +46,11 @@ func Adopt(w Waiter, fd int) error {
 func AwaitWritable(fd int) {
 	_, _ = pollWritable(fd, WaitSlice)
 }
+
+// AwaitReadable waits until the non-blocking socket fd has data, or up to
+// WaitSlice: a Waiter's wait when its thread is not shared yet (a worker
+// setting up before the run).
+func AwaitReadable(fd int) {
+	const pollIn = 0x1
+	_, _ = poll(fd, pollIn, WaitSlice)
+}

@@ -1,0 +1,62 @@
+package cli
+
+import (
+	"strings"
+	"testing"
+)
+
+// TestRunJobs: --jobs runs the workers on fewer threads (poller groups)
+// with every event counted, through reconnects (--connect per-event makes
+// a new socket per event, attached to the worker's group), and is refused
+// in one line, exit 2, where workers cannot share threads.
+func TestRunJobs(t *testing.T) {
+	needServers(t)
+	dbarena(t, "prepare", "script", "--scale", "1", "--threads", "2", pgTarget).mustSucceed(t)
+	defer dbarena(t, "cleanup", "script", pgTarget)
+
+	js := jsonPath(t)
+	dbarena(t, "run", "script", "--builtin", "tpcb-like", "--protocol", "prepared", "--threads", "5", "--jobs", "2",
+		"--events", "300", "--report-interval", "0", "--monitor", "off", "--json", js, pgTarget).mustSucceed(t)
+	run := readSummary(t, js)
+	if n := run.PerType["tpcb-like"].Count; n != 300 || run.Jobs != 2 || run.Threads != 5 {
+		t.Errorf("tpcb-like events %d, jobs %d, threads %d; want 300, 2, 5", n, run.Jobs, run.Threads)
+	}
+	if got := run.Figures["stmt.tpcb-like:6.count"]; got != 300 {
+		t.Errorf("stmt.tpcb-like:6.count = %v, want 300", got)
+	}
+	if c := run.ServerCounters["commits"]; c < 300 {
+		t.Errorf("server commits %d < 300 transactions", c)
+	}
+
+	js = jsonPath(t)
+	dbarena(t, "run", "script", "--builtin", "select-only", "--threads", "4", "--jobs", "2", "--connect", "per-event",
+		"--events", "200", "--report-interval", "0", "--monitor", "off", "--json", js, pgTarget).mustSucceed(t)
+	run = readSummary(t, js)
+	if n := run.PerType["select-only"].Count; n != 200 || run.Totals.Connects < 196 {
+		t.Errorf("select-only events %d, connects %d; want 200 events and >= 196 connects", n, run.Totals.Connects)
+	}
+
+	// OLTP workers prepare their statements while they connect, before
+	// their group runs.
+	dbarena(t, "prepare", "oltp_point_select", "--tables", "1", "--table-size", "1000", pgTarget).mustSucceed(t)
+	js = jsonPath(t)
+	dbarena(t, "run", "oltp_read_write", "--tables", "1", "--table-size", "1000", "--threads", "3", "--jobs", "2",
+		"--events", "100", "--report-interval", "0", "--monitor", "off", "--json", js, pgTarget).mustSucceed(t)
+	if run = readSummary(t, js); run.Totals.Events != 100 || run.Totals.Queries.Read < 100*14 {
+		t.Errorf("oltp_read_write: %d events, %+v queries; want 100 and >= 1400 reads (retries add some)", run.Totals.Events, run.Totals.Queries)
+	}
+	dbarena(t, "cleanup", "oltp_point_select", pgTarget).mustSucceed(t)
+
+	freshTables(t, "oltp_point_select", "--tables", "1", "--table-size", "1000")
+	for _, args := range [][]string{
+		// MariaDB: mysqlwire cannot share threads.
+		{"run", "oltp_point_select", "--tables", "1", "--table-size", "1000", "--events", "10", "--jobs", "2"},
+		{"run", "script", "--builtin", "select-only", "--events", "10", "--jobs", "2", "--rate", "100", pgTarget},
+		{"run", "script", "--builtin", "select-only", "--events", "10", "--jobs", "-1", pgTarget},
+	} {
+		r := dbarena(t, args...)
+		if r.code != ExitUsage || strings.Count(strings.TrimRight(r.stderr, "\n"), "\n") != 0 || !strings.Contains(r.stderr, "--jobs") {
+			t.Errorf("%v: exit %d, stderr %q; want exit %d and one line naming --jobs", args, r.code, r.stderr, ExitUsage)
+		}
+	}
+}
