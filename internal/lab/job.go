@@ -71,6 +71,7 @@ func (j Job) Config() runner.Config {
 	if j.Step.Connect != "" { // checked by plan.Parse
 		cfg.Connect, _ = runner.ParseConnect(j.Step.Connect)
 	}
+	cfg.Jobs = j.Step.Jobs
 	if p.AutoWarmup {
 		det := steady.Detector{}
 		cfg.WarmupUntil = func(ivs []runner.Interval) bool {

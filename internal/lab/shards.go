@@ -130,6 +130,9 @@ func (j Job) RunArgs(w workload.Workload) ([]string, error) {
 	if j.Step.Connect != "" {
 		args = append(args, "--connect="+j.Step.Connect)
 	}
+	if j.Step.Jobs > 0 {
+		args = append(args, "--jobs="+strconv.Itoa(j.Step.Jobs))
+	}
 	for _, kv := range j.Tags() {
 		args = append(args, "--tag="+kv[0]+"="+kv[1])
 	}

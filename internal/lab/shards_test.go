@@ -208,7 +208,7 @@ func TestRunArgs(t *testing.T) {
 servers: [{name: a, flavor: postgres}]
 shards: 2
 workloads:
-  - {name: toy, params: {table-size: 50, mysql-storage-engine: MyISAM}}
+  - {name: toy, params: {table-size: 50, mysql-storage-engine: MyISAM}, jobs: 2}
 axes:
   threads: [4]
   connect: [every=3]
@@ -226,7 +226,7 @@ report_interval: 500ms
 		t.Fatal(err)
 	}
 	want := []string{"run", "toy", "--table-size=50", "--threads=4", "--warmup=2s", "--report-interval=0.5s", "--time=1.5s",
-		"--connect=every=3", "--tag=plan=ra", "--tag=plan.cell=" + step.ID, "--tag=plan.round=1", "--tag=plan.session=s", "--tag=round=1"}
+		"--connect=every=3", "--jobs=2", "--tag=plan=ra", "--tag=plan.cell=" + step.ID, "--tag=plan.round=1", "--tag=plan.session=s", "--tag=round=1"}
 	if len(args) != len(want)+1 || !slices.Equal(args[:len(want)], want) || !strings.HasPrefix(args[len(want)], `--plan-ref={"name":"ra","cell":`) {
 		t.Errorf("args:\n got %q\nwant %q and --plan-ref", args, want)
 	}

@@ -98,6 +98,8 @@ type Cell struct {
 	// Shards is how many local shard processes run the cell (1: one);
 	// ShardsLine is the plan line that says so (0: the default).
 	Shards, ShardsLine int
+	// Jobs is the workload's jobs (run --jobs; 0: a thread per worker).
+	Jobs int
 }
 
 // CoordMap returns the coordinates as a map.
@@ -172,6 +174,7 @@ func (p *Plan) Cells() []Cell {
 func (p *Plan) cell(w Workload, vi int, v Variant, chosen map[string]string) Cell {
 	c := Cell{Variant: vi, Workload: w.Name}
 	c.Shards, c.ShardsLine = p.ShardsOf(w)
+	c.Jobs = w.Jobs
 	c.Coords = append(c.Coords, Param{Key: "workload", Value: w.Name}, Param{Key: "server", Value: v.Server.Name})
 	if v.Engine != "" {
 		c.Coords = append(c.Coords, Param{Key: "engine", Value: v.Engine})

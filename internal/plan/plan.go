@@ -122,6 +122,9 @@ type Workload struct {
 	// Shards overrides the plan's shards for this workload's steps (0:
 	// the plan's).
 	Shards int
+	// Jobs is the run flag --jobs of its steps: the threads its workers
+	// share (0: one each).
+	Jobs int
 	// Line is the line of the workload's name.
 	Line int
 	// ShardsLine is the line of its shards, 0 when it has none.
@@ -225,6 +228,8 @@ const (
 	// MaxShards bounds shards: N, as shard.MaxShards bounds --shards
 	// (the package stays free of the run machinery; a test ties them).
 	MaxShards = 1024
+	// MaxJobs bounds a workload's jobs: N.
+	MaxJobs = 4096
 )
 
 // Parse reads a plan. It returns every problem found, each naming file and
@@ -686,8 +691,10 @@ func parseWorkloads(key, v *yaml.Node, bad badFunc) []Workload {
 					w.Params = mapping(k, vals[i], bad)
 				case "shards":
 					w.Shards, w.ShardsLine = intValue(k, vals[i], 1, MaxShards, bad), k.Line
+				case "jobs":
+					w.Jobs = intValue(k, vals[i], 0, MaxJobs, bad)
 				default:
-					bad(k, "unknown workload key %q (want name, params, shards)", k.Value)
+					bad(k, "unknown workload key %q (want name, params, shards, jobs)", k.Value)
 				}
 			}
 			if w.Name == "" {
@@ -695,7 +702,7 @@ func parseWorkloads(key, v *yaml.Node, bad badFunc) []Workload {
 			}
 			out = append(out, w)
 		default:
-			bad(n, "a workload is a name or a mapping (name, params, shards), not %s", kindName(n))
+			bad(n, "a workload is a name or a mapping (name, params, shards, jobs), not %s", kindName(n))
 		}
 	}
 	return out

@@ -102,7 +102,7 @@ func TestValueErrorLines(t *testing.T) {
 				`p.yaml:6: axes: want AXIS: [values] pairs, not a list`}},
 		{"wrong types inside", "name: x\nservers:\n  - flavor: [mariadb]\n    settings: [a]\nworkloads:\n  - [w]\n  - name: v\n    params: 3\n",
 			[]string{`p.yaml:3: flavor: want a single value, not a list`, `p.yaml:4: settings: want KEY: VALUE pairs, not a list`,
-				`p.yaml:6: a workload is a name or a mapping (name, params, shards), not a list`, `p.yaml:8: params: want KEY: VALUE pairs, not a single value`}},
+				`p.yaml:6: a workload is a name or a mapping (name, params, shards, jobs), not a list`, `p.yaml:8: params: want KEY: VALUE pairs, not a single value`}},
 		{"out of range", "name: x\nservers: [{flavor: mariadb}]\nworkloads: [w]\nrounds: 1001\nduration: -5\nreport_interval: 1e300\nwarmup: NaN\nnoisy_cv: NaN\naxes:\n  threads: [1, 100001]\n",
 			[]string{`p.yaml:4: rounds "1001": want a whole number from 1 to 1000`,
 				`p.yaml:5: duration "-5": want a positive duration`,
