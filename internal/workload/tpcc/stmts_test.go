@@ -21,7 +21,7 @@ type batchRecorder struct {
 
 type recordedStmt struct{ text string }
 
-func (recordedStmt) exec(context.Context, []any) error                  { return nil }
+func (recordedStmt) exec(context.Context, []any) error                   { return nil }
 func (recordedStmt) query(context.Context, []any, func(row) error) error { return nil }
 func (recordedStmt) close() error                                        { return nil }
 
