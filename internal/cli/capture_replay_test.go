@@ -14,17 +14,13 @@ import (
 
 	"github.com/dbarena/dbarena/internal/capture"
 	"github.com/dbarena/dbarena/internal/capture/capturetest"
-	"github.com/dbarena/dbarena/internal/dialect"
 	"github.com/dbarena/dbarena/internal/target"
 )
 
 // pgExec runs statements on tgt, one connection.
 func pgExec(t *testing.T, tgt target.Target, qs ...string) {
 	t.Helper()
-	db, err := dialect.PostgresDialect{}.Open(tgt, dialect.OpenOptions{MaxConns: 1})
-	if err != nil {
-		t.Fatal(err)
-	}
+	db := openTarget(t, tgt)
 	defer db.Close()
 	for _, q := range qs {
 		if _, err := db.Exec(q); err != nil {
@@ -38,10 +34,7 @@ func pgExec(t *testing.T, tgt target.Target, qs ...string) {
 // switched its logging on.
 func waitLogging(t *testing.T, tgt target.Target) {
 	t.Helper()
-	db, err := dialect.PostgresDialect{}.Open(tgt, dialect.OpenOptions{MaxConns: 1})
-	if err != nil {
-		t.Fatal(err)
-	}
+	db := openTarget(t, tgt)
 	defer db.Close()
 	db.SetMaxIdleConns(0) // a new session each time
 	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(50 * time.Millisecond) {

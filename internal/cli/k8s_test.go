@@ -380,8 +380,9 @@ func TestK8sRunJobExists(t *testing.T) {
 }
 
 // TestK8sRunJobFailed: a Job that fails before any shard reached the
-// results store ends k8s run with exit 1 and its pod's failure; an
-// existing Secret is left as it is.
+// results store ends k8s run with exit 1 and its pod's failure, with the
+// last line of the pod's termination message (its log's tail, where
+// dbarena's error is); an existing Secret is left as it is.
 func TestK8sRunJobFailed(t *testing.T) {
 	prev := followEvery
 	followEvery = 50 * time.Millisecond
@@ -397,7 +398,7 @@ func TestK8sRunJobFailed(t *testing.T) {
 				Annotations: map[string]string{batchv1.JobCompletionIndexAnnotation: "0"}},
 			Status: corev1.PodStatus{Phase: corev1.PodFailed, ContainerStatuses: []corev1.ContainerStatus{{Name: "dbarena",
 				State: corev1.ContainerState{Terminated: &corev1.ContainerStateTerminated{Reason: "Error", ExitCode: 3,
-					Message: "dbarena: $DBARENA_RESULTS: connection refused"}}}}},
+					Message: "dbarena: shard 0 of 2\ndbarena: $DBARENA_RESULTS: connection refused\n"}}}}}, // the log's tail (FallbackToLogsOnError)
 		}, corev1.Pod{
 			ObjectMeta: metav1.ObjectMeta{Name: j.Name + "-1-q9d4z", Namespace: j.Namespace, Labels: j.Spec.Template.Labels,
 				Annotations: map[string]string{batchv1.JobCompletionIndexAnnotation: "1"}},
@@ -411,13 +412,14 @@ func TestK8sRunJobFailed(t *testing.T) {
 		"created Job bench/dbarena-doomed (2 pods)",
 		"Job dbarena-doomed: 3 pod(s) failed",
 		"shard 0 (pod dbarena-doomed-0-x7k2p) failed: Error, exit code 3: dbarena: $DBARENA_RESULTS: connection refused",
-		"Job bench/dbarena-doomed failed before any shard reached the results store: BackoffLimitExceeded: Job has reached the specified backoff limit; shard 0",
+		"Job bench/dbarena-doomed failed before any shard reached the results store: BackoffLimitExceeded: Job has reached the specified backoff limit; " +
+			"shard 0 (pod dbarena-doomed-0-x7k2p) failed: Error, exit code 3: dbarena: $DBARENA_RESULTS: connection refused\n",
 	} {
 		if !strings.Contains(r.stderr, want) {
 			t.Errorf("stderr lacks %q:\n%s", want, r.stderr)
 		}
 	}
-	if r.code != ExitFailed || strings.Contains(r.stderr, "q9d4z") {
+	if r.code != ExitFailed || strings.Contains(r.stderr, "q9d4z") || strings.Contains(r.stderr, "shard 0 of 2") {
 		t.Errorf("exit %d, want 1; a running pod reported:\n%s", r.code, r.stderr)
 	}
 	if p := api.posts(); !slices.Equal(p, []string{"POST /apis/batch/v1/namespaces/bench/jobs"}) {

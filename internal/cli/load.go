@@ -54,6 +54,7 @@ type loadFlags struct {
 }
 
 func (f *loadFlags) flags(fs *pflag.FlagSet) {
+	def := load.DefaultOptions()
 	fs.StringVar(&f.target, "target", "", "DSN, sandbox:NAME, or empty for the default sandbox")
 	fs.StringVar(&f.sandbox, "sandbox", "", "the sandbox NAME (same as --target sandbox:NAME)")
 	f.cred.flags(fs)
@@ -62,10 +63,10 @@ func (f *loadFlags) flags(fs *pflag.FlagSet) {
 	fs.StringVar(&f.engineMap, "engine-map", "", "engine renames for mixed dumps, e.g. MyISAM=Aria,MEMORY=InnoDB")
 	fs.StringVar(&f.tableOpts, "table-options", "", `table options added after the engine of every CREATE TABLE, e.g. "TRANSACTIONAL=1 PAGE_CHECKSUM=1"`)
 	fs.BoolVar(&f.keepDefiners, "keep-definers", false, "keep DEFINER= of triggers, views and routines (default: the loading account becomes the definer)")
-	fs.StringVar(&f.loadData, "load-data", "auto", "MySQL family: send the dump's plain extended INSERTs as LOAD DATA LOCAL INFILE (from memory), which the server parses with less work: on, off, or auto (the default: on for the MySQL family; INSERTs with a note when the server has local_infile off)")
-	fs.StringVar(&f.bulk, "bulk", "off", "MySQL family: load each table's data in one transaction on one connection, tables in parallel (MariaDB >= 10.7 then bulk-loads an empty InnoDB table: no undo log, indexes sorted; a failing row discards the table's earlier rows): on or off (every INSERT autocommitted, on any connection); off by default: it was slower in every measurement")
-	fs.StringVar(&f.deferIndexes, "defer-indexes", "on", "MySQL family: create plain secondary indexes after the data (one ALTER TABLE per table, tables in parallel): on, off, or auto (only when the dump is larger than the InnoDB buffer pool)")
-	fs.IntVar(&f.threads, "threads", 4, "data connections loading in parallel")
+	fs.StringVar(&f.loadData, "load-data", def.LoadData, "MySQL family: send the dump's plain extended INSERTs as LOAD DATA LOCAL INFILE (from memory), which the server parses with less work: on, off, or auto (the default: on for the MySQL family; INSERTs with a note when the server has local_infile off)")
+	fs.StringVar(&f.bulk, "bulk", def.Bulk, "MySQL family: load each table's data in one transaction on one connection, tables in parallel (MariaDB >= 10.7 then bulk-loads an empty InnoDB table: no undo log, indexes sorted; a failing row discards the table's earlier rows): on or off (every INSERT autocommitted, on any connection); off by default: it was slower in every measurement")
+	fs.StringVar(&f.deferIndexes, "defer-indexes", onOff(def.DeferIndexes), "MySQL family: create plain secondary indexes after the data (one ALTER TABLE per table, tables in parallel): on, off, or auto (only when the dump is larger than the InnoDB buffer pool)")
+	fs.IntVar(&f.threads, "threads", def.Threads, "data connections loading in parallel")
 	fs.BoolVar(&f.continueOnError, "continue-on-error", false, "count and list failing statements and go on")
 	fs.BoolVar(&f.noChecksum, "no-checksum", false, "skip the per-table content checksums after the load (rows and sizes are still read)")
 	fs.StringVar(&f.jsonPath, "json", "", "write the load result ("+loadJSONFormat+", every error listed) to this file")
@@ -239,6 +240,14 @@ func (f *loadFlags) options(files []string) (load.Options, error) {
 		return o, usagef("--table-options %q: only NAME=VALUE words, without quotes or ;", f.tableOpts)
 	}
 	return o, nil
+}
+
+// onOff renders a boolean default as an on/off flag's value.
+func onOff(b bool) string {
+	if b {
+		return "on"
+	}
+	return "off"
 }
 
 func isEngineWord(s string) bool {

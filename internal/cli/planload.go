@@ -41,10 +41,6 @@ const defaultPlanLoadThreads = 2
 
 // Load implements lab.Loader.
 func (pl planLoader) Load(ctx context.Context, j lab.LoadJob) (*summary.Run, error) {
-	threads := j.Data.Threads
-	if threads < 1 {
-		threads = defaultPlanLoadThreads
-	}
 	file, err := filepath.Abs(j.Dump)
 	if err != nil {
 		return nil, err
@@ -77,9 +73,7 @@ func (pl planLoader) Load(ctx context.Context, j lab.LoadJob) (*summary.Run, err
 			return nil, fmt.Errorf("engine %s is not available on %s %s (it has %s)", m, s.Target.Flavor, s.Target.Version, strings.Join(have, ", "))
 		}
 	}
-	// The same defaults as dbarena load's flags.
-	res, err := load.Load(ctx, s.Env(), load.Options{Files: []string{file}, Threads: threads,
-		Rewrite: dump.Rewrite{Engine: j.Engine}, DeferIndexes: true, LoadData: "auto"})
+	res, err := load.Load(ctx, s.Env(), planLoadOptions(file, j))
 	if res == nil {
 		if err == nil {
 			err = errors.New("load returned nothing")
@@ -101,6 +95,19 @@ func (pl planLoader) Load(ctx context.Context, j lab.LoadJob) (*summary.Run, err
 		return run, serr
 	}
 	return run, nil
+}
+
+// planLoadOptions are a plan load's options: dbarena load's defaults, the
+// plan's threads (default 2) and engine.
+func planLoadOptions(file string, j lab.LoadJob) load.Options {
+	o := load.DefaultOptions()
+	o.Files = []string{file}
+	o.Threads = defaultPlanLoadThreads
+	if j.Data != nil && j.Data.Threads > 0 {
+		o.Threads = j.Data.Threads
+	}
+	o.Rewrite = dump.Rewrite{Engine: j.Engine}
+	return o
 }
 
 // loaded reports whether the place holds a complete load of the same dump

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"database/sql"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -10,13 +11,15 @@ import (
 	"time"
 
 	"github.com/dbarena/dbarena/internal/capture"
+	"github.com/dbarena/dbarena/internal/dialect"
+	"github.com/dbarena/dbarena/internal/target"
 )
 
-// writeCapture writes a capture of three sessions, two of them open at
-// once, one statement failing.
-func writeCapture(t *testing.T, flavor string) string {
+// writeCaptureFile writes evs (in time order) as a capture of flavor to
+// a new file name in a temporary directory and returns its path.
+func writeCaptureFile(t *testing.T, name, flavor string, evs []capture.Event) string {
 	t.Helper()
-	p := filepath.Join(t.TempDir(), "app.capture")
+	p := filepath.Join(t.TempDir(), name)
 	f, err := os.Create(p)
 	if err != nil {
 		t.Fatal(err)
@@ -25,18 +28,6 @@ func writeCapture(t *testing.T, flavor string) string {
 	w, err := capture.NewWriter(f, capture.Header{Flavor: flavor, Source: "test", Start: time.Now().UTC()})
 	if err != nil {
 		t.Fatal(err)
-	}
-	evs := []capture.Event{
-		{Session: "1", TUS: 0, Kind: capture.KindConnect},
-		{Session: "2", TUS: 10, Kind: capture.KindConnect},
-		{Session: "1", TUS: 20, Kind: capture.KindQuery, SQL: "SELECT 1"},
-		{Session: "2", TUS: 30, Kind: capture.KindQuery, SQL: "SELECT 2"},
-		{Session: "2", TUS: 40, Kind: capture.KindQuery, SQL: "SELECT * FROM replay_no_such_table"},
-		{Session: "1", TUS: 50, Kind: capture.KindQuit},
-		{Session: "2", TUS: 60, Kind: capture.KindQuit},
-		{Session: "3", TUS: 70, Kind: capture.KindConnect},
-		{Session: "3", TUS: 80, Kind: capture.KindQuery, SQL: "SELECT 3 ORDER BY 1"},
-		{Session: "3", TUS: 90, Kind: capture.KindQuit},
 	}
 	for i := range evs {
 		if err := w.Write(&evs[i]); err != nil {
@@ -47,6 +38,37 @@ func writeCapture(t *testing.T, flavor string) string {
 		t.Fatal(err)
 	}
 	return p
+}
+
+// openTarget opens a one-connection pool on tgt; the caller closes it.
+func openTarget(t *testing.T, tgt target.Target) *sql.DB {
+	t.Helper()
+	d, err := dialect.For(tgt.Family())
+	if err != nil {
+		t.Fatal(err)
+	}
+	db, err := d.Open(tgt, dialect.OpenOptions{MaxConns: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return db
+}
+
+// writeCapture writes a capture of three sessions, two of them open at
+// once, one statement failing.
+func writeCapture(t *testing.T, flavor string) string {
+	return writeCaptureFile(t, "app.capture", flavor, []capture.Event{
+		{Session: "1", TUS: 0, Kind: capture.KindConnect},
+		{Session: "2", TUS: 10, Kind: capture.KindConnect},
+		{Session: "1", TUS: 20, Kind: capture.KindQuery, SQL: "SELECT 1"},
+		{Session: "2", TUS: 30, Kind: capture.KindQuery, SQL: "SELECT 2"},
+		{Session: "2", TUS: 40, Kind: capture.KindQuery, SQL: "SELECT * FROM replay_no_such_table"},
+		{Session: "1", TUS: 50, Kind: capture.KindQuit},
+		{Session: "2", TUS: 60, Kind: capture.KindQuit},
+		{Session: "3", TUS: 70, Kind: capture.KindConnect},
+		{Session: "3", TUS: 80, Kind: capture.KindQuery, SQL: "SELECT 3 ORDER BY 1"},
+		{Session: "3", TUS: 90, Kind: capture.KindQuit},
+	})
 }
 
 // `run replay` without --threads or --time: one thread per session open

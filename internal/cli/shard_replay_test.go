@@ -3,13 +3,10 @@ package cli
 import (
 	"context"
 	"fmt"
-	"os"
 	"path/filepath"
 	"testing"
-	"time"
 
 	"github.com/dbarena/dbarena/internal/capture"
-	"github.com/dbarena/dbarena/internal/dialect"
 	"github.com/dbarena/dbarena/internal/store"
 )
 
@@ -21,16 +18,6 @@ const shardReplaySessions = 12
 // shard_replay and reading them back.
 func writeShardCapture(t *testing.T) string {
 	t.Helper()
-	p := filepath.Join(t.TempDir(), "shard.capture")
-	f, err := os.Create(p)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	w, err := capture.NewWriter(f, capture.Header{Flavor: "mysql", Source: "test", Start: time.Now().UTC()})
-	if err != nil {
-		t.Fatal(err)
-	}
 	var evs []capture.Event
 	for s := range shardReplaySessions {
 		id, t0 := fmt.Sprint(100+s), int64(s/3)*1000+int64(s%3)*10
@@ -47,15 +34,7 @@ func writeShardCapture(t *testing.T) string {
 			evs[j], evs[j-1] = evs[j-1], evs[j]
 		}
 	}
-	for i := range evs {
-		if err := w.Write(&evs[i]); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if err := w.Flush(); err != nil {
-		t.Fatal(err)
-	}
-	return p
+	return writeCaptureFile(t, "shard.capture", "mysql", evs)
 }
 
 // TestShardedReplay: a replay spread over three local shard processes
@@ -63,15 +42,7 @@ func writeShardCapture(t *testing.T) string {
 // fingerprint by fingerprint, and the same rows written.
 func TestShardedReplay(t *testing.T) {
 	needServers(t)
-	tgt := suite.mariadb.Target()
-	d, err := dialect.For(tgt.Family())
-	if err != nil {
-		t.Fatal(err)
-	}
-	db, err := d.Open(tgt, dialect.OpenOptions{MaxConns: 1})
-	if err != nil {
-		t.Fatal(err)
-	}
+	db := openTarget(t, suite.mariadb.Target())
 	defer db.Close()
 	for _, q := range []string{"DROP TABLE IF EXISTS shard_replay", "CREATE TABLE shard_replay (s INT NOT NULL, v INT NOT NULL)"} {
 		if _, err := db.Exec(q); err != nil {

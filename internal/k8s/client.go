@@ -213,8 +213,9 @@ func (c *Client) JobStatus(ctx context.Context, name, runKey string) (Status, er
 var starting = map[string]bool{"": true, "ContainerCreating": true, "PodInitializing": true}
 
 // PodTrouble is one line on a failed pod (its shard, the container's
-// reason, exit code and message) or a pod whose container waits on an
-// error; "" for a pod that is well.
+// reason, exit code and the last line of its termination message, where
+// the log's tail ends with dbarena's error) or a pod whose container waits
+// on an error; "" for a pod that is well.
 func PodTrouble(p *corev1.Pod) string {
 	who := "pod " + p.Name
 	if i, ok := p.Annotations[batchv1.JobCompletionIndexAnnotation]; ok {
@@ -230,7 +231,7 @@ func PodTrouble(p *corev1.Pod) string {
 	}
 	for _, cs := range p.Status.ContainerStatuses {
 		if t := cs.State.Terminated; t != nil {
-			return fmt.Sprintf("%s failed: %s", who, joinNonEmpty(": ", fmt.Sprintf("%s, exit code %d", t.Reason, t.ExitCode), strings.TrimSpace(t.Message)))
+			return fmt.Sprintf("%s failed: %s", who, joinNonEmpty(": ", fmt.Sprintf("%s, exit code %d", t.Reason, t.ExitCode), lastLine(t.Message)))
 		}
 	}
 	return who + " failed: " + joinNonEmpty(": ", p.Status.Reason, p.Status.Message)
@@ -244,4 +245,10 @@ func joinNonEmpty(sep string, parts ...string) string {
 		}
 	}
 	return strings.Join(out, sep)
+}
+
+// lastLine is the last non-blank line of s, trimmed.
+func lastLine(s string) string {
+	s = strings.TrimSpace(s)
+	return strings.TrimSpace(s[strings.LastIndexByte(s, '\n')+1:])
 }

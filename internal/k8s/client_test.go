@@ -31,6 +31,12 @@ func TestPodTrouble(t *testing.T) {
 		{corev1.Pod{ObjectMeta: meta, Status: corev1.PodStatus{Phase: corev1.PodFailed, ContainerStatuses: []corev1.ContainerStatus{{
 			State: corev1.ContainerState{Terminated: &corev1.ContainerStateTerminated{Reason: "OOMKilled", ExitCode: 137}}}}}},
 			"shard 1 (pod dbarena-r-1-abcde) failed: OOMKilled, exit code 137"},
+		// FallbackToLogsOnError: the message is the log's tail, which
+		// ends with dbarena's error.
+		{corev1.Pod{ObjectMeta: meta, Status: corev1.PodStatus{Phase: corev1.PodFailed, ContainerStatuses: []corev1.ContainerStatus{{
+			State: corev1.ContainerState{Terminated: &corev1.ContainerStateTerminated{Reason: "Error", ExitCode: 1,
+				Message: "shard 1 of 4: waiting at the barrier\n[   5s] 1200 events\ndbarena: run: connection lost\n\n"}}}}}},
+			"shard 1 (pod dbarena-r-1-abcde) failed: Error, exit code 1: dbarena: run: connection lost"},
 		{corev1.Pod{ObjectMeta: meta, Status: corev1.PodStatus{Phase: corev1.PodFailed, Reason: "Evicted", Message: "low on memory"}},
 			"shard 1 (pod dbarena-r-1-abcde) failed: Evicted: low on memory"},
 	} {

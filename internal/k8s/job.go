@@ -123,6 +123,11 @@ func Job(spec Spec) (*batchv1.Job, error) {
 						ImagePullPolicy: corev1.PullPolicy(spec.PullPolicy),
 						Args:            spec.Args,
 						Env:             env,
+						// A failed pod's termination message is its log's
+						// tail (dbarena writes no termination log): k8s run
+						// and kubectl describe show the error, not only the
+						// exit code.
+						TerminationMessagePolicy: corev1.TerminationMessageFallbackToLogsOnError,
 						Resources: corev1.ResourceRequirements{Requests: corev1.ResourceList{
 							corev1.ResourceCPU: cpu, corev1.ResourceMemory: mem}},
 					}},

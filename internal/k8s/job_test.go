@@ -48,6 +48,9 @@ func TestJobRoundTrip(t *testing.T) {
 	if c.Image != "example.org/dbarena:1" || c.ImagePullPolicy != corev1.PullIfNotPresent || !slices.Equal(c.Args, testSpec().Args) {
 		t.Errorf("container %+v", c)
 	}
+	if c.TerminationMessagePolicy != corev1.TerminationMessageFallbackToLogsOnError {
+		t.Errorf("terminationMessagePolicy %q: a failed pod would show only its exit code", c.TerminationMessagePolicy)
+	}
 	if c.Resources.Requests.Cpu().String() != "2" || c.Resources.Requests.Memory().String() != "1Gi" {
 		t.Errorf("requests %v", c.Resources.Requests)
 	}

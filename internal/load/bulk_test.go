@@ -10,7 +10,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/dbarena/dbarena/internal/checksum"
 	"github.com/dbarena/dbarena/internal/dump"
 )
 
@@ -18,12 +17,8 @@ import (
 // the source's checksums, each table's data in one transaction.
 func TestMariaDBBulk(t *testing.T) {
 	env, plain, _ := mariadbSource(t)
-	src := openDB(t, env.Target, env.Target.Database)
+	_, srcSums := sourceChecksums(t, env)
 	ctx := context.Background()
-	srcSums, err := checksum.Tables(ctx, src, "mariadb", env.Target.Database)
-	if err != nil {
-		t.Fatal(err)
-	}
 	for _, defer_ := range []bool{false, true} {
 		db := "l_bulk"
 		if defer_ {
@@ -40,7 +35,7 @@ func TestMariaDBBulk(t *testing.T) {
 		sameChecksums(t, res, srcSums)
 	}
 	// Bulk and ContinueOnError exclude each other.
-	_, err = Load(ctx, env, Options{Files: []string{plain}, Database: "l_bulk_x", Bulk: "on", ContinueOnError: true})
+	_, err := Load(ctx, env, Options{Files: []string{plain}, Database: "l_bulk_x", Bulk: "on", ContinueOnError: true})
 	if !IsBadInput(err) || !strings.Contains(err.Error(), "continue-on-error") {
 		t.Errorf("bulk with continue-on-error: err %v, want bad input", err)
 	}

@@ -20,7 +20,9 @@ import (
 	"github.com/dbarena/dbarena/internal/workload"
 )
 
-// Options configure a load.
+// Options configure a load. The zero value is the plainest load (one
+// connection, indexes where the dump has them, INSERTs); DefaultOptions
+// are dbarena load's defaults.
 type Options struct {
 	// Files are dump files or directories, loaded in order.
 	Files []string
@@ -61,6 +63,14 @@ type Options struct {
 	// NoChecksum reads the per-table rows and sizes without the content
 	// checksum (which reads every row once more).
 	NoChecksum bool
+}
+
+// DefaultOptions are dbarena load's defaults, shared by its flags and by
+// plans' loads: four data connections, secondary indexes deferred, LOAD
+// DATA where the server allows it, no table transactions. The caller sets
+// Files and whatever else it changes.
+func DefaultOptions() Options {
+	return Options{Threads: 4, DeferIndexes: true, LoadData: "auto", Bulk: "off"}
 }
 
 // Progress is a snapshot of a running load.

@@ -9,7 +9,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/dbarena/dbarena/internal/checksum"
 	"github.com/dbarena/dbarena/internal/dialect"
 	"github.com/dbarena/dbarena/internal/dump"
 	"github.com/dbarena/dbarena/internal/sandbox/sandboxtest"
@@ -22,12 +21,8 @@ import (
 // the INSERTs with a note.
 func TestMariaDBLoadData(t *testing.T) {
 	env, plain, hex := mariadbSource(t)
-	src := openDB(t, env.Target, env.Target.Database)
+	src, srcSums := sourceChecksums(t, env)
 	ctx := context.Background()
-	srcSums, err := checksum.Tables(ctx, src, "mariadb", env.Target.Database)
-	if err != nil {
-		t.Fatal(err)
-	}
 	want := rowsOf(t, src, itemsQuery)
 	for _, c := range []struct{ file, db, engine string }{
 		{plain, "ld_plain", "InnoDB"},
@@ -72,7 +67,7 @@ func TestMariaDBLoadData(t *testing.T) {
 	if err := os.WriteFile(dup, []byte("CREATE TABLE d (id INT PRIMARY KEY, s TEXT);\nINSERT INTO d VALUES (1,'a'),(1,'b');\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	_, err = Load(ctx, env, Options{Files: []string{dup}, Database: "ld_dup", Admin: adminTarget(t, env.Target), LoadData: "on", NoStats: true})
+	_, err := Load(ctx, env, Options{Files: []string{dup}, Database: "ld_dup", Admin: adminTarget(t, env.Target), LoadData: "on", NoStats: true})
 	var le *Error
 	if !errors.As(err, &le) || le.Line != 2 || le.Code != "1062" {
 		t.Errorf("duplicate key: %v", err)

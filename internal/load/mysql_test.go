@@ -175,18 +175,26 @@ func mariadbSource(t *testing.T) (workload.Env, string, string) {
 	return env, files[0], files[1]
 }
 
+// sourceChecksums opens env's own database (mariadbSource's source) and
+// reads its per-table checksums.
+func sourceChecksums(t *testing.T, env workload.Env) (*sql.DB, []checksum.Table) {
+	t.Helper()
+	src := openDB(t, env.Target, env.Target.Database)
+	sums, err := checksum.Tables(context.Background(), src, "mariadb", env.Target.Database)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return src, sums
+}
+
 const itemsQuery = "SELECT id, note, HEX(bin), big, emoji FROM items ORDER BY id"
 
 func TestMariaDBDumpEngines(t *testing.T) {
 	env, plain, hex := mariadbSource(t)
-	src := openDB(t, env.Target, env.Target.Database)
+	src, srcSums := sourceChecksums(t, env)
 	want := rowsOf(t, src, itemsQuery)
 	wantLog := rowsOf(t, src, "SELECT * FROM log ORDER BY id")
 	ctx := context.Background()
-	srcSums, err := checksum.Tables(ctx, src, "mariadb", env.Target.Database)
-	if err != nil {
-		t.Fatal(err)
-	}
 	for _, c := range []struct {
 		file, db, engine, opts string
 		defer_                 bool
@@ -332,12 +340,8 @@ func TestMydumperDirectory(t *testing.T) {
 		t.Skip("mydumper is not installed")
 	}
 	env, _, _ := mariadbSource(t)
-	src := openDB(t, env.Target, env.Target.Database)
+	src, srcSums := sourceChecksums(t, env)
 	ctx := context.Background()
-	srcSums, err := checksum.Tables(ctx, src, "mariadb", env.Target.Database)
-	if err != nil {
-		t.Fatal(err)
-	}
 	// As the sandbox's superuser: mydumper wants RELOAD for its snapshot.
 	adm := adminTarget(t, env.Target)
 	dir := filepath.Join(t.TempDir(), "md")

@@ -67,13 +67,7 @@ func (wl *Workload) OwnsConns(env workload.Env) bool {
 	if wl.cfg.Client != ClientAuto {
 		return false
 	}
-	switch d := env.Dialect.(type) {
-	case dialect.MySQLDialect:
-		return d.WireSupported(env.Target)
-	case dialect.PostgresDialect:
-		return d.WireSupported(env.Target)
-	}
-	return false
+	return dialect.WireSupported(env.Dialect, env.Target)
 }
 
 // DialWorker implements workload.Dialer. A server that asks for an

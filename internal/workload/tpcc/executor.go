@@ -56,6 +56,14 @@ type batcher interface {
 	batch(sts []stmt, args [][]any) error
 }
 
+// batchPreparer is an executor that prepares many statements in one round
+// trip (pgExecutor; mysqlwire has no such call).
+type batchPreparer interface {
+	// prepareAll prepares texts, in order. On an error none is kept; a
+	// *pgwire.PrepareError names the text the server refused.
+	prepareAll(ctx context.Context, texts []string) ([]stmt, error)
+}
+
 // errNoRows is what a single-row query without a row returns.
 var errNoRows = sql.ErrNoRows
 

@@ -2,10 +2,12 @@ package tpcc
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 
 	"github.com/dbarena/dbarena/internal/dialect"
+	"github.com/dbarena/dbarena/internal/pgwire"
 	"github.com/dbarena/dbarena/internal/target"
 )
 
@@ -128,10 +130,27 @@ func (wl *Workload) texts(d dialect.Dialect) *texts {
 	return wl.sqlTexts[f]
 }
 
-// prepareStmts prepares a terminal's statements on x's connection.
+// prepareStmts prepares a terminal's statements on x's connection, in one
+// round trip where x is a batchPreparer.
 func prepareStmts(ctx context.Context, x executor, t *texts) (*stmts, error) {
 	s := &stmts{x: x, texts: t}
-	for i, def := range stmtDefs(s, false) {
+	defs := stmtDefs(s, false)
+	if bp, ok := x.(batchPreparer); ok {
+		sts, err := bp.prepareAll(ctx, t.fixed)
+		var pe *pgwire.PrepareError
+		switch {
+		case errors.As(err, &pe) && pe.Index < len(defs):
+			return nil, fmt.Errorf("prepare %q: %w", defs[pe.Index].sql, pe.Err)
+		case err != nil:
+			return nil, fmt.Errorf("prepare: %w", err)
+		}
+		for i, def := range defs {
+			*def.dst = sts[i]
+		}
+		s.all = append(s.all, sts...)
+		return s, nil
+	}
+	for i, def := range defs {
 		st, err := x.prepare(ctx, t.fixed[i])
 		if err != nil {
 			_ = s.close()

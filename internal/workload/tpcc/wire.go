@@ -18,6 +18,7 @@ var (
 	_ executor            = (*pgExecutor)(nil)
 	_ batcher             = (*myExecutor)(nil)
 	_ batcher             = (*pgExecutor)(nil)
+	_ batchPreparer       = (*pgExecutor)(nil)
 )
 
 // OwnsConns implements workload.Dialer: with --client auto, terminals talk
@@ -26,13 +27,7 @@ func (wl *Workload) OwnsConns(env workload.Env) bool {
 	if wl.cfg.Client != ClientAuto {
 		return false
 	}
-	switch d := env.Dialect.(type) {
-	case dialect.MySQLDialect:
-		return d.WireSupported(env.Target)
-	case dialect.PostgresDialect:
-		return d.WireSupported(env.Target)
-	}
-	return false
+	return dialect.WireSupported(env.Dialect, env.Target)
 }
 
 // DialWorker implements workload.Dialer. A server that asks for an
@@ -167,9 +162,20 @@ func (x *pgExecutor) prepare(_ context.Context, text string) (stmt, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &pgStmt{st: st}
-	s.cb = s.call
-	return s, nil
+	return newPGStmt(st), nil
+}
+
+// prepareAll implements batchPreparer with pgwire's PrepareAll.
+func (x *pgExecutor) prepareAll(_ context.Context, texts []string) ([]stmt, error) {
+	pss, err := x.conn.PrepareAll(texts)
+	if err != nil {
+		return nil, err
+	}
+	sts := make([]stmt, len(pss))
+	for i, ps := range pss {
+		sts[i] = newPGStmt(ps)
+	}
+	return sts, nil
 }
 
 func (x *pgExecutor) run(_ context.Context, text string) error {
@@ -194,6 +200,12 @@ type pgStmt struct {
 	st *pgwire.Stmt
 	fn func(row) error         // the callback of the query in flight
 	cb func(*pgwire.Row) error // s.call, made once
+}
+
+func newPGStmt(st *pgwire.Stmt) *pgStmt {
+	s := &pgStmt{st: st}
+	s.cb = s.call
+	return s
 }
 
 func (s *pgStmt) call(r *pgwire.Row) error { return s.fn(r) }
