@@ -6,14 +6,17 @@
 // thread sleeps and wakes once for several replies instead of once for
 // each, which is most of a lean client's system time at small queries.
 //
-// A worker that blocks on anything else (a channel, a mutex, a sleep, a
-// blocking connect) holds up the others of its group meanwhile: groups
-// suit closed-loop workers that wait only for their own sockets.
+// A worker sleeps through Sleep, which yields too. A worker that blocks
+// on anything else (a channel, a mutex, a blocking connect) holds up the
+// others of its group meanwhile: groups suit closed-loop workers that wait
+// only for their own sockets and sleeps.
 package poller
 
 import (
+	"context"
 	"errors"
 	"iter"
+	"sync/atomic"
 	"syscall"
 	"time"
 	"unsafe"
@@ -23,9 +26,10 @@ import (
 
 // Group is a set of workers sharing one thread. Add them, then Run.
 type Group struct {
-	epfd    int
-	members []*Member
-	events  [128]syscall.EpollEvent
+	epfd     int
+	members  []*Member
+	events   [128]syscall.EpollEvent
+	sleepers int // members in Sleep
 }
 
 // Member is one worker of a Group, and the rawsock.Waiter its clients
@@ -37,7 +41,8 @@ type Member struct {
 	stop     func()
 	yield    func(struct{}) bool
 	waiting  bool
-	running  bool // on the group's thread, as its coroutine
+	running  bool      // on the group's thread, as its coroutine
+	wake     time.Time // in Sleep: when it ends
 	attached int
 }
 
@@ -104,6 +109,40 @@ func (m *Member) Wait(fd int) {
 	m.yield(struct{}{})
 }
 
+// Sleep pauses the calling worker for d, or until ctx is done (its
+// error). A member of a running group (the Waiter ctx carries, as the
+// runner's events' contexts do) yields to its group's thread meanwhile,
+// woken by epoll's timeout; anything else sleeps on a timer.
+func Sleep(ctx context.Context, d time.Duration) error {
+	if d <= 0 {
+		return ctx.Err()
+	}
+	m, _ := rawsock.WaiterFrom(ctx).(*Member)
+	if m == nil || !m.running {
+		t := time.NewTimer(d)
+		defer t.Stop()
+		select {
+		case <-t.C:
+			return nil
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+	m.wake = time.Now().Add(d)
+	m.g.sleepers++
+	defer func() { m.g.sleepers--; m.wake = time.Time{} }()
+	for {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		if !time.Now().Before(m.wake) {
+			return nil
+		}
+		m.waiting = true
+		m.yield(struct{}{})
+	}
+}
+
 // resume runs m until it waits again (true) or its work returned.
 func (m *Member) resume() bool {
 	m.waiting, m.running = false, true
@@ -134,8 +173,11 @@ func (g *Group) Run() {
 		}
 	}
 	last := time.Now()
-	timeout := int(rawsock.WaitSlice / time.Millisecond)
 	for wakes := 1; live > 0; wakes++ {
+		timeout := rawsock.WaitSlice
+		if g.sleepers > 0 {
+			timeout = g.untilWake(timeout)
+		}
 		n := g.wait(timeout)
 		for i := range n {
 			m := g.members[g.events[i].Fd]
@@ -143,10 +185,13 @@ func (g *Group) Run() {
 				live--
 			}
 		}
+		if g.sleepers > 0 {
+			live -= g.wakeSleepers()
+		}
 		if n > 0 && wakes%sweepEvery != 0 {
 			continue
 		}
-		if now := time.Now(); n == 0 || now.Sub(last) >= rawsock.WaitSlice {
+		if now := time.Now(); now.Sub(last) >= rawsock.WaitSlice {
 			last = now
 			for _, m := range g.members {
 				if m.waiting && !m.resume() {
@@ -157,12 +202,58 @@ func (g *Group) Run() {
 	}
 }
 
-// wait is one epoll_pwait(2) for up to timeout ms, a raw system call, so
-// that the thread keeps its P as a blocked lean client does; a signal or
-// an error counts as no event.
-func (g *Group) wait(timeout int) int {
-	n, _, e := syscall.RawSyscall6(syscall.SYS_EPOLL_PWAIT, uintptr(g.epfd),
-		uintptr(unsafe.Pointer(&g.events[0])), uintptr(len(g.events)), uintptr(timeout), 0, 0)
+// untilWake is the time until the first sleeping member wakes, at most
+// limit.
+func (g *Group) untilWake(limit time.Duration) time.Duration {
+	now := time.Now()
+	d := limit
+	for _, m := range g.members {
+		if m.waiting && !m.wake.IsZero() {
+			d = min(d, m.wake.Sub(now))
+		}
+	}
+	return max(d, 0)
+}
+
+// wakeSleepers resumes the sleeping members whose time has come and
+// returns how many of them returned.
+func (g *Group) wakeSleepers() (ended int) {
+	now := time.Now()
+	for _, m := range g.members {
+		if m.waiting && !m.wake.IsZero() && !now.Before(m.wake) && !m.resume() {
+			ended++
+		}
+	}
+	return ended
+}
+
+// noPwait2 is set once epoll_pwait2(2) (Linux 5.11, a timeout in
+// nanoseconds) proves missing; epoll_pwait(2) then waits in milliseconds,
+// rounded up.
+var noPwait2 atomic.Bool
+
+// sysEpollPwait2 is epoll_pwait2's number, which package syscall lacks
+// (the same on every architecture).
+const sysEpollPwait2 = 441
+
+// wait is one epoll_pwait2(2) (else epoll_pwait(2)) for up to timeout, a
+// raw system call, so that the thread keeps its P as a blocked lean
+// client does; a signal or an error counts as no event.
+func (g *Group) wait(timeout time.Duration) int {
+	evs, nev := uintptr(unsafe.Pointer(&g.events[0])), uintptr(len(g.events))
+	if !noPwait2.Load() {
+		ts := syscall.NsecToTimespec(timeout.Nanoseconds())
+		n, _, e := syscall.RawSyscall6(sysEpollPwait2, uintptr(g.epfd), evs, nev, uintptr(unsafe.Pointer(&ts)), 0, 0)
+		if e != syscall.ENOSYS {
+			if e != 0 {
+				return 0
+			}
+			return int(n)
+		}
+		noPwait2.Store(true)
+	}
+	ms := (timeout + time.Millisecond - 1) / time.Millisecond
+	n, _, e := syscall.RawSyscall6(syscall.SYS_EPOLL_PWAIT, uintptr(g.epfd), evs, nev, uintptr(ms), 0, 0)
 	if e != 0 {
 		return 0
 	}

@@ -1,9 +1,11 @@
 package poller
 
 import (
+	"context"
 	"sync/atomic"
 	"syscall"
 	"testing"
+	"time"
 
 	"github.com/dbarena/dbarena/internal/rawsock"
 )
@@ -170,5 +172,52 @@ func TestWaitBeforeRun(t *testing.T) {
 	fd := pair(t, m)
 	if waits := roundTrip(t, m, fd, 7); waits == 0 {
 		t.Log("the echo came before the first recv")
+	}
+}
+
+// TestSleepYields: while members of a group sleep through Sleep, the
+// group's thread serves the others (a busy member keeps making round
+// trips until every sleeper is done; were Sleep to hold the thread, it
+// would get its first turn only then); outside a running group Sleep is a
+// timer, and a done context ends it.
+func TestSleepYields(t *testing.T) {
+	g, err := New()
+	if err != nil {
+		t.Fatal(err)
+	}
+	const sleepers, naps = 4, 5
+	var finished, busyTrips atomic.Int64
+	for range sleepers {
+		var m *Member
+		m = g.Add(func() {
+			ctx := rawsock.WithWaiter(context.Background(), m)
+			for range naps {
+				if err := Sleep(ctx, 20*time.Millisecond); err != nil {
+					t.Error(err)
+				}
+			}
+			finished.Add(1)
+		})
+	}
+	var busy *Member
+	var fd int
+	busy = g.Add(func() {
+		for k := 0; finished.Load() < sleepers; k++ {
+			roundTrip(t, busy, fd, byte(k))
+			busyTrips.Add(1)
+		}
+	})
+	fd = pair(t, busy)
+	g.Run()
+	if n := busyTrips.Load(); n < 10 {
+		t.Errorf("the busy member made %d round trips while the others slept, want many", n)
+	}
+	if err := Sleep(context.Background(), time.Millisecond); err != nil {
+		t.Error(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if err := Sleep(ctx, time.Hour); err != context.Canceled {
+		t.Errorf("Sleep with a done context: %v, want context.Canceled", err)
 	}
 }

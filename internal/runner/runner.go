@@ -32,6 +32,7 @@ import (
 	"github.com/dbarena/dbarena/internal/dialect"
 	"github.com/dbarena/dbarena/internal/hist"
 	"github.com/dbarena/dbarena/internal/poller"
+	"github.com/dbarena/dbarena/internal/rawsock"
 	"github.com/dbarena/dbarena/internal/workload"
 	"golang.org/x/sys/unix"
 )
@@ -541,8 +542,10 @@ func (r *run) connectAll(ctx context.Context) error {
 	for id := range r.workers {
 		wk := &worker{id: r.cfg.FirstWorker + id, r: r, ids: map[string]uint16{}}
 		r.workers[id] = wk
+		wk.ectx = r.ectx
 		if r.groups != nil {
 			wk.waiter = r.groups[id%len(r.groups)].Add(wk.loop)
+			wk.ectx = rawsock.WithWaiter(r.ectx, wk.waiter) // poller.Sleep yields through it
 		}
 		wg.Add(1)
 		go func() {
@@ -894,6 +897,9 @@ type worker struct {
 	// waiter is the worker's place in its poller group (--jobs), through
 	// which its connections wait; nil when it has a thread of its own.
 	waiter *poller.Member
+	// ectx is the context of its events: the run's (r.ectx), carrying
+	// waiter when it has one.
+	ectx context.Context
 }
 
 // TickWork sums the coordinator's work per tick: the CPU time each drain

@@ -213,7 +213,7 @@ func (wk *worker) event(ev *workload.Event, flags uint8) (q workload.Queries, pa
 	r := wk.r
 	for attempt := 0; ; attempt++ {
 		*ev = workload.Event{}
-		err = wk.w.Event(r.ectx, ev)
+		err = wk.w.Event(wk.ectx, ev)
 		q.Add(ev.Queries)
 		pause += ev.Pause
 		if err == nil {
@@ -259,7 +259,7 @@ func (wk *worker) rollback() {
 	if wk.conn != nil {
 		_, _ = wk.conn.ExecContext(wk.r.wctx, "ROLLBACK")
 	} else if rb, ok := wk.w.(workload.Rollbacker); ok {
-		_ = rb.Rollback(wk.r.ectx)
+		_ = rb.Rollback(wk.ectx)
 	}
 }
 

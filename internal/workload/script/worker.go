@@ -15,6 +15,7 @@ import (
 
 	"github.com/dbarena/dbarena/internal/dialect"
 	"github.com/dbarena/dbarena/internal/pgwire"
+	"github.com/dbarena/dbarena/internal/poller"
 	"github.com/dbarena/dbarena/internal/target"
 	"github.com/dbarena/dbarena/internal/workload"
 	"github.com/dbarena/dbarena/internal/workload/script/pgscript"
@@ -194,13 +195,11 @@ func (w *worker) Event(ctx context.Context, ev *workload.Event) error {
 			}
 			// As in pgbench, the sleep is part of the script's latency
 			// (not an Event.Pause).
+			// poller.Sleep: under --jobs the worker's thread serves the
+			// others meanwhile, as pgbench's threads do.
 			if d := time.Duration(v.I*c.Unit) * time.Microsecond; d > 0 {
-				t := time.NewTimer(d)
-				select {
-				case <-ctx.Done():
-					t.Stop()
-					return ctx.Err()
-				case <-t.C:
+				if err := poller.Sleep(ctx, d); err != nil {
+					return err
 				}
 			}
 			pc++
