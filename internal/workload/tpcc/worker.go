@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/dbarena/dbarena/internal/dialect"
+	"github.com/dbarena/dbarena/internal/poller"
 	"github.com/dbarena/dbarena/internal/workload"
 )
 
@@ -281,13 +282,9 @@ func (w *worker) pause(ctx context.Context, ev *workload.Event, d time.Duration)
 	if d <= 0 {
 		return nil
 	}
-	t := time.NewTimer(d)
-	defer t.Stop()
 	start := time.Now()
-	select {
-	case <-t.C:
-	case <-ctx.Done():
-		return ctx.Err()
+	if err := poller.Sleep(ctx, d); err != nil { // under --jobs the thread serves others meanwhile
+		return err
 	}
 	ev.Pause += time.Since(start)
 	return nil
