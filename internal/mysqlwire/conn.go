@@ -7,8 +7,8 @@
 // plain text or over TLS (Config.TLS: crypto/tls on top of the same raw
 // system calls).
 //
-// Each connection owns a blocking socket and talks to it with read and
-// write system calls, as a C client does: no netpoller wake-ups, no driver
+// Each connection owns a blocking socket and talks to it with send and
+// recv system calls, as a C client does: no netpoller wake-ups, no driver
 // goroutines, no allocation per statement. The calls are raw (see
 // waitSlice): a waiting connection keeps its goroutine's P, so a program
 // with N connections in use wants GOMAXPROCS above N. Everything else
@@ -590,10 +590,12 @@ func (c *Conn) write(b []byte) error {
 	return c.sysWrite(b)
 }
 
-// sysWrite sends all of b on the socket.
+// sysWrite sends all of b on the socket, with send(2) rather than
+// write(2): the same on a socket through a shorter path in the kernel (no
+// file layer), as libmysqlclient does.
 func (c *Conn) sysWrite(b []byte) error {
 	for len(b) > 0 {
-		n, err := rawsock.IO(syscall.SYS_WRITE, c.fd, b)
+		n, err := rawsock.Send(c.fd, b)
 		if n > 0 {
 			b = b[n:]
 		}
@@ -650,13 +652,14 @@ func (c *Conn) fill() error {
 	return err
 }
 
-// sysRead reads at least one byte from the socket into b.
+// sysRead reads at least one byte from the socket into b, with recv(2)
+// (see sysWrite).
 func (c *Conn) sysRead(b []byte) (int, error) {
 	for {
 		if c.stopped() {
 			return 0, ErrClosed
 		}
-		n, err := rawsock.IO(syscall.SYS_READ, c.fd, b)
+		n, err := rawsock.Recv(c.fd, b)
 		if err == nil && n == 0 {
 			err = syscall.ECONNRESET // end of stream; waited reports ErrClosed after Abort
 		}

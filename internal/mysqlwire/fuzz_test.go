@@ -11,16 +11,36 @@ import (
 // captured from a MariaDB sandbox (TestCaptureSeeds writes them again) and
 // edge cases.
 
-// devNull opens /dev/null for the fuzz target's replays: reading it gives
-// the end of the stream at once, writing it succeeds.
-func devNull(f *testing.F) int {
-	f.Helper()
-	fd, err := syscall.Open("/dev/null", syscall.O_RDWR|syscall.O_CLOEXEC, 0)
+// devNull returns a socket that stands in for /dev/null in the fuzz
+// targets' replays (the client talks with send(2) and recv(2), which want a
+// socket): reading it gives the end of the stream at once, writing it
+// succeeds (a goroutine drains the other end).
+func devNull(tb testing.TB) int {
+	tb.Helper()
+	fds, err := syscall.Socketpair(syscall.AF_UNIX, syscall.SOCK_STREAM|syscall.SOCK_CLOEXEC, 0)
 	if err != nil {
-		f.Fatal(err)
+		tb.Fatal(err)
 	}
-	f.Cleanup(func() { syscall.Close(fd) })
-	return fd
+	if err := syscall.Shutdown(fds[1], syscall.SHUT_WR); err != nil {
+		tb.Fatal(err)
+	}
+	drained := make(chan struct{})
+	go func() {
+		defer close(drained)
+		b := make([]byte, 64<<10)
+		for {
+			n, err := syscall.Read(fds[1], b)
+			if n <= 0 && err != syscall.EINTR {
+				return // fds[0] closed
+			}
+		}
+	}()
+	tb.Cleanup(func() {
+		syscall.Close(fds[0])
+		<-drained
+		syscall.Close(fds[1])
+	})
+	return fds[0]
 }
 
 // replay returns a Conn on null (devNull) that reads data and then the

@@ -1,20 +1,12 @@
 package mysqlwire
 
-import (
-	"syscall"
-	"testing"
-)
+import "testing"
 
 // TestParamTypesSentOnce: an execution sends the parameter types (flag 1)
 // only when they differ from the statement's last execution; otherwise
 // flag 0 and no types, as libmariadb does.
 func TestParamTypesSentOnce(t *testing.T) {
-	null, err := syscall.Open("/dev/null", syscall.O_RDWR|syscall.O_CLOEXEC, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer syscall.Close(null)
-	s := &Stmt{c: replay(null, nil), id: 7, nparams: 2}
+	s := &Stmt{c: replay(devNull(t), nil), id: 7, nparams: 2}
 	// header 4, command 1, id 4, flags 1, iterations 4, null bitmap 1:
 	// the new-params-bound flag is at 15, the types (if any) at 16.
 	const flagAt = 15

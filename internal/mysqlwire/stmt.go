@@ -85,7 +85,9 @@ func (c *Conn) Prepare(query string) (*Stmt, error) {
 // NumParams is the number of '?' placeholders.
 func (s *Stmt) NumParams() int { return s.nparams }
 
-// Query executes the statement and reads and skips its rows.
+// Query executes the statement and reads and skips its rows. An argument
+// is nil, an integer, bool, float64, time.Time, string or []byte, or a
+// *int64, *string or *[]byte read at each call (see appendBinary).
 func (s *Stmt) Query(args []any) error {
 	_, _, err := s.run(args)
 	return err
@@ -157,10 +159,33 @@ func (s *Stmt) send(args []any) error {
 }
 
 // appendBinary appends a in the binary protocol and returns its type.
+// A *int64, *string or *[]byte is read through (nil is NULL): a caller
+// that runs the same statement again and again keeps its arguments in
+// place and changes them there, where an int64 or a string put in an
+// `any` would allocate on every call.
 func (c *Conn) appendBinary(a any) (byte, error) {
 	switch v := a.(type) {
 	case nil:
 		return typeNull, nil
+	case *int64:
+		if v == nil {
+			return typeNull, nil
+		}
+		c.wbuf = binary.LittleEndian.AppendUint64(c.wbuf, uint64(*v))
+	case *[]byte:
+		if v == nil || *v == nil {
+			return typeNull, nil
+		}
+		c.wbuf = appendLenenc(c.wbuf, uint64(len(*v)))
+		c.wbuf = append(c.wbuf, *v...)
+		return typeString, nil
+	case *string:
+		if v == nil {
+			return typeNull, nil
+		}
+		c.wbuf = appendLenenc(c.wbuf, uint64(len(*v)))
+		c.wbuf = append(c.wbuf, *v...)
+		return typeString, nil
 	case int64:
 		c.wbuf = binary.LittleEndian.AppendUint64(c.wbuf, uint64(v))
 	case int:
@@ -281,11 +306,29 @@ func (c *Conn) interpolate(query string, args []any) error {
 	return nil
 }
 
-// appendLiteral appends a as an SQL literal.
+// appendLiteral appends a as an SQL literal; pointers as in appendBinary.
 func (c *Conn) appendLiteral(a any) error {
 	switch v := a.(type) {
 	case nil:
 		c.wbuf = append(c.wbuf, "NULL"...)
+	case *int64:
+		if v == nil {
+			c.wbuf = append(c.wbuf, "NULL"...)
+		} else {
+			c.wbuf = strconv.AppendInt(c.wbuf, *v, 10)
+		}
+	case *[]byte:
+		if v == nil || *v == nil {
+			c.wbuf = append(c.wbuf, "NULL"...)
+		} else {
+			c.appendQuoted(string(*v))
+		}
+	case *string:
+		if v == nil {
+			c.wbuf = append(c.wbuf, "NULL"...)
+		} else {
+			c.appendQuoted(*v)
+		}
 	case int64:
 		c.wbuf = strconv.AppendInt(c.wbuf, v, 10)
 	case int:

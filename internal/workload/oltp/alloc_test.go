@@ -9,11 +9,18 @@ import (
 	"github.com/dbarena/dbarena/internal/workload"
 )
 
-// TestWireEventAllocs runs events on PostgreSQL through pgwire and checks
-// that the hot path allocates nothing per event: statement arguments are
-// changed in place (setInt, setStr), not boxed anew.
+// TestWireEventAllocs runs events on PostgreSQL through pgwire and on
+// MariaDB through mysqlwire and checks that the hot path allocates nothing
+// per event: statement arguments are changed in place (setInt, setStr),
+// not boxed anew.
 func TestWireEventAllocs(t *testing.T) {
-	env := sandboxtest.Env(t, target.FlavorPostgres)
+	for _, flavor := range []target.Flavor{target.FlavorPostgres, target.FlavorMariaDB} {
+		t.Run(string(flavor), func(t *testing.T) { testWireEventAllocs(t, flavor) })
+	}
+}
+
+func testWireEventAllocs(t *testing.T, flavor target.Flavor) {
+	env := sandboxtest.Env(t, flavor)
 	ctx := context.Background()
 	for _, name := range []string{"oltp_point_select", "oltp_read_only", "oltp_read_write", "select_random_ranges"} {
 		t.Run(name, func(t *testing.T) {

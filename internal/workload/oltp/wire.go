@@ -33,7 +33,7 @@ func (x *wireExecutor) prepare(_ context.Context, st *stmt) error {
 	if err != nil {
 		return fmt.Errorf("prepare %q: %w", st.text, err)
 	}
-	st.wps = ps
+	st.wps, st.byRef = ps, true
 	return nil
 }
 

@@ -22,7 +22,7 @@ type stmt struct {
 	read  bool // returns rows (sysbench counts it as a read)
 	other bool // BEGIN/COMMIT: always "other"
 	// byRef: the executor reads *int64 and *[]byte arguments through
-	// (pgwire), so setInt and setStr change args in place instead of
+	// (pgwire, mysqlwire), so setInt and setStr change args in place instead of
 	// boxing a new value on every call (an allocation each).
 	byRef bool
 }
