@@ -47,10 +47,18 @@ func TestRunJobs(t *testing.T) {
 	}
 	dbarena(t, "cleanup", "oltp_point_select", pgTarget).mustSucceed(t)
 
+	// MariaDB's workers on mysqlwire share threads too.
 	freshTables(t, "oltp_point_select", "--tables", "1", "--table-size", "1000")
+	js = jsonPath(t)
+	dbarena(t, "run", "oltp_read_write", "--tables", "1", "--table-size", "1000", "--threads", "3", "--jobs", "2",
+		"--events", "100", "--report-interval", "0", "--monitor", "off", "--json", js).mustSucceed(t)
+	if run = readSummary(t, js); run.Totals.Events != 100 || run.Totals.Queries.Read < 100*14 || run.Jobs != 2 {
+		t.Errorf("MariaDB oltp_read_write: %d events, %+v queries, jobs %d; want 100, >= 1400 reads, 2", run.Totals.Events, run.Totals.Queries, run.Jobs)
+	}
+
 	for _, args := range [][]string{
-		// MariaDB: mysqlwire cannot share threads.
-		{"run", "oltp_point_select", "--tables", "1", "--table-size", "1000", "--events", "10", "--jobs", "2"},
+		// database/sql cannot share threads.
+		{"run", "oltp_point_select", "--tables", "1", "--table-size", "1000", "--events", "10", "--jobs", "2", "--client", "sql"},
 		{"run", "script", "--builtin", "select-only", "--events", "10", "--jobs", "2", "--rate", "100", pgTarget},
 		{"run", "script", "--builtin", "select-only", "--events", "10", "--jobs", "-1", pgTarget},
 	} {

@@ -186,6 +186,13 @@ type Conn struct {
 	// deadline ends reads and writes (SetDeadline); zero: they wait
 	// until Abort.
 	deadline time.Time
+	// wait, when set, waits for the non-blocking socket where a read
+	// would block (rawsock.Waiter: the connection shares its thread).
+	wait rawsock.Waiter
+	// drained: the last read left the socket empty, so that the next
+	// reply is announced to wait (edge-triggered): a read waits first
+	// instead of trying a recv(2) bound to find nothing.
+	drained bool
 }
 
 // newConn returns a Conn on the connected socket fd, whose reads and
@@ -267,6 +274,12 @@ func DialContext(ctx context.Context, cfg Config) (*Conn, error) {
 	// Statements may run as long as they like, a waitSlice at a time;
 	// Abort ends them.
 	c.SetDeadline(time.Time{})
+	if w := rawsock.WaiterFrom(ctx); w != nil {
+		if err := rawsock.Adopt(w, fd); err != nil {
+			return fail(err)
+		}
+		c.wait = w
+	}
 	return c, nil
 }
 
@@ -599,8 +612,12 @@ func (c *Conn) sysWrite(b []byte) error {
 		if n > 0 {
 			b = b[n:]
 		}
+		again := err == syscall.EAGAIN
 		if err = c.waited(err); err != nil {
 			return c.ioError("write", err)
+		}
+		if again && c.wait != nil {
+			rawsock.AwaitWritable(c.fd)
 		}
 	}
 	return nil
@@ -655,6 +672,9 @@ func (c *Conn) fill() error {
 // sysRead reads at least one byte from the socket into b, with recv(2)
 // (see sysWrite).
 func (c *Conn) sysRead(b []byte) (int, error) {
+	if c.wait != nil && c.drained {
+		c.wait.Wait(c.fd)
+	}
 	for {
 		if c.stopped() {
 			return 0, ErrClosed
@@ -663,11 +683,16 @@ func (c *Conn) sysRead(b []byte) (int, error) {
 		if err == nil && n == 0 {
 			err = syscall.ECONNRESET // end of stream; waited reports ErrClosed after Abort
 		}
+		again := err == syscall.EAGAIN
 		if err = c.waited(err); err != nil {
 			return 0, c.ioError("read", err)
 		}
 		if n > 0 {
+			c.drained = n < len(b)
 			return n, nil
+		}
+		if again && c.wait != nil {
+			c.wait.Wait(c.fd)
 		}
 	}
 }

@@ -17,7 +17,7 @@ type Config struct {
 	// Jobs, when > 0, runs the workers on that many threads, as pgbench's
 	// -j: each thread waits for all its workers' sockets at once
 	// (package poller). 0 gives each worker a thread of its own, as
-	// sysbench does. It needs workers on the lean PostgreSQL client in a
+	// sysbench does. It needs workers on the lean wire clients in a
 	// closed loop (no Rate, no Pacer).
 	Jobs int
 	// Duration is the measured time, after warm-up; 0 runs until Events.

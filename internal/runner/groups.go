@@ -7,9 +7,9 @@ import (
 )
 
 // ErrNotMultiplexed is returned for --jobs when the workload's connections
-// cannot wait through a poller group: only workers on the lean PostgreSQL
-// client (pgwire) can, and only in a closed loop.
-var ErrNotMultiplexed = errors.New("this workload's workers cannot share threads (it needs workers on the lean PostgreSQL client, in a closed loop; drop --jobs)")
+// cannot wait through a poller group: only workers on the lean wire
+// clients (pgwire, mysqlwire) can, and only in a closed loop.
+var ErrNotMultiplexed = errors.New("this workload's workers cannot share threads (it needs workers on the lean wire clients, --client auto, in a closed loop; drop --jobs)")
 
 // makeGroups makes the cfg.Jobs poller groups the workers will share.
 func (r *run) makeGroups() error {
