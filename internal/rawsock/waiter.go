@@ -13,8 +13,9 @@ type Waiter interface {
 	// Attach registers fd, a connected socket the client has just made
 	// non-blocking.
 	Attach(fd int) error
-	// Wait returns once fd may have become readable, or after at most
-	// about WaitSlice, so that the caller checks its deadline and Abort.
+	// Wait returns once fd may have become readable (Abort's shutdown
+	// makes it so), or after a while, so that the caller checks its
+	// deadline.
 	Wait(fd int)
 }
 
