@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"time"
 
 	"github.com/spf13/pflag"
 
@@ -111,9 +110,8 @@ func (a *App) planCheck(args []string) error {
 		fmt.Fprintln(a.Stdout, "warning:", w)
 	}
 	steps := p.Schedule()
-	est := time.Duration(len(steps)) * (p.Duration + p.Warmup)
-	fmt.Fprintf(a.Stdout, "Plan %s: %d servers, %d cells, %d rounds, %d runs, at most %s of measurement and warm-up\n",
-		p.Name, len(p.Variants()), len(p.Cells()), p.Rounds, len(steps), est)
+	fmt.Fprintf(a.Stdout, "Plan %s: %d servers, %d cells, %d rounds, %d runs, %s\n",
+		p.Name, len(p.Variants()), len(p.Cells()), p.Rounds, len(steps), lab.EstimatePlan(p, a.Registry))
 	if l := shardsLine(p); l != "" {
 		fmt.Fprintln(a.Stdout, l)
 	}

@@ -162,6 +162,9 @@ func (a *App) resultsShow(ctx context.Context, args []string) error {
 	}
 	fmt.Fprintf(a.Stdout, "Run %s: %s on %s %s (%s), %d threads, %s\n", name, run.Workload,
 		run.Target.Flavor, run.Target.Version, run.Target.DSN, run.Threads, run.Status)
+	if run.Target.TLS != nil {
+		fmt.Fprintf(a.Stdout, "TLS: %s\n", run.Target.TLS)
+	}
 	fmt.Fprintf(a.Stdout, "Started %s, dbarena %s on %s (%s, %d cores)\n",
 		run.StartedAt.Local().Format("2006-01-02 15:04:05"), run.Dbarena.Version, run.Host.Hostname,
 		run.Host.CPUModel, run.Host.Cores)

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"slices"
 	"strconv"
 	"strings"
 	"text/tabwriter"
@@ -258,18 +259,22 @@ func (a *App) runLocalShards(ctx context.Context, o *runOptions) error {
 	if _, err := s.splitConfig(o.cfg, 0); err != nil {
 		return usagef("%w", err)
 	}
-	ctx, stop := a.Interrupts(ctx)
-	defer stop()
-	local := a.localShards()
-	local.Output = a.Stderr
-	if _, err := local.Run(ctx, localShardArgs(a.Args[1:]), s.key, s.count); err != nil {
-		return failed(err)
-	}
-	st, err := a.openStore(context.WithoutCancel(ctx), o.results)
+	st, err := a.openStore(ctx, o.results)
 	if err != nil {
 		return err
 	}
 	defer st.Close()
+	ctx, stop := a.Interrupts(ctx)
+	defer stop()
+	local := a.localShards()
+	local.Output, local.Store = a.Stderr, st
+	exits, err := local.Run(ctx, localShardArgs(a.Args[1:]), s.key, s.count)
+	if err != nil {
+		return failed(err)
+	}
+	if early := stoppedBy(exits); early != nil {
+		fmt.Fprintf(a.Stderr, "dbarena: %s; the other shards were stopped at the start barrier\n", oneLine(early.Error()))
+	}
 	run, err := shard.Load(context.WithoutCancel(ctx), st, s.key)
 	if err != nil {
 		return failed(err)
@@ -286,6 +291,20 @@ func (a *App) runLocalShards(ctx context.Context, o *runOptions) error {
 	}
 	if run.Status != summary.StatusComplete {
 		return failed(fmt.Errorf("run %s %s: %s", s.key, run.Status, oneLine(strings.Join(append([]string{run.Error}, run.Notes...), "; "))))
+	}
+	return nil
+}
+
+// stoppedBy returns the exit error of the shard whose failure before the
+// start stopped the others (shard.ErrStopped), if one did.
+func stoppedBy(exits []error) error {
+	if !slices.ContainsFunc(exits, func(e error) bool { return errors.Is(e, shard.ErrStopped) }) {
+		return nil
+	}
+	for _, e := range exits {
+		if e != nil && !errors.Is(e, shard.ErrStopped) {
+			return e
+		}
 	}
 	return nil
 }

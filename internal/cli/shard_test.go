@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -259,5 +260,35 @@ func TestShardedTPCC(t *testing.T) {
 				t.Errorf("--json interval %d %s: p90 %v, histogram kept: %v", k, name, pt.P90MS, pt.Histogram != "")
 			}
 		}
+	}
+}
+
+// TestShardFailsBeforeBarrier: a local shard that fails before it joins
+// the start barrier (its target does not exist) stops the others at once,
+// rather than leaving them at the barrier until --barrier-timeout.
+func TestShardFailsBeforeBarrier(t *testing.T) {
+	needServers(t)
+	freshTables(t, "oltp_point_select", "--tables", "1", "--table-size", "1000")
+	orig := shardCommand
+	shardCommand = func(args []string) (*exec.Cmd, error) {
+		if slices.Contains(args, "1/2") {
+			args = append(args, "--target=sandbox:no-such-sandbox")
+		}
+		return orig(args)
+	}
+	t.Cleanup(func() { shardCommand = orig })
+	results := filepath.Join(t.TempDir(), "r.db")
+	r := dbarena(t, "run", "oltp_point_select", "--tables", "1", "--table-size", "1000", "--threads", "2", "--time", "10s",
+		"--results", results, "--monitor", "none", "--shards", "2", "--local", "--run-id", "early", "--barrier-timeout", "90s")
+	if r.code == 0 {
+		t.Fatalf("run succeeded:\n%s", r.stdout)
+	}
+	for _, want := range []string{"shard 1: exit status 2", "no-such-sandbox", "the other shards were stopped at the start barrier"} {
+		if !strings.Contains(r.stderr, want) {
+			t.Errorf("stderr lacks %q:\n%s", want, tail(r.stderr, 3000))
+		}
+	}
+	if strings.Contains(r.stderr, "not ready after") {
+		t.Errorf("shard 0 waited out the barrier:\n%s", tail(r.stderr, 3000))
 	}
 }

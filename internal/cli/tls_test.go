@@ -35,8 +35,24 @@ func TestServerStartTLS(t *testing.T) {
 	js := jsonPath(t)
 	dbarena(t, "run", "oltp_point_select", "--tables", "1", "--table-size", "100", "--threads", "2",
 		"--events", "200", "--json", js, good).mustSucceed(t)
-	if run := readSummary(t, js); run.Totals.Events != 200 || run.Totals.Errors != 0 {
+	run := readSummary(t, js)
+	if run.Totals.Events != 200 || run.Totals.Errors != 0 {
 		t.Fatalf("TLS run: %+v", run.Totals)
+	}
+	// The summary says the connections used TLS, with the server's
+	// protocol version and cipher, and results show prints it.
+	if tl := run.Target.TLS; tl == nil || !tl.Enabled || tl.Mode != "tls=true" || !strings.HasPrefix(tl.Version, "TLSv1.") || tl.Cipher == "" {
+		t.Errorf("TLS run: target tls %+v", tl)
+	}
+	shown := dbarena(t, "results", "show", fmt.Sprint(run.ID)).mustSucceed(t).stdout
+	if want := "TLS: " + run.Target.TLS.String() + "\n"; !strings.Contains(shown, want) || !strings.Contains(shown, "TLS: on TLSv1.") {
+		t.Errorf("results show lacks %q:\n%s", want, shown)
+	}
+	plain := jsonPath(t)
+	dbarena(t, "run", "oltp_point_select", "--tables", "1", "--table-size", "100", "--threads", "1",
+		"--events", "10", "--json", plain, dsn("tls=false")).mustSucceed(t)
+	if tl := readSummary(t, plain).Target.TLS; tl == nil || tl.Enabled || tl.Mode != "tls=false" || tl.Version != "" {
+		t.Errorf("plain run: target tls %+v", tl)
 	}
 	r := dbarena(t, "run", "oltp_point_select", "--tables", "1", "--table-size", "100", "--events", "10", dsn("tls=maybe"))
 	if r.code == 0 || !strings.Contains(r.stderr, `tls="maybe"`) {

@@ -161,6 +161,7 @@ func Run(ctx context.Context, st Store, s *Session, spec Spec, obs Observer) (*O
 	obs.Begin(s, &spec, said)
 
 	run := newRun(s, &spec)
+	run.Target.TLS = sessionTLS(ctx, s)
 	run.Notes = append(run.Notes, notes...)
 	bg := context.WithoutCancel(ctx)
 	var storeErr error

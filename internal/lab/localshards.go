@@ -47,6 +47,9 @@ func (ls LocalShards) Run(ctx context.Context, j Job, key string) (*summary.Run,
 		args = append(args, "--results="+ls.Results)
 	}
 	local := ls.Local
+	if local.Store == nil && ls.Store != nil {
+		local.Store = ls.Store // a shard failing before the start stops the others
+	}
 	if password != "" {
 		local.Env = append(append([]string(nil), local.Env...), "DBARENA_PASSWORD="+password)
 	}

@@ -82,22 +82,40 @@ func shardKey(name, session string, step plan.Step, attempt int) string {
 	return fmt.Sprintf("plan-%s-%s-%s-%d", clean(name, 20), clean(session, 16), hex.EncodeToString(sum[:4]), attempt)
 }
 
+// ErrShardsRunning is wrapped by a resume's error when a sharded run of
+// the session is still running (an earlier plan run's shards, alive):
+// resuming would start the step a second time beside it.
+var ErrShardsRunning = errors.New("still running")
+
 // shardedDone adds to done the cell rounds whose sharded runs (keys, by
-// round key) merge into a complete run.
+// round key) merge into a complete run. A sharded run one of whose shards
+// still runs (its process alive, as the store tells) is an error
+// (ErrShardsRunning).
 func (l *Lab) shardedDone(ctx context.Context, keys map[string][]string, done map[string]bool) error {
 	if l.Shards == nil {
 		return nil
 	}
-	for rk, ks := range keys {
-		for _, key := range ks {
-			if done[rk] {
-				break
-			}
+	for _, rk := range slices.Sorted(maps.Keys(keys)) {
+		for _, key := range keys[rk] {
 			run, err := l.Shards.Load(ctx, key)
 			if err != nil {
 				return fmt.Errorf("sharded run %s: %w", key, err)
 			}
-			done[rk] = run.Status == summary.StatusComplete
+			var running []string
+			for _, sh := range run.Shards {
+				if sh.Status == summary.StatusRunning {
+					where := fmt.Sprintf("%d (run %d", sh.Index, sh.Run)
+					if sh.Host != "" {
+						where += " on " + sh.Host
+					}
+					running = append(running, where+")")
+				}
+			}
+			if len(running) > 0 {
+				return fmt.Errorf("sharded run %s of this session is %w: shards %s; wait for it to end or interrupt it, then resume",
+					key, ErrShardsRunning, strings.Join(running, ", "))
+			}
+			done[rk] = done[rk] || run.Status == summary.StatusComplete
 		}
 	}
 	return nil

@@ -2,6 +2,7 @@ package lab
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"strconv"
@@ -18,11 +19,13 @@ import (
 
 // fakeShards runs a sharded step as its shards' runs in the fake store,
 // each tagged as a shard of its run (as `dbarena run --shard` stores
-// them); degrade makes shard 1 of the named steps' first attempt abort.
+// them); degrade makes shard 1 of the named steps' first attempt abort,
+// running leaves it running (its process alive).
 type fakeShards struct {
 	w       *world
 	keys    map[string]int // sharded runs in the store: key -> shards
 	degrade map[string]bool
+	running map[string]bool
 }
 
 func (f *fakeShards) Run(ctx context.Context, j Job, key string) (*summary.Run, error) {
@@ -34,6 +37,9 @@ func (f *fakeShards) Run(ctx context.Context, j Job, key string) (*summary.Run, 
 			Shard: &summary.Shard{Index: i, Count: j.Shards()}, RunKey: key}
 		if i == 1 && f.degrade[short(j)] && strings.HasSuffix(key, "-1") {
 			r.Status = summary.StatusAborted
+		}
+		if i == 1 && f.running[short(j)] && strings.HasSuffix(key, "-1") {
+			r.Status = summary.StatusRunning
 		}
 		for _, kv := range j.Tags() {
 			r.Tags[kv[0]] = kv[1]
@@ -126,6 +132,29 @@ func TestShardedSteps(t *testing.T) {
 	}
 	if res.Failed != 2 || w.runs[0].Status != summary.StatusFailed || !strings.Contains(w.runs[0].Error, "runs no shards") {
 		t.Errorf("no shard runner: result %+v, first run %s %q", res, w.runs[0].Status, w.runs[0].Error)
+	}
+}
+
+// TestResumeShardsRunning: a resume while a sharded step's earlier
+// attempt still runs refuses, naming it, rather than starting the step
+// again beside it.
+func TestResumeShardsRunning(t *testing.T) {
+	p := mustParse(t, shardedPlan)
+	w := newWorld()
+	fs := &fakeShards{w: w, keys: map[string]int{}, running: map[string]bool{"a threads=2 r2": true}}
+	l := w.lab()
+	l.Shards = fs
+	if _, err := l.Run(context.Background(), p, Options{Session: "s1"}); err != nil {
+		t.Fatal(err)
+	}
+	w.log = nil
+	_, err := l.Run(context.Background(), p, Options{Resume: true})
+	key := shardKey("sp", "s1", p.Schedule()[1], 1)
+	if !errors.Is(err, ErrShardsRunning) || !strings.Contains(err.Error(), "sharded run "+key+" of this session is still running: shards 1 (run ") {
+		t.Errorf("resume: %v, want %s still running", err, key)
+	}
+	if got := w.logged("run", "shards"); len(got) != 0 {
+		t.Errorf("resume ran %q", got)
 	}
 }
 

@@ -3,12 +3,15 @@ package shard
 import (
 	"bufio"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os/exec"
 	"strings"
 	"sync"
 	"syscall"
+
+	"github.com/dbarena/dbarena/internal/store"
 )
 
 // Local runs the N shards of a run as processes of this machine: the same
@@ -27,7 +30,20 @@ type Local struct {
 	// Started, if set, is called with each shard's run, index and
 	// process id (progress).
 	Started func(key string, i, n, pid int)
+	// Store, if set, is the results store the shards share. A shard that
+	// exits with an error before the run's common start is set (it never
+	// joined the start barrier, or left it early) then interrupts the
+	// others, which would otherwise wait for it at the barrier until
+	// --barrier-timeout. A shard that fails once the start is set does
+	// not: the others run on, as they would without Store.
+	Store interface {
+		ShardRun(ctx context.Context, key string) (*store.ShardRun, error)
+	}
 }
+
+// ErrStopped is wrapped by the exit error of a shard Run interrupted
+// because another failed before the start (Store).
+var ErrStopped = errors.New("interrupted")
 
 // tailLines is how many of a shard's last output lines an exit error
 // quotes.
@@ -37,8 +53,10 @@ const tailLines = 3
 // exited, and returns each shard's exit error (nil when it exited with 0;
 // otherwise with its last lines of output). When ctx is done the shards
 // are interrupted (SIGINT), as Ctrl-C interrupts one run, and still waited
-// for. The error is for a shard that could not be started: the shards
-// already started are then killed.
+// for. With Store, a shard that fails before the common start interrupts
+// the others so (their exit errors then name it). The error is for a
+// shard that could not be started: the shards already started are then
+// killed.
 func (l Local) Run(ctx context.Context, args []string, key string, n int) ([]error, error) {
 	if n < 1 || n > MaxShards {
 		return nil, fmt.Errorf("%d shards: want 1 to %d", n, MaxShards)
@@ -52,6 +70,7 @@ func (l Local) Run(ctx context.Context, args []string, key string, n int) ([]err
 	exits := make([]error, n)
 	tails := make([]*tail, n)
 	var wg sync.WaitGroup
+	failed := make(chan int, n) // shards that exited with an error
 	for i := range cmds {
 		a := append(append([]string(nil), args...), "--shard", fmt.Sprintf("%d/%d", i, n), "--run-id", key)
 		cmd, err := l.Command(a)
@@ -86,8 +105,12 @@ func (l Local) Run(ctx context.Context, args []string, key string, n int) ([]err
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			exits[i] = cmd.Wait()
+			err := cmd.Wait()
+			exits[i] = err
 			pw.Close()
+			if err != nil {
+				failed <- i
+			}
 		}()
 	}
 	done := make(chan struct{})
@@ -95,23 +118,56 @@ func (l Local) Run(ctx context.Context, args []string, key string, n int) ([]err
 		wg.Wait()
 		close(done)
 	}()
-	select {
-	case <-done:
-	case <-ctx.Done():
-		for _, c := range cmds {
-			_ = c.Process.Signal(syscall.SIGINT)
+	cause := -1 // the shard whose failure before the start interrupted the others
+	ctxDone := ctx.Done()
+wait:
+	for {
+		select {
+		case <-done:
+			break wait
+		case i := <-failed:
+			if cause < 0 && ctx.Err() == nil && l.beforeStart(ctx, key) {
+				cause = i
+				for _, c := range cmds {
+					_ = c.Process.Signal(syscall.SIGINT)
+				}
+			}
+		case <-ctxDone:
+			ctxDone = nil
+			for _, c := range cmds {
+				_ = c.Process.Signal(syscall.SIGINT)
+			}
 		}
-		<-done
 	}
 	for i, err := range exits {
 		if err != nil {
 			if t := tails[i].String(); t != "" {
 				err = fmt.Errorf("%w: %s", err, t)
 			}
+			if cause >= 0 && i != cause {
+				err = fmt.Errorf("%w (shard %d failed before the start): %w", ErrStopped, cause, err)
+			}
 			exits[i] = fmt.Errorf("shard %d: %w", i, err)
 		}
 	}
 	return exits, nil
+}
+
+// beforeStart reports whether run key has no common start yet (no shard
+// joined its barrier, or not every one did), as Store says; false when
+// Store is nil or cannot say.
+func (l Local) beforeStart(ctx context.Context, key string) bool {
+	if l.Store == nil {
+		return false
+	}
+	r, err := l.Store.ShardRun(context.WithoutCancel(ctx), key)
+	switch {
+	case errors.Is(err, store.ErrNotFound):
+		return true
+	case err != nil:
+		return false
+	}
+	return r.StartAt.IsZero()
 }
 
 // copyLines copies r to w line by line, each with prefix, keeping the last

@@ -3,11 +3,15 @@ package shard
 import (
 	"bytes"
 	"context"
+	"errors"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/dbarena/dbarena/internal/store"
 )
 
 // shCommand runs a shell script as a shard: its arguments are the script's
@@ -101,5 +105,82 @@ func TestLocalStartFails(t *testing.T) {
 	l := Local{Command: func(args []string) (*exec.Cmd, error) { return exec.Command("/nonexistent/dbarena"), nil }}
 	if _, err := l.Run(context.Background(), nil, "k", 2); err == nil || !strings.Contains(err.Error(), "start shard 0") {
 		t.Errorf("Run = %v, want start shard 0", err)
+	}
+}
+
+// TestLocalFailsBeforeStart: with Store, a shard that exits with an error
+// before the run's common start is set interrupts the others (which would
+// wait for it at the barrier), and their exits name it.
+func TestLocalFailsBeforeStart(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	st, err := store.Open(ctx, filepath.Join(t.TempDir(), "r.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	if err := st.JoinShard(ctx, "k-2", 0, 3, "h"); err != nil { // shard 0 waits at the barrier
+		t.Fatal(err)
+	}
+	var out syncBuffer
+	// Shards 0 and 2 wait (as at the barrier) until interrupted; shard 1
+	// fails at once, once the others' traps are set.
+	l := Local{Store: st, Output: &out, Command: shCommand(`
+if [ "$3" = 1/3 ]; then
+	while [ ! -f "$1/0" ] || [ ! -f "$1/2" ]; do sleep 0.05; done
+	echo "cannot connect"; exit 1
+fi
+trap 'echo interrupted; exit 130' INT
+touch "$1/${3%/3}"
+while :; do sleep 0.05; done`)}
+	exits, err := l.Run(ctx, []string{t.TempDir()}, "k-2", 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ctx.Err() != nil {
+		t.Fatalf("the shards were not interrupted before the test's bound: %v", exits)
+	}
+	if exits[1] == nil || !strings.Contains(exits[1].Error(), "cannot connect") || strings.Contains(exits[1].Error(), "interrupted") {
+		t.Errorf("shard 1 exit %v, want its own failure", exits[1])
+	}
+	for _, i := range []int{0, 2} {
+		if e := exits[i]; e == nil || !errors.Is(e, ErrStopped) || !strings.Contains(e.Error(), "interrupted (shard 1 failed before the start)") {
+			t.Errorf("shard %d exit %v, want interrupted as shard 1 failed", i, e)
+		}
+	}
+}
+
+// TestLocalFailsAfterStart: a shard that fails once the common start is
+// set does not interrupt the others.
+func TestLocalFailsAfterStart(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	st, err := store.Open(ctx, filepath.Join(t.TempDir(), "r.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	for i := range 2 {
+		if err := st.JoinShard(ctx, "k-3", i, 2, "h"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if at, err := st.ShardStart(ctx, "k-3", time.Millisecond); err != nil || at.IsZero() {
+		t.Fatalf("ShardStart = %v, %v", at, err)
+	}
+	// Shard 1 fails; shard 0 ends well a while after it has (its trap
+	// would say it was interrupted).
+	dir := t.TempDir()
+	l := Local{Store: st, Command: shCommand(`
+if [ "$3" = 1/2 ]; then touch "$1/1.done"; echo degraded; exit 1; fi
+trap 'echo interrupted; exit 130' INT
+while [ ! -f "$1/1.done" ]; do sleep 0.05; done
+sleep 1; echo done`)}
+	exits, err := l.Run(ctx, []string{dir}, "k-3", 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if exits[0] != nil || exits[1] == nil {
+		t.Errorf("exits %v, want shard 0 well, shard 1 failed", exits)
 	}
 }

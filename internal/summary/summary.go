@@ -4,7 +4,10 @@
 // never rename them.
 package summary
 
-import "time"
+import (
+	"strings"
+	"time"
+)
 
 // Schema is the value of Run.Schema.
 const Schema = "dbarena.run/v1"
@@ -131,6 +134,40 @@ type Target struct {
 	Version string `json:"version"`
 	DSN     string `json:"dsn"`
 	Sandbox string `json:"sandbox,omitempty"`
+	// TLS is how the run's connections were secured, as the server said
+	// of one of them when the run began (absent when unknown: an older
+	// run, a run without a database).
+	TLS *TLS `json:"tls,omitempty"`
+}
+
+// TLS is whether a run's connections used TLS: the mode the target's DSN
+// asked for, and the protocol version and cipher the server reports for
+// the session.
+type TLS struct {
+	Enabled bool `json:"enabled"`
+	// Mode is the DSN's TLS parameter as dbarena applied it: tls=true,
+	// skip-verify, preferred or false (MySQL family; tls-ca or tls-cert
+	// imply true) or sslmode=disable ... verify-full (PostgreSQL), with
+	// dbarena's default (tls=false, sslmode=disable) when unset.
+	Mode    string `json:"mode,omitempty"`
+	Version string `json:"version,omitempty"`
+	Cipher  string `json:"cipher,omitempty"`
+}
+
+// String is TLS for a line of text: "off (sslmode=disable)",
+// "on TLSv1.3 TLS_AES_256_GCM_SHA384 (tls=true)".
+func (t *TLS) String() string {
+	if t == nil {
+		return "unknown"
+	}
+	on := "off"
+	if t.Enabled {
+		on = strings.TrimSpace(strings.Join([]string{"on", t.Version, t.Cipher}, " "))
+	}
+	if t.Mode != "" {
+		on += " (" + t.Mode + ")"
+	}
+	return on
 }
 
 // Totals are counts over the measured period (warm-up excluded).
