@@ -19,6 +19,7 @@ import (
 
 	"github.com/dbarena/dbarena/internal/credentials"
 	"github.com/dbarena/dbarena/internal/k8s"
+	"github.com/dbarena/dbarena/internal/poller"
 	"github.com/dbarena/dbarena/internal/shard"
 	"github.com/dbarena/dbarena/internal/store"
 	"github.com/dbarena/dbarena/internal/summary"
@@ -274,7 +275,7 @@ func (a *App) k8sApply(ctx context.Context, o *runOptions, ko *k8sOptions, job *
 		if time.Now().After(deadline) {
 			return failed(fmt.Errorf("run %s did not end within --follow-timeout %v; `dbarena results show %s` reads it later", key, ko.follow, key))
 		}
-		if err := sleepCtx(ctx, followEvery); err != nil {
+		if err := poller.Sleep(ctx, followEvery); err != nil {
 			return failed(fmt.Errorf("stopped following run %s; Job %s/%s goes on (`kubectl delete job %s -n %s` stops it)", key, ns, name, name, ns))
 		}
 	}
@@ -411,18 +412,6 @@ func followStep(ctx context.Context, st *store.Store, key string, n int) (*summa
 	}
 	line := fmt.Sprintf("%d of %d shards ended; %d events so far", ended, n, run.Totals.Events)
 	return run, ended == n, line
-}
-
-// sleepCtx waits d or until ctx is done.
-func sleepCtx(ctx context.Context, d time.Duration) error {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
-	}
 }
 
 // hasPassword reports whether a --target DSN carries a password.

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/dbarena/dbarena/internal/poller"
 	"github.com/dbarena/dbarena/internal/store"
 )
 
@@ -93,11 +94,11 @@ func (b *Barrier) Wait(ctx context.Context) error {
 			}
 			lastSaid = time.Now()
 		}
-		if err := sleep(ctx, poll); err != nil {
+		if err := poller.Sleep(ctx, poll); err != nil {
 			return err
 		}
 	}
-	if err := sleep(ctx, time.Until(b.StartAt)); err != nil {
+	if err := poller.Sleep(ctx, time.Until(b.StartAt)); err != nil {
 		return err
 	}
 	b.Skew = time.Since(b.StartAt)
@@ -123,21 +124,6 @@ func (b *Barrier) missing(ctx context.Context) ([]int, error) {
 		}
 	}
 	return out, nil
-}
-
-// sleep waits d or until ctx is done.
-func sleep(ctx context.Context, d time.Duration) error {
-	if d <= 0 {
-		return ctx.Err()
-	}
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
-	}
 }
 
 func formatInts(xs []int) string {
