@@ -182,6 +182,9 @@ type Server struct {
 	Sandbox  string            `json:"sandbox,omitempty"`
 	DSN      string            `json:"dsn"`
 	Settings map[string]string `json:"settings,omitempty"`
+	// TLS is how the series' runs connected (summary.TLS.String), "mixed"
+	// when they differ, "" when no run says.
+	TLS string `json:"tls,omitempty"`
 }
 
 // WorkloadParams lists a workload's parameters and run settings.
@@ -468,6 +471,9 @@ func (rep *Report) context(labels map[*summary.Run]string) {
 		for i := range ctx.Servers {
 			if ctx.Servers[i].Series == label {
 				found = true
+				if ctx.Servers[i].TLS != runTLS(r) {
+					ctx.Servers[i].TLS = "mixed"
+				}
 				for k, v := range r.Settings {
 					if ctx.Servers[i].Settings == nil {
 						ctx.Servers[i].Settings = map[string]string{}
@@ -480,7 +486,7 @@ func (rep *Report) context(labels map[*summary.Run]string) {
 		}
 		if !found {
 			ctx.Servers = append(ctx.Servers, Server{Series: label, Flavor: r.Target.Flavor, Version: r.Target.Version,
-				Sandbox: r.Target.Sandbox, DSN: r.Target.DSN, Settings: maps.Clone(r.Settings)})
+				Sandbox: r.Target.Sandbox, DSN: r.Target.DSN, Settings: maps.Clone(r.Settings), TLS: runTLS(r)})
 		}
 		wp := params[r.Workload]
 		if wp == nil {
@@ -560,4 +566,12 @@ func IsReplay(r *summary.Run) bool {
 // tables of their own (fingerprintTables).
 func IsTPCC(r *summary.Run) bool {
 	return !IsCaptureReplay(r) && (len(r.PerType) > 0 || len(r.Checks) > 0 || r.TpmC != nil)
+}
+
+// runTLS is the run's TLS for the servers table, "" when not recorded.
+func runTLS(r *summary.Run) string {
+	if r.Target.TLS == nil {
+		return ""
+	}
+	return r.Target.TLS.String()
 }

@@ -244,12 +244,21 @@ func (rep *Report) SettingsTable() Table {
 	return t
 }
 
-// ServersTable names each series' server.
+// ServersTable names each series' server, with a TLS column when a run
+// recorded how it connected.
 func (rep *Report) ServersTable() Table {
 	t := Table{ID: "servers", Title: "Servers",
 		Columns: []Column{{Name: "Series"}, {Name: "Flavor"}, {Name: "Version"}, {Name: "Sandbox"}, {Name: "DSN (password masked)"}}}
+	withTLS := slices.ContainsFunc(rep.Context.Servers, func(s Server) bool { return s.TLS != "" })
+	if withTLS {
+		t.Columns = append(t.Columns, Column{Name: "TLS"})
+	}
 	for _, s := range rep.Context.Servers {
-		t.Rows = append(t.Rows, []Entry{txt(s.Series), txt(s.Flavor), txt(s.Version), txt(s.Sandbox), txt(s.DSN)})
+		row := []Entry{txt(s.Series), txt(s.Flavor), txt(s.Version), txt(s.Sandbox), txt(s.DSN)}
+		if withTLS {
+			row = append(row, txt(s.TLS))
+		}
+		t.Rows = append(t.Rows, row)
 	}
 	return t
 }
