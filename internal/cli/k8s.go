@@ -324,14 +324,7 @@ func (a *App) k8sPassword(o *runOptions, key string) (pw, from string, err error
 // openResolvedStore opens a --results location whose password, if any, is
 // already filled in (resolveStoreDSN), as openStore does.
 func openResolvedStore(ctx context.Context, loc string) (*store.Store, error) {
-	st, err := store.Open(ctx, loc)
-	switch {
-	case err == nil:
-		return st, nil
-	case errors.Is(err, store.ErrUnreachable):
-		return nil, unreachable(fmt.Errorf("--results: %w", err))
-	}
-	return nil, usagef("--results: %w", err)
+	return storeOpened(store.Open(ctx, loc))
 }
 
 // jobWatch prints what the cluster says of the Job as it changes: failed

@@ -50,12 +50,15 @@ func (a *App) openStore(ctx context.Context, loc string) (*store.Store, error) {
 	if err != nil {
 		return nil, err
 	}
-	var st *store.Store
-	if loc == "" {
-		st, err = store.OpenDefault(ctx, store.DefaultPath(a.Getenv))
-	} else {
-		st, err = store.Open(ctx, loc)
+	if loc != "" {
+		return openResolvedStore(ctx, loc)
 	}
+	return storeOpened(store.OpenDefault(ctx, store.DefaultPath(a.Getenv)))
+}
+
+// storeOpened maps the error of opening a --results store to its exit:
+// 3 for an unreachable database, 2 for anything else.
+func storeOpened(st *store.Store, err error) (*store.Store, error) {
 	switch {
 	case err == nil:
 		return st, nil
