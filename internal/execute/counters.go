@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/dbarena/dbarena/internal/dialect"
+	"github.com/dbarena/dbarena/internal/poller"
 )
 
 // counterTimeout bounds each read of the server's counters or settings: a
@@ -46,7 +47,7 @@ func (p *counterProbe) read(ctx context.Context) (dialect.Counters, error) {
 // goes idle or exits, so it waits until two reads agree (at most a few
 // seconds, fewer when ctx ends).
 func (p *counterProbe) delta(ctx context.Context, before dialect.Counters) (map[string]int64, error) {
-	if !sleep(ctx, 300*time.Millisecond) {
+	if poller.Sleep(ctx, 300*time.Millisecond) != nil {
 		return nil, ctx.Err()
 	}
 	after, err := p.read(ctx)
@@ -54,7 +55,7 @@ func (p *counterProbe) delta(ctx context.Context, before dialect.Counters) (map[
 		return nil, err
 	}
 	for i := 0; i < 20; i++ {
-		if !sleep(ctx, 250*time.Millisecond) {
+		if poller.Sleep(ctx, 250*time.Millisecond) != nil {
 			break
 		}
 		again, err := p.read(ctx)
@@ -90,15 +91,3 @@ func (p *counterProbe) delta(ctx context.Context, before dialect.Counters) (map[
 
 // Close closes the probe's own pool.
 func (p *counterProbe) Close() error { return p.db.Close() }
-
-// sleep waits d, or less when ctx ends; it reports whether it waited d.
-func sleep(ctx context.Context, d time.Duration) bool {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return true
-	case <-ctx.Done():
-		return false
-	}
-}

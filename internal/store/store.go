@@ -37,6 +37,7 @@ import (
 
 	_ "modernc.org/sqlite" // registers the "sqlite" database/sql driver
 
+	"github.com/dbarena/dbarena/internal/poller"
 	"github.com/dbarena/dbarena/internal/secret"
 )
 
@@ -174,11 +175,7 @@ func (s *Store) migrateRetrying(ctx context.Context) error {
 		if err == nil || !isBusy(err) || time.Now().After(deadline) {
 			return err
 		}
-		t := time.NewTimer(wait)
-		select {
-		case <-t.C:
-		case <-ctx.Done():
-			t.Stop()
+		if poller.Sleep(ctx, wait) != nil {
 			return err
 		}
 		wait = min(2*wait, 500*time.Millisecond)

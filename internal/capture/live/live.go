@@ -79,16 +79,6 @@ func Capture(ctx context.Context, o Options, w io.Writer) (convert.Result, error
 	return convert.Result{}, fmt.Errorf("live capture: unsupported flavor %s", o.Admin.Flavor)
 }
 
-// wait sleeps for d or until ctx ends.
-func wait(ctx context.Context, d time.Duration) {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-	case <-t.C:
-	}
-}
-
 // excluding wraps a collector's Add to leave out one session.
 func excluding(c *convert.Collector, session string) func(*capture.Record) error {
 	return func(r *capture.Record) error {

@@ -14,6 +14,7 @@ import (
 	"github.com/dbarena/dbarena/internal/capture/convert"
 	"github.com/dbarena/dbarena/internal/capture/mysqllog"
 	"github.com/dbarena/dbarena/internal/dialect"
+	"github.com/dbarena/dbarena/internal/poller"
 )
 
 // mysqlSettings are the globals a capture changes, in restore order.
@@ -84,7 +85,7 @@ func captureMySQL(ctx context.Context, o Options, w io.Writer) (res convert.Resu
 		return res, fmt.Errorf("turn the general log on: %w", err)
 	}
 	o.notify("general log on (log_output=%s) for %s", set[len(set)-1].v, o.Duration)
-	wait(ctx, o.Duration)
+	_ = poller.Sleep(ctx, o.Duration)
 	rctx, cancel := context.WithTimeout(context.Background(), restoreTimeout)
 	defer cancel()
 	if _, err := conn.ExecContext(rctx, "SET GLOBAL general_log = OFF"); err != nil {

@@ -13,6 +13,7 @@ import (
 	"github.com/dbarena/dbarena/internal/capture"
 	"github.com/dbarena/dbarena/internal/capture/convert"
 	"github.com/dbarena/dbarena/internal/dialect"
+	"github.com/dbarena/dbarena/internal/poller"
 )
 
 // Performance schema capture (MySQL family, Options.PerfSchema): the
@@ -107,7 +108,7 @@ func capturePerfSchema(ctx context.Context, o Options, w io.Writer) (res convert
 	o.notify("performance_schema statement history on for %s", o.Duration)
 	deadline := time.Now().Add(o.Duration)
 	for time.Now().Before(deadline) && ctx.Err() == nil {
-		wait(ctx, pollEvery)
+		_ = poller.Sleep(ctx, pollEvery)
 		if err := p.poll(ctx, in, c, false); err != nil {
 			if ctx.Err() != nil {
 				break

@@ -12,6 +12,7 @@ import (
 	"github.com/dbarena/dbarena/internal/capture/convert"
 	"github.com/dbarena/dbarena/internal/capture/pglog"
 	"github.com/dbarena/dbarena/internal/dialect"
+	"github.com/dbarena/dbarena/internal/poller"
 )
 
 // pgPrefix is the log_line_prefix a capture sets: time and session id.
@@ -105,10 +106,10 @@ func capturePostgres(ctx context.Context, o Options, w io.Writer) (res convert.R
 		if i == 200 {
 			return res, errors.New("the server did not reload its configuration within 10 s")
 		}
-		wait(ctx, 50*time.Millisecond)
+		_ = poller.Sleep(ctx, 50*time.Millisecond)
 	}
 	o.notify("log_statement=all, log_connections, log_disconnections on for %s", o.Duration)
-	wait(ctx, o.Duration)
+	_ = poller.Sleep(ctx, o.Duration)
 	rctx, cancel := context.WithTimeout(context.Background(), restoreTimeout)
 	defer cancel()
 	// Turn statement logging off first, then read: a session still
