@@ -7,7 +7,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/dbarena/dbarena/internal/dialect"
 	"github.com/dbarena/dbarena/internal/sandbox"
 )
 
@@ -15,14 +14,7 @@ import (
 func sqlOn(t *testing.T, sb *sandbox.Sandbox, stmts ...string) {
 	t.Helper()
 	tgt := sb.Target()
-	d, err := dialect.For(tgt.Family())
-	if err != nil {
-		t.Fatal(err)
-	}
-	db, err := d.Open(tgt, dialect.OpenOptions{MaxConns: 1})
-	if err != nil {
-		t.Fatal(err)
-	}
+	db := openTarget(t, tgt)
 	defer db.Close()
 	for _, s := range stmts {
 		if _, err := db.Exec(s); err != nil {

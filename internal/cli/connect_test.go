@@ -4,8 +4,6 @@ import (
 	"fmt"
 	"strings"
 	"testing"
-
-	"github.com/dbarena/dbarena/internal/dialect"
 )
 
 // TestRunConnectPerEvent: --connect per-event opens a new server
@@ -14,14 +12,7 @@ func TestRunConnectPerEvent(t *testing.T) {
 	needServers(t)
 	freshTables(t, "oltp_point_select", "--tables", "1", "--table-size", "1000")
 	tgt := suite.mariadb.Target()
-	d, err := dialect.For(tgt.Family())
-	if err != nil {
-		t.Fatal(err)
-	}
-	db, err := d.Open(tgt, dialect.OpenOptions{MaxConns: 1})
-	if err != nil {
-		t.Fatal(err)
-	}
+	db := openTarget(t, tgt)
 	defer db.Close()
 	connections := func() int64 {
 		t.Helper()

@@ -6,8 +6,6 @@ import (
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/dbarena/dbarena/internal/dialect"
 )
 
 const argvPasswordWarning = "dbarena: warning: the password in --password is visible to every local user in ps; use --password-file\n"
@@ -30,14 +28,7 @@ func TestServerStartPasswordFile(t *testing.T) {
 	}
 	tg := sb.Target()
 	tg.Password = pw
-	d, err := dialect.For(tg.Family())
-	if err != nil {
-		t.Fatal(err)
-	}
-	db, err := d.Open(tg, dialect.OpenOptions{MaxConns: 1})
-	if err != nil {
-		t.Fatal(err)
-	}
+	db := openTarget(t, tg)
 	defer db.Close()
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
