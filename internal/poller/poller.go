@@ -148,6 +148,9 @@ func Sleep(ctx context.Context, d time.Duration) error {
 	}
 }
 
+// resumeWaiting resumes m if it waits, and reports whether its work returned.
+func (m *Member) resumeWaiting() (ended bool) { return m.waiting && !m.resume() }
+
 // resume runs m until it waits again (true) or its work returned.
 func (m *Member) resume() bool {
 	m.waiting, m.running = false, true
@@ -185,8 +188,7 @@ func (g *Group) Run() {
 		}
 		n := g.wait(timeout)
 		for i := range n {
-			m := g.members[g.events[i].Fd]
-			if m.waiting && !m.resume() {
+			if g.members[g.events[i].Fd].resumeWaiting() {
 				live--
 			}
 		}
@@ -199,7 +201,7 @@ func (g *Group) Run() {
 		if now := time.Now(); now.Sub(last) >= sweepPeriod {
 			last = now
 			for _, m := range g.members {
-				if m.waiting && !m.resume() {
+				if m.resumeWaiting() {
 					live--
 				}
 			}
@@ -225,7 +227,7 @@ func (g *Group) untilWake(limit time.Duration) time.Duration {
 func (g *Group) wakeSleepers() (ended int) {
 	now := time.Now()
 	for _, m := range g.members {
-		if m.waiting && !m.wake.IsZero() && !now.Before(m.wake) && !m.resume() {
+		if !m.wake.IsZero() && !now.Before(m.wake) && m.resumeWaiting() {
 			ended++
 		}
 	}

@@ -35,6 +35,16 @@ func (r *run) checkGroups() error {
 	return nil
 }
 
+// release closes the connected workers and their groups of a run that
+// will not start.
+func (r *run) release() {
+	r.cancelWorkers()
+	for _, wk := range r.workers {
+		wk.close(false)
+	}
+	r.closeGroups()
+}
+
 // closeGroups releases groups that will not run.
 func (r *run) closeGroups() {
 	for _, g := range r.groups {

@@ -221,14 +221,17 @@ func Run(ctx context.Context, cfg Config, env workload.Env, w workload.Runner, o
 	}
 	defer setGC()()
 	r := newRun(cfg, env, w)
+	// Workers that own their connections wait in raw system calls (the
+	// lean clients), each keeping its P, or share poller groups (--jobs).
 	_, sched := w.(workload.Scheduler)
-	if r.dialer != nil && r.detached == nil && !sched {
+	rawWaits := r.dialer != nil && r.detached == nil && !sched
+	if cfg.Jobs > 0 && !rawWaits {
+		return nil, fmt.Errorf("runner: --jobs: %w", ErrNotMultiplexed)
+	}
+	if rawWaits {
 		defer setProcs(min(cfg.Threads, cmp.Or(cfg.Jobs, cfg.Threads)))()
 	}
 	if cfg.Jobs > 0 {
-		if r.dialer == nil || r.detached != nil || sched {
-			return nil, fmt.Errorf("runner: --jobs: %w", ErrNotMultiplexed)
-		}
 		if err := r.makeGroups(); err != nil {
 			return nil, fmt.Errorf("runner: --jobs: %w", err)
 		}
@@ -243,20 +246,12 @@ func Run(ctx context.Context, cfg Config, env workload.Env, w workload.Runner, o
 		return nil, err
 	}
 	if err := r.checkGroups(); err != nil {
-		r.cancelWorkers()
-		for _, wk := range r.workers {
-			wk.close(false)
-		}
-		r.closeGroups()
+		r.release()
 		return nil, fmt.Errorf("runner: --jobs: %w", err)
 	}
 	if cfg.Barrier != nil {
 		if err := cfg.Barrier(ctx); err != nil {
-			r.cancelWorkers()
-			for _, wk := range r.workers {
-				wk.close(false)
-			}
-			r.closeGroups()
+			r.release()
 			return nil, err
 		}
 	}
