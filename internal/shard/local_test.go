@@ -5,13 +5,10 @@ import (
 	"context"
 	"errors"
 	"os/exec"
-	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
 	"time"
-
-	"github.com/dbarena/dbarena/internal/store"
 )
 
 // shCommand runs a shell script as a shard: its arguments are the script's
@@ -114,11 +111,7 @@ func TestLocalStartFails(t *testing.T) {
 func TestLocalFailsBeforeStart(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	st, err := store.Open(ctx, filepath.Join(t.TempDir(), "r.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
+	st := tempStore(t)
 	if err := st.JoinShard(ctx, "k-2", 0, 3, "h"); err != nil { // shard 0 waits at the barrier
 		t.Fatal(err)
 	}
@@ -155,11 +148,7 @@ while :; do sleep 0.05; done`)}
 func TestLocalFailsAfterStart(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	st, err := store.Open(ctx, filepath.Join(t.TempDir(), "r.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
+	st := tempStore(t)
 	for i := range 2 {
 		if err := st.JoinShard(ctx, "k-3", i, 2, "h"); err != nil {
 			t.Fatal(err)

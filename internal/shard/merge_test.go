@@ -138,11 +138,7 @@ func (c *countingStore) ShardStart(ctx context.Context, key string, lead time.Du
 // last one joins, then all start at one common time, after that join.
 func TestBarrierHolds(t *testing.T) {
 	ctx := context.Background()
-	st, err := store.Open(ctx, filepath.Join(t.TempDir(), "r.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
+	st := tempStore(t)
 	cs := &countingStore{Store: st}
 	var (
 		wg       sync.WaitGroup
@@ -200,16 +196,12 @@ func TestBarrierHolds(t *testing.T) {
 // TestBarrierTimeout names the shards that never came.
 func TestBarrierTimeout(t *testing.T) {
 	ctx := context.Background()
-	st, err := store.Open(ctx, filepath.Join(t.TempDir(), "r.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
+	st := tempStore(t)
 	b := &Barrier{St: st, Key: "late", Index: 1, Count: 3, Poll: time.Millisecond, Timeout: 20 * time.Millisecond}
 	if err := b.Join(ctx); err != nil {
 		t.Fatal(err)
 	}
-	err = b.Wait(ctx)
+	err := b.Wait(ctx)
 	if err == nil || !strings.Contains(err.Error(), "shards 0, 2 not ready") {
 		t.Fatalf("Wait = %v, want shards 0, 2 not ready", err)
 	}
@@ -363,4 +355,16 @@ func TestMergeIntervalTypePercentiles(t *testing.T) {
 	if !strings.Contains(strings.Join(m.Notes, "\n"), "per-type p90 and max are the largest") {
 		t.Errorf("no note on inexact per-type figures: %q", m.Notes)
 	}
+}
+
+// tempStore opens a results store in the test's temporary directory,
+// closed when the test ends.
+func tempStore(t *testing.T) *store.Store {
+	t.Helper()
+	st, err := store.Open(context.Background(), filepath.Join(t.TempDir(), "r.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	return st
 }
