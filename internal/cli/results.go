@@ -163,8 +163,15 @@ func (a *App) resultsShow(ctx context.Context, args []string) error {
 	if run.ID == 0 {
 		name = run.RunKey
 	}
-	fmt.Fprintf(a.Stdout, "Run %s: %s on %s %s (%s), %d threads, %s\n", name, run.Workload,
-		run.Target.Flavor, run.Target.Version, run.Target.DSN, run.Threads, run.Status)
+	threads := strconv.Itoa(run.Threads) + " threads"
+	if run.Jobs > 0 {
+		threads += " on " + strconv.Itoa(run.Jobs) + " jobs"
+	}
+	if run.Sched != "" {
+		threads += " (" + run.Sched + " policy)"
+	}
+	fmt.Fprintf(a.Stdout, "Run %s: %s on %s %s (%s), %s, %s\n", name, run.Workload,
+		run.Target.Flavor, run.Target.Version, run.Target.DSN, threads, run.Status)
 	if run.Target.TLS != nil {
 		fmt.Fprintf(a.Stdout, "TLS: %s\n", run.Target.TLS)
 	}

@@ -72,6 +72,7 @@ func (j Job) Config() runner.Config {
 		cfg.Connect, _ = runner.ParseConnect(j.Step.Connect)
 	}
 	cfg.Jobs = j.Step.Jobs
+	cfg.Sched = j.Step.Sched
 	if p.AutoWarmup {
 		det := steady.Detector{}
 		cfg.WarmupUntil = func(ivs []runner.Interval) bool {

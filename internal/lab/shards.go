@@ -151,6 +151,9 @@ func (j Job) RunArgs(w workload.Workload) ([]string, error) {
 	if j.Step.Jobs > 0 {
 		args = append(args, "--jobs="+strconv.Itoa(j.Step.Jobs))
 	}
+	if j.Step.Sched != "" {
+		args = append(args, "--sched="+j.Step.Sched)
+	}
 	for _, kv := range j.Tags() {
 		args = append(args, "--tag="+kv[0]+"="+kv[1])
 	}

@@ -100,6 +100,9 @@ type Cell struct {
 	Shards, ShardsLine int
 	// Jobs is the workload's jobs (run --jobs; 0: a thread per worker).
 	Jobs int
+	// Sched is the workload's scheduling policy (run --sched; "": the
+	// default).
+	Sched string
 }
 
 // CoordMap returns the coordinates as a map.
@@ -175,6 +178,7 @@ func (p *Plan) cell(w Workload, vi int, v Variant, chosen map[string]string) Cel
 	c := Cell{Variant: vi, Workload: w.Name}
 	c.Shards, c.ShardsLine = p.ShardsOf(w)
 	c.Jobs = w.Jobs
+	c.Sched = w.Sched
 	c.Coords = append(c.Coords, Param{Key: "workload", Value: w.Name}, Param{Key: "server", Value: v.Server.Name})
 	if v.Engine != "" {
 		c.Coords = append(c.Coords, Param{Key: "engine", Value: v.Engine})

@@ -21,6 +21,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/dbarena/dbarena/internal/cpusched"
 	"gopkg.in/yaml.v3"
 )
 
@@ -125,6 +126,8 @@ type Workload struct {
 	// Jobs is the run flag --jobs of its steps: the threads its workers
 	// share (0: one each).
 	Jobs int
+	// Sched is the run flag --sched of its steps ("": the default).
+	Sched string
 	// Line is the line of the workload's name.
 	Line int
 	// ShardsLine is the line of its shards, 0 when it has none.
@@ -693,8 +696,12 @@ func parseWorkloads(key, v *yaml.Node, bad badFunc) []Workload {
 					w.Shards, w.ShardsLine = intValue(k, vals[i], 1, MaxShards, bad), k.Line
 				case "jobs":
 					w.Jobs = intValue(k, vals[i], 0, MaxJobs, bad)
+				case "sched":
+					if w.Sched = scalar(k, vals[i], bad); !cpusched.Valid(w.Sched) {
+						bad(vals[i], "sched: want batch or normal, not %q", w.Sched)
+					}
 				default:
-					bad(k, "unknown workload key %q (want name, params, shards, jobs)", k.Value)
+					bad(k, "unknown workload key %q (want name, params, shards, jobs, sched)", k.Value)
 				}
 			}
 			if w.Name == "" {

@@ -7,6 +7,8 @@ import (
 	"math"
 	"strings"
 	"time"
+
+	"github.com/dbarena/dbarena/internal/cpusched"
 )
 
 // Config says how to run a workload. Build one with DefaultConfig, set what
@@ -20,6 +22,12 @@ type Config struct {
 	// sysbench does. It needs workers on the lean wire clients in a
 	// closed loop (no Rate, no Pacer).
 	Jobs int
+	// Sched is the scheduling policy of dbarena's threads while the
+	// workload runs (package cpusched): "batch", so that a reply does not
+	// make the client preempt the server it measures, or "normal". Empty
+	// picks batch in a closed loop and normal with Rate or a replay's
+	// timing, where a woken worker must start its event on time.
+	Sched string
 	// Duration is the measured time, after warm-up; 0 runs until Events.
 	Duration time.Duration
 	// Events limits the measured events (successful ones); 0 runs until
@@ -172,6 +180,9 @@ func (c Config) Validate() []error {
 	if c.Jobs > 0 && c.Rate > 0 {
 		add("--jobs shares threads between workers in a closed loop: it cannot be combined with --rate")
 	}
+	if c.Sched != "" && !cpusched.Valid(c.Sched) {
+		add("--sched must be batch or normal, got %q", c.Sched)
+	}
 	if c.Connect < 0 {
 		add("--connect: every=N needs N >= 1, got %d", int(c.Connect))
 	}
@@ -222,4 +233,18 @@ func (c Config) ignoreSet() (map[string]bool, bool) {
 		set[code] = true
 	}
 	return set, all
+}
+
+// schedPolicy is the policy Sched asks for, with its default: batch in a
+// closed loop, normal when events are due at set times (Rate, or a
+// replay's timing: paced), where a woken worker must not wait for a
+// backend's time slice to end before it starts its event.
+func (c Config) schedPolicy(paced bool) string {
+	if c.Sched != "" {
+		return c.Sched
+	}
+	if c.Rate > 0 || paced {
+		return cpusched.Normal
+	}
+	return cpusched.Batch
 }

@@ -1,9 +1,11 @@
 package runner
 
 import (
+	"fmt"
 	"maps"
 	"time"
 
+	"github.com/dbarena/dbarena/internal/cpusched"
 	"github.com/dbarena/dbarena/internal/summary"
 	"github.com/dbarena/dbarena/internal/workload"
 )
@@ -22,6 +24,10 @@ func (r *Result) Fill(run *summary.Run) {
 		return float64(n) / secs
 	}
 	run.DurationS = secs
+	run.Sched = r.Sched
+	if r.SchedErr != nil {
+		run.Notes = append(run.Notes, fmt.Sprintf("the %s scheduling policy was refused (%v): the run used the %s one", cpusched.Batch, r.SchedErr, r.Sched))
+	}
 	run.WarmupS = r.Warmup.Seconds()
 	run.Totals = summary.Totals{
 		Events:        r.Events,

@@ -29,6 +29,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/dbarena/dbarena/internal/cpusched"
 	"github.com/dbarena/dbarena/internal/dialect"
 	"github.com/dbarena/dbarena/internal/hist"
 	"github.com/dbarena/dbarena/internal/poller"
@@ -119,6 +120,12 @@ type Result struct {
 	Retries int64
 	// Reconnects counts connections made again after one was lost.
 	Reconnects int64
+	// Sched is the scheduling policy dbarena's threads ran under (see
+	// Config.Sched): the one asked for, or the one the process was
+	// started under (chrt), or normal when batch was refused.
+	Sched string
+	// SchedErr says why the policy asked for could not be set, if so.
+	SchedErr error
 	// Connects counts the new connections Config.Connect made (not the
 	// first of each worker); ConnectErrors the attempts refused (too many
 	// connections, refused, timed out), which are also in ErrorsByCode
@@ -231,6 +238,9 @@ func Run(ctx context.Context, cfg Config, env workload.Env, w workload.Runner, o
 	if rawWaits {
 		defer setProcs(min(cfg.Threads, cmp.Or(cfg.Jobs, cfg.Threads)))()
 	}
+	var restoreSched func()
+	r.sched, restoreSched, r.schedErr = cpusched.Apply(cfg.schedPolicy(sched))
+	defer restoreSched()
 	if cfg.Jobs > 0 {
 		if err := r.makeGroups(); err != nil {
 			return nil, fmt.Errorf("runner: --jobs: %w", err)
@@ -380,11 +390,13 @@ type run struct {
 	limits    map[string]time.Duration // response-time limits by event type
 	names     names                    // event types and error codes
 
-	workers []*worker
-	groups  []*poller.Group    // --jobs: the threads the workers share
-	pacer   *recBuf            // rate mode: where drops are recorded
-	queue   chan time.Duration // rate mode: intended starts, as offsets from t0
-	t0      time.Time          // start of the run (warm-up included)
+	workers  []*worker
+	groups   []*poller.Group    // --jobs: the threads the workers share
+	sched    string             // the scheduling policy in effect (Result.Sched)
+	schedErr error              // why the policy asked for was refused
+	pacer    *recBuf            // rate mode: where drops are recorded
+	queue    chan time.Duration // rate mode: intended starts, as offsets from t0
+	t0       time.Time          // start of the run (warm-up included)
 
 	wctx          context.Context // workers' context: ctx, cancelled at interrupt or after the stop grace
 	ectx          context.Context // events' context: wctx, or never cancelled when cfg.Abort is set
@@ -696,7 +708,7 @@ func (r *run) coordinate(ctx context.Context, cb *callbacks, onInterval func(Int
 			return
 		}
 		p := &Result{Started: r.t0.Add(time.Duration(m0)), Ended: r.t0.Add(time.Duration(now)),
-			Elapsed: time.Duration(now - m0), Warmup: time.Duration(m0)}
+			Elapsed: time.Duration(now - m0), Warmup: time.Duration(m0), Sched: r.sched, SchedErr: r.schedErr}
 		col.fill(p, true)
 		p.Intervals = slices.Clone(measuredIvs)
 		p.Outages = r.outagesIn(m0, now)
@@ -803,7 +815,7 @@ loop:
 		interrupted = true
 	}
 
-	res := &Result{Interrupted: interrupted}
+	res := &Result{Interrupted: interrupted, Sched: r.sched, SchedErr: r.schedErr}
 	if warm { // never got past warm-up
 		ended := time.Now()
 		res.Warmup = ended.Sub(r.t0)

@@ -42,7 +42,10 @@ type Run struct {
 	Params  map[string]any `json:"params"`
 	Threads int            `json:"threads"`
 	// Jobs is the threads the workers shared (--jobs); 0: one each.
-	Jobs       int               `json:"jobs,omitempty"`
+	Jobs int `json:"jobs,omitempty"`
+	// Sched is the scheduling policy of dbarena's threads during the run
+	// (--sched): batch or normal, or the one it was started under.
+	Sched      string            `json:"sched,omitempty"`
 	Rate       float64           `json:"rate,omitempty"`
 	DurationS  float64           `json:"duration_s"`
 	WarmupS    float64           `json:"warmup_s"`

@@ -1,0 +1,41 @@
+package cli
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/dbarena/dbarena/internal/cpusched"
+)
+
+// TestRunSched: a closed-loop run's threads run under SCHED_BATCH unless
+// --sched normal says otherwise, a --rate run under the normal policy; the
+// summary says which, the process's threads get the default policy back
+// after the run, and a bad --sched is refused in one line, exit 2.
+func TestRunSched(t *testing.T) {
+	needServers(t)
+	freshTables(t, "oltp_point_select", "--tables", "1", "--table-size", "1000")
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{nil, "batch"},
+		{[]string{"--sched", "normal"}, "normal"},
+		{[]string{"--rate", "500"}, "normal"},
+		{[]string{"--rate", "500", "--sched", "batch"}, "batch"},
+	} {
+		js := jsonPath(t)
+		args := append([]string{"run", "oltp_point_select", "--tables", "1", "--table-size", "1000", "--threads", "2",
+			"--events", "50", "--report-interval", "0", "--monitor", "off", "--json", js}, tc.args...)
+		dbarena(t, args...).mustSucceed(t)
+		if run := readSummary(t, js); run.Sched != tc.want || run.Totals.Events != 50 {
+			t.Errorf("%v: sched %q, %d events; want %q, 50", tc.args, run.Sched, run.Totals.Events, tc.want)
+		}
+		if got := cpusched.Current(); got != cpusched.Normal {
+			t.Errorf("%v: after the run this thread is under %s, want normal", tc.args, got)
+		}
+	}
+	r := dbarena(t, "run", "oltp_point_select", "--events", "10", "--sched", "fifo")
+	if r.code != ExitUsage || strings.Count(strings.TrimRight(r.stderr, "\n"), "\n") != 0 || !strings.Contains(r.stderr, "--sched") {
+		t.Errorf("--sched fifo: exit %d, stderr %q; want exit %d and one line naming --sched", r.code, r.stderr, ExitUsage)
+	}
+}
