@@ -7,20 +7,27 @@ import (
 	"github.com/dbarena/dbarena/internal/cpusched"
 )
 
-// TestRunSched: a closed-loop run's threads run under SCHED_BATCH unless
-// --sched normal says otherwise, a --rate run under the normal policy; the
-// summary says which, the process's threads get the default policy back
-// after the run, and a bad --sched is refused in one line, exit 2.
+// TestRunSched: by default (auto) a closed-loop run on the lean PostgreSQL
+// client runs its threads under SCHED_BATCH, and other runs (MariaDB,
+// --rate, --client sql) under the normal policy; --sched batch|normal
+// decides instead. The summary says which, the process's threads get the
+// default policy back after the run, and a bad --sched is refused in one
+// line, exit 2.
 func TestRunSched(t *testing.T) {
 	needServers(t)
 	freshTables(t, "oltp_point_select", "--tables", "1", "--table-size", "1000")
+	dbarena(t, "prepare", "oltp_point_select", "--tables", "1", "--table-size", "1000", pgTarget).mustSucceed(t)
+	defer dbarena(t, "cleanup", "oltp_point_select", pgTarget)
 	for _, tc := range []struct {
 		args []string
 		want string
 	}{
-		{nil, "batch"},
-		{[]string{"--sched", "normal"}, "normal"},
-		{[]string{"--rate", "500"}, "normal"},
+		{[]string{pgTarget}, "batch"},
+		{[]string{pgTarget, "--sched", "normal"}, "normal"},
+		{[]string{pgTarget, "--rate", "500"}, "normal"},
+		{[]string{pgTarget, "--client", "sql"}, "normal"},
+		{nil, "normal"},
+		{[]string{"--sched", "batch"}, "batch"},
 		{[]string{"--rate", "500", "--sched", "batch"}, "batch"},
 	} {
 		js := jsonPath(t)

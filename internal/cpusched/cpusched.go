@@ -27,6 +27,8 @@ const (
 	Batch = "batch"
 	// Normal is SCHED_OTHER, Linux's default.
 	Normal = "normal"
+	// Auto leaves the choice to the caller's rule (a run's default).
+	Auto = "auto"
 )
 
 // Linux scheduling policies (sched.h).
@@ -38,8 +40,9 @@ const (
 	schedIdle  = 5
 )
 
-// Valid reports whether name is a policy a run may ask for.
-func Valid(name string) bool { return name == Batch || name == Normal }
+// Valid reports whether name is a choice a run may make: Batch, Normal or
+// Auto.
+func Valid(name string) bool { return name == Batch || name == Normal || name == Auto }
 
 // Current names the calling thread's policy: "normal", "batch", "idle",
 // "fifo", "rr", or the policy's number.

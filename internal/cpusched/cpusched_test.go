@@ -101,7 +101,7 @@ func TestApplyKeepsUsersPolicy(t *testing.T) {
 }
 
 func TestValid(t *testing.T) {
-	for name, want := range map[string]bool{"batch": true, "normal": true, "": false, "idle": false, "BATCH": false} {
+	for name, want := range map[string]bool{"batch": true, "normal": true, "auto": true, "": false, "idle": false, "BATCH": false} {
 		if Valid(name) != want {
 			t.Errorf("Valid(%q) = %v", name, !want)
 		}

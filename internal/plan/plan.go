@@ -698,7 +698,7 @@ func parseWorkloads(key, v *yaml.Node, bad badFunc) []Workload {
 					w.Jobs = intValue(k, vals[i], 0, MaxJobs, bad)
 				case "sched":
 					if w.Sched = scalar(k, vals[i], bad); !cpusched.Valid(w.Sched) {
-						bad(vals[i], "sched: want batch or normal, not %q", w.Sched)
+						bad(vals[i], "sched: want auto, batch or normal, not %q", w.Sched)
 					}
 				default:
 					bad(k, "unknown workload key %q (want name, params, shards, jobs, sched)", k.Value)

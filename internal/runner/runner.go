@@ -239,7 +239,7 @@ func Run(ctx context.Context, cfg Config, env workload.Env, w workload.Runner, o
 		defer setProcs(min(cfg.Threads, cmp.Or(cfg.Jobs, cfg.Threads)))()
 	}
 	var restoreSched func()
-	r.sched, restoreSched, r.schedErr = cpusched.Apply(cfg.schedPolicy(sched))
+	r.sched, restoreSched, r.schedErr = cpusched.Apply(cfg.schedPolicy(env.Target.Flavor, rawWaits, sched))
 	defer restoreSched()
 	if cfg.Jobs > 0 {
 		if err := r.makeGroups(); err != nil {
