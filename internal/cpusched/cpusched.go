@@ -64,7 +64,7 @@ func Apply(name string) (effective string, restore func(), err error) {
 	restore = func() {}
 	cur, err := getPolicy(0)
 	if err != nil {
-		return Normal, restore, fmt.Errorf("cpusched: %w", err)
+		return Normal, restore, fmt.Errorf("cpusched: %s: reading the current policy: %w", name, err)
 	}
 	if cur != schedOther {
 		return policyName(cur), restore, nil

@@ -22,17 +22,15 @@ func policies(t *testing.T) map[int]int {
 	return m
 }
 
-// onNewThread runs f on a thread created now, by a thread of the process,
-// and returns f's result.
+// onNewThread runs f on a goroutine locked to its thread and returns f's
+// result. The thread ends with the goroutine (it exits locked), so each
+// later call may run on a thread the process creates after Apply.
 func onNewThread(f func() string) string {
 	var out string
 	var wg sync.WaitGroup
 	wg.Add(1)
 	go func() {
 		defer wg.Done()
-		// A locked goroutine that exits takes its thread with it; the next
-		// locked one may get a new thread, created by a thread of the
-		// process, whose policy it inherits.
 		runtime.LockOSThread()
 		out = f()
 	}()

@@ -5,7 +5,6 @@ import (
 	"maps"
 	"time"
 
-	"github.com/dbarena/dbarena/internal/cpusched"
 	"github.com/dbarena/dbarena/internal/summary"
 	"github.com/dbarena/dbarena/internal/workload"
 )
@@ -26,7 +25,7 @@ func (r *Result) Fill(run *summary.Run) {
 	run.DurationS = secs
 	run.Sched = r.Sched
 	if r.SchedErr != nil {
-		run.Notes = append(run.Notes, fmt.Sprintf("the %s scheduling policy was refused (%v): the run used the %s one", cpusched.Batch, r.SchedErr, r.Sched))
+		run.Notes = append(run.Notes, fmt.Sprintf("%v: the run used the %s scheduling policy", r.SchedErr, r.Sched))
 	}
 	run.WarmupS = r.Warmup.Seconds()
 	run.Totals = summary.Totals{
