@@ -4,7 +4,6 @@ import (
 	"context"
 	"database/sql"
 	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -15,6 +14,7 @@ import (
 	"github.com/dbarena/dbarena/internal/runner"
 	"github.com/dbarena/dbarena/internal/sandbox/sandboxtest"
 	"github.com/dbarena/dbarena/internal/store"
+	"github.com/dbarena/dbarena/internal/store/storetest"
 	"github.com/dbarena/dbarena/internal/summary"
 	"github.com/dbarena/dbarena/internal/target"
 	"github.com/dbarena/dbarena/internal/workload"
@@ -76,16 +76,6 @@ func session(t *testing.T, flavor target.Flavor) *Session {
 	return s
 }
 
-func openStore(t *testing.T) *store.Store {
-	t.Helper()
-	st, err := store.Open(context.Background(), filepath.Join(t.TempDir(), "r.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { st.Close() })
-	return st
-}
-
 func spec(w workload.Workload) Spec {
 	cfg := runner.DefaultConfig()
 	cfg.Threads, cfg.Duration, cfg.ReportInterval = 2, 2*time.Second, 500*time.Millisecond
@@ -99,7 +89,7 @@ func spec(w workload.Workload) Spec {
 func TestToyWorkloadThroughPipeline(t *testing.T) {
 	for _, fl := range []target.Flavor{target.FlavorMariaDB, target.FlavorPostgres} {
 		t.Run(string(fl), func(t *testing.T) {
-			s, st := session(t, fl), openStore(t)
+			s, st := session(t, fl), storetest.Temp(t)
 			p := &printer{}
 			out, err := Run(context.Background(), st, s, spec(&toy{}), p)
 			if err != nil {
@@ -135,7 +125,7 @@ func TestToyWorkloadThroughPipeline(t *testing.T) {
 // TestNotReadyRefused: a workload whose data is missing is refused before
 // anything is stored, with the command that fixes it.
 func TestNotReadyRefused(t *testing.T) {
-	s, st := session(t, target.FlavorMariaDB), openStore(t)
+	s, st := session(t, target.FlavorMariaDB), storetest.Temp(t)
 	_, err := Run(context.Background(), st, s, spec(&toyReady{}), &printer{})
 	if KindOf(err) != NotReady || !strings.Contains(err.Error(), "run `dbarena prepare toy") {
 		t.Fatalf("err %v (kind %d), want NotReady naming the prepare command", err, KindOf(err))
@@ -149,7 +139,7 @@ func TestNotReadyRefused(t *testing.T) {
 // would pass max_connections is refused before it starts (BadInput),
 // naming the setting.
 func TestServerLimitRefused(t *testing.T) {
-	s, st := session(t, target.FlavorMariaDB), openStore(t)
+	s, st := session(t, target.FlavorMariaDB), storetest.Temp(t)
 	s.Target.Sandbox = "" // as a DSN target: checked, not raised
 	sp := spec(&toy{})
 	sp.Config.Threads = 100000
@@ -162,7 +152,7 @@ func TestServerLimitRefused(t *testing.T) {
 // TestCheckpointsWhileRunning: the store holds the run, its intervals and
 // figures while it is still going.
 func TestCheckpointsWhileRunning(t *testing.T) {
-	s, st := session(t, target.FlavorMariaDB), openStore(t)
+	s, st := session(t, target.FlavorMariaDB), storetest.Temp(t)
 	sp := spec(&toy{})
 	sp.Config.Duration = 3 * time.Second
 	var seen *summary.Run

@@ -9,6 +9,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/dbarena/dbarena/internal/store/storetest"
 )
 
 // shCommand runs a shell script as a shard: its arguments are the script's
@@ -111,7 +113,7 @@ func TestLocalStartFails(t *testing.T) {
 func TestLocalFailsBeforeStart(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	st := tempStore(t)
+	st := storetest.Temp(t)
 	if err := st.JoinShard(ctx, "k-2", 0, 3, "h"); err != nil { // shard 0 waits at the barrier
 		t.Fatal(err)
 	}
@@ -148,7 +150,7 @@ while :; do sleep 0.05; done`)}
 func TestLocalFailsAfterStart(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	st := tempStore(t)
+	st := storetest.Temp(t)
 	for i := range 2 {
 		if err := st.JoinShard(ctx, "k-3", i, 2, "h"); err != nil {
 			t.Fatal(err)

@@ -4,7 +4,6 @@ import (
 	"context"
 	"math"
 	"math/rand/v2"
-	"path/filepath"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -13,6 +12,7 @@ import (
 
 	"github.com/dbarena/dbarena/internal/hist"
 	"github.com/dbarena/dbarena/internal/store"
+	"github.com/dbarena/dbarena/internal/store/storetest"
 	"github.com/dbarena/dbarena/internal/summary"
 )
 
@@ -138,7 +138,7 @@ func (c *countingStore) ShardStart(ctx context.Context, key string, lead time.Du
 // last one joins, then all start at one common time, after that join.
 func TestBarrierHolds(t *testing.T) {
 	ctx := context.Background()
-	st := tempStore(t)
+	st := storetest.Temp(t)
 	cs := &countingStore{Store: st}
 	var (
 		wg       sync.WaitGroup
@@ -196,7 +196,7 @@ func TestBarrierHolds(t *testing.T) {
 // TestBarrierTimeout names the shards that never came.
 func TestBarrierTimeout(t *testing.T) {
 	ctx := context.Background()
-	st := tempStore(t)
+	st := storetest.Temp(t)
 	b := &Barrier{St: st, Key: "late", Index: 1, Count: 3, Poll: time.Millisecond, Timeout: 20 * time.Millisecond}
 	if err := b.Join(ctx); err != nil {
 		t.Fatal(err)
@@ -355,16 +355,4 @@ func TestMergeIntervalTypePercentiles(t *testing.T) {
 	if !strings.Contains(strings.Join(m.Notes, "\n"), "per-type p90 and max are the largest") {
 		t.Errorf("no note on inexact per-type figures: %q", m.Notes)
 	}
-}
-
-// tempStore opens a results store in the test's temporary directory,
-// closed when the test ends.
-func tempStore(t *testing.T) *store.Store {
-	t.Helper()
-	st, err := store.Open(context.Background(), filepath.Join(t.TempDir(), "r.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { st.Close() })
-	return st
 }
