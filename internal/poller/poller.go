@@ -83,6 +83,20 @@ func (g *Group) Add(work func()) *Member {
 	return m
 }
 
+// Group returns the group m belongs to.
+func (m *Member) Group() *Group { return m.g }
+
+// GroupOf returns the group of the member ctx carries as its
+// rawsock.Waiter (as the runner's contexts of grouped workers do), or nil.
+// Its workers run on one thread, one at a time: they can share scratch
+// state that each uses only between two waits.
+func GroupOf(ctx context.Context) *Group {
+	if m, ok := rawsock.WaiterFrom(ctx).(*Member); ok {
+		return m.g
+	}
+	return nil
+}
+
 // Attached reports how many sockets the member's clients attached.
 func (m *Member) Attached() int { return m.attached }
 

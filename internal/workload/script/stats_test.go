@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/dbarena/dbarena/internal/poller"
 	"github.com/dbarena/dbarena/internal/summary"
 )
 
@@ -13,7 +14,7 @@ import (
 // warm-up left out.
 func TestStatementFigures(t *testing.T) {
 	wl := setup(t, "--builtin", "select-only")
-	a, b := wl.stats.newWorker(), wl.stats.newWorker()
+	a, b := wl.stats.newWorker(nil), wl.stats.newWorker(nil)
 	a.record(1, time.Hour, "") // warm-up
 	wl.BeginMeasure()
 	for i := 1; i <= 100; i++ {
@@ -57,4 +58,33 @@ func TestStatementFigures(t *testing.T) {
 	near("max_ms", 7)
 	near("p50_ms", 7)
 	near("errors", 0)
+}
+
+// The workers of one poller group share their figures; any other worker
+// has its own; every one counts.
+func TestStatsPerGroup(t *testing.T) {
+	wl := setup(t, "--builtin", "select-only")
+	g1, err := poller.New()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer g1.Close()
+	g2, err := poller.New()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer g2.Close()
+	a, b, c := wl.stats.newWorker(g1), wl.stats.newWorker(g1), wl.stats.newWorker(g2)
+	d, e := wl.stats.newWorker(nil), wl.stats.newWorker(nil)
+	if a != b || a == c || d == e || d == a {
+		t.Fatalf("shared: a==b %v, a==c %v, d==e %v, d==a %v; want true, false, false, false", a == b, a == c, d == e, d == a)
+	}
+	for _, w := range []*workerStats{a, b, c, d, e} {
+		w.record(1, time.Millisecond, "")
+	}
+	run := &summary.Run{}
+	wl.Summarize(run)
+	if got := run.Figures["stmt.select-only:2.count"]; got != 5 {
+		t.Errorf("count = %v, want 5", got)
+	}
 }

@@ -122,7 +122,7 @@ func (wl *Workload) newWorker(ctx context.Context, env workload.Env, conn *sql.C
 	w.st.Set("client_id", pgscript.IntV(int64(id)))
 	w.st.Set("default_seed", pgscript.IntV(wl.defaultSeed))
 	w.st.Set("random_seed", pgscript.IntV(wl.defaultSeed))
-	w.stats = wl.stats.newWorker()
+	w.stats = wl.stats.newWorker(poller.GroupOf(ctx))
 	if w.mysql {
 		w.run = w.execMySQL
 	} else {
