@@ -22,7 +22,9 @@ func BenchmarkDrain(b *testing.B) {
 			r := &run{}
 			types := []string{"new_order", "payment", "order_status", "delivery", "stock_level"}
 			for id := range workers {
-				r.workers = append(r.workers, &worker{id: id, r: r, ids: map[string]uint16{}})
+				wk := r.newWorker(id)
+				wk.join(r.newOutbox())
+				r.workers = append(r.workers, wk)
 			}
 			col := newCollector(time.Second, &r.names, nil)
 			col.phase(true, 0, 0, 1<<62)
@@ -34,7 +36,7 @@ func BenchmarkDrain(b *testing.B) {
 				end := int64(i) * tick
 				for _, wk := range r.workers {
 					for j := range perWorker {
-						wk.buf.put(record{end: end + int64(j), lat: int64(j+1) * int64(time.Millisecond),
+						wk.put(record{end: end + int64(j), lat: int64(j+1) * int64(time.Millisecond),
 							typ: wk.intern(types[(wk.id+j)%len(types)]), kind: kSuccess, flags: fMeasured,
 							q: workload.Queries{Read: 10, Write: 4, Other: 2}}, true)
 					}
@@ -77,7 +79,10 @@ func BenchmarkWorkerMemory(b *testing.B) {
 		}
 		held := 0
 		for _, wk := range r.workers {
-			held += int(unsafe.Sizeof(*wk)) + (cap(wk.buf.recs)+cap(wk.buf.spare))*int(unsafe.Sizeof(record{}))
+			held += int(unsafe.Sizeof(*wk))
+		}
+		for _, ob := range r.outboxes {
+			held += int(unsafe.Sizeof(*ob)) + (cap(ob.recs)+cap(ob.spare))*int(unsafe.Sizeof(record{}))
 		}
 		b.ReportMetric(float64(held)/threads, "runner-B/worker")
 		b.ReportMetric(float64(after.TotalAlloc-before.TotalAlloc)/threads, "alloc-B/worker")

@@ -394,7 +394,8 @@ type run struct {
 	groups   []*poller.Group    // --jobs: the threads the workers share
 	sched    string             // the scheduling policy in effect (Result.Sched)
 	schedErr error              // why the policy asked for was refused
-	pacer    *recBuf            // rate mode: where drops are recorded
+	outboxes []*outbox          // the workers' records
+	pacer    *slot              // rate mode: where drops are recorded
 	queue    chan time.Duration // rate mode: intended starts, as offsets from t0
 	t0       time.Time          // start of the run (warm-up included)
 
@@ -437,7 +438,8 @@ func newRun(cfg Config, env workload.Env, w workload.Runner) *run {
 	}
 	if cfg.Rate > 0 {
 		r.queue = make(chan time.Duration, cfg.queueSize())
-		r.pacer = &recBuf{}
+		r.pacer = &slot{}
+		r.pacer.join(&outbox{})
 	}
 	return r
 }
@@ -546,13 +548,21 @@ func (r *run) connectAll(ctx context.Context) error {
 	abandoned := false
 	sem := make(chan struct{}, connectParallel)
 	var wg sync.WaitGroup
+	groupOut := make([]*outbox, len(r.groups))
 	for id := range r.workers {
-		wk := &worker{id: r.cfg.FirstWorker + id, r: r, ids: map[string]uint16{}}
+		wk := r.newWorker(r.cfg.FirstWorker + id)
 		r.workers[id] = wk
 		wk.ectx = r.ectx
 		if r.groups != nil {
-			wk.waiter = r.groups[id%len(r.groups)].Add(wk.loop)
+			g := id % len(r.groups)
+			wk.waiter = r.groups[g].Add(wk.loop)
 			wk.ectx = rawsock.WithWaiter(r.ectx, wk.waiter) // poller.Sleep yields through it
+			if groupOut[g] == nil {
+				groupOut[g] = r.newOutbox()
+			}
+			wk.join(groupOut[g])
+		} else {
+			wk.join(r.newOutbox())
 		}
 		wg.Add(1)
 		go func() {
@@ -616,20 +626,22 @@ func (r *run) connectAll(ctx context.Context) error {
 // as unfinished, with their latency up to now.
 func (r *run) drain(col *collector, final bool) {
 	now := r.since()
-	one := func(b *recBuf) {
-		recs, running, start, measured := b.take(final)
+	one := func(ob *outbox) {
+		recs, run := ob.take(final)
 		for i := range recs {
 			col.add(&recs[i])
 		}
-		if running && measured {
-			col.add(&record{end: now, lat: now - start, kind: kAborted, flags: fMeasured})
+		for _, e := range run {
+			if e.measured {
+				col.add(&record{end: now, lat: now - e.start, kind: kAborted, flags: fMeasured})
+			}
 		}
 	}
-	for _, wk := range r.workers {
-		one(&wk.buf)
+	for _, ob := range r.outboxes {
+		one(ob)
 	}
 	if r.pacer != nil {
-		one(r.pacer)
+		one(r.pacer.out)
 	}
 }
 
@@ -888,11 +900,23 @@ func uptime(elapsed time.Duration, outages []Outage) time.Duration {
 	return max(up, 0)
 }
 
+// newWorker returns worker id of r, not yet in an outbox.
+func (r *run) newWorker(id int) *worker {
+	return &worker{id: id, r: r, ids: map[string]uint16{}}
+}
+
+// newOutbox adds an outbox to the run's.
+func (r *run) newOutbox() *outbox {
+	ob := &outbox{}
+	r.outboxes = append(r.outboxes, ob)
+	return ob
+}
+
 // worker is one connection and the workload's Worker on it.
 type worker struct {
-	id    int
-	r     *run
-	buf   recBuf
+	id int
+	r  *run
+	slot
 	conn  *sql.Conn
 	w     workload.Worker
 	opens int               // connections opened so far, for seeds

@@ -40,70 +40,96 @@ type record struct {
 	flags uint8
 }
 
-// recBuf is one worker's outbox.
+// outbox holds the records of one worker, of the workers of one poller
+// group, or of the pacer. A group's workers run on one thread, one at a
+// time, so the buffer they share stays in the cache, where one per worker
+// would be a cold page at every event.
 //
-// Concurrency: the worker appends under mu, once per event; the coordinator
+// Concurrency: a worker appends under mu, once per event; the coordinator
 // takes mu to swap the slice for its spare, and reads the records outside
-// the lock. inflight is set by the worker alone as an event begins and
-// cleared under mu with the event's record, so the coordinator, under mu,
-// sees either the record or the running event, never both. After close,
-// records are dropped: a worker the coordinator gave up on can never change
-// what was counted.
-type recBuf struct {
-	mu       sync.Mutex
-	recs     []record
-	inflight atomic.Int64 // (1 + start of the running event, ns since t0) << 1 | measured; 0 when idle
-	closed   bool
+// the lock.
+type outbox struct {
+	mu    sync.Mutex
+	recs  []record
+	slots []*slot // whose records it holds; set before they start
 
 	spare []record // coordinator only
 
-	_ [64]byte // keep the next buffer's lock off this one's cache line
+	_ [64]byte // keep the next outbox's lock off this one's cache line
+}
+
+// slot is one worker's (or the pacer's) place in its outbox. inflight is
+// set by the worker alone as an event begins and cleared under the
+// outbox's mu with the event's record, so the coordinator, under mu, sees
+// either the record or the running event, never both. After the final
+// take, records are dropped: a worker the coordinator gave up on can never
+// change what was counted.
+type slot struct {
+	out      *outbox
+	inflight atomic.Int64 // (1 + start of the running event, ns since t0) << 1 | measured; 0 when idle
+	closed   bool         // guarded by out.mu
+}
+
+// join makes s put its records into ob.
+func (s *slot) join(ob *outbox) {
+	s.out = ob
+	ob.slots = append(ob.slots, s)
 }
 
 // begin marks an event started at start (ns since t0) as running.
-func (b *recBuf) begin(start int64, measured bool) {
+func (s *slot) begin(start int64, measured bool) {
 	v := (start + 1) << 1
 	if measured {
 		v |= 1
 	}
-	b.inflight.Store(v)
+	s.inflight.Store(v)
 }
 
 // put appends rec; with done, the running event is over.
-func (b *recBuf) put(rec record, done bool) {
-	b.mu.Lock()
-	if !b.closed {
-		b.recs = append(b.recs, rec)
+func (s *slot) put(rec record, done bool) {
+	ob := s.out
+	ob.mu.Lock()
+	if !s.closed {
+		ob.recs = append(ob.recs, rec)
 	}
 	if done {
-		b.inflight.Store(0)
+		s.inflight.Store(0)
 	}
-	b.mu.Unlock()
+	ob.mu.Unlock()
 }
 
 // maxSpare is the capacity above which a drained buffer is not kept for
 // reuse, so that a burst does not hold memory for the rest of the run.
 const maxSpare = 1 << 16
 
+// running is an event still running at the final take.
+type running struct {
+	start    int64 // ns since t0
+	measured bool
+}
+
 // take returns the records so far, for the coordinator to read until its
-// next take. With final, the buffer is closed and the running event, if
-// any, is returned too: running tells whether there is one.
-func (b *recBuf) take(final bool) (recs []record, running bool, start int64, measured bool) {
-	spare := b.spare[:0]
-	b.mu.Lock()
-	recs = b.recs
-	b.recs = spare
-	var v int64
+// next take. With final, its slots are closed and their running events
+// returned too.
+func (ob *outbox) take(final bool) (recs []record, run []running) {
+	spare := ob.spare[:0]
+	ob.mu.Lock()
+	recs = ob.recs
+	ob.recs = spare
 	if final {
-		b.closed = true
-		v = b.inflight.Load()
+		for _, s := range ob.slots {
+			s.closed = true
+			if v := s.inflight.Load(); v != 0 {
+				run = append(run, running{start: v>>1 - 1, measured: v&1 != 0})
+			}
+		}
 	}
-	b.mu.Unlock()
-	b.spare = recs
+	ob.mu.Unlock()
+	ob.spare = recs
 	if cap(recs) > maxSpare {
-		b.spare = nil
+		ob.spare = nil
 	}
-	return recs, v != 0, v>>1 - 1, v&1 != 0
+	return recs, run
 }
 
 // names interns the event types and error codes of a run, so records carry

@@ -164,7 +164,7 @@ func (wk *worker) loop() {
 			start = d
 		}
 		wk.used++
-		wk.buf.begin(start, measured)
+		wk.begin(start, measured)
 		q, pause, out, code, err := wk.event(ev, flags)
 		end := r.since()
 		rec := record{end: end, lat: end - int64(pause) - start, q: q, typ: wk.intern(ev.Type), flags: flags}
@@ -172,24 +172,24 @@ func (wk *worker) loop() {
 		switch out {
 		case succeeded:
 			rec.kind = kSuccess
-			wk.buf.put(rec, true)
+			wk.put(rec, true)
 			if ticket && r.finished.Add(1) == r.cfg.Events {
 				r.stop(r.since() + 1) // the last event (every success ended before): wake up workers waiting for the queue
 			}
 			continue
 		case aborted:
 			rec.kind = kAborted
-			wk.buf.put(rec, true)
+			wk.put(rec, true)
 			return
 		case done:
-			wk.buf.inflight.Store(0) // no event ran
+			wk.inflight.Store(0) // no event ran
 			if ticket {
 				r.tickets.Add(-1)
 			}
 			return
 		}
 		rec.kind, rec.code = kError, wk.intern(code)
-		wk.buf.put(rec, true)
+		wk.put(rec, true)
 		if ticket { // the event did not happen: let another one run
 			r.tickets.Add(-1)
 		}
@@ -238,7 +238,7 @@ func (wk *worker) event(ev *workload.Event, flags uint8) (q workload.Queries, pa
 		case c.Kind == dialect.Retry:
 			wk.rollback()
 			if attempt < r.cfg.MaxRetries {
-				wk.buf.put(record{end: int64(time.Since(r.t0)), kind: kRetry, typ: wk.intern(ev.Type),
+				wk.put(record{end: int64(time.Since(r.t0)), kind: kRetry, typ: wk.intern(ev.Type),
 					code: wk.intern(code), flags: flags &^ fLate}, false)
 				continue
 			}
@@ -288,7 +288,7 @@ func (wk *worker) reconnect(lost time.Time) bool {
 			if r.measured.Load() {
 				flags = fMeasured
 			}
-			wk.buf.put(record{end: int64(now.Sub(r.t0)), kind: kReconnect, flags: flags}, false)
+			wk.put(record{end: int64(now.Sub(r.t0)), kind: kReconnect, flags: flags}, false)
 			return true
 		}
 		if r.wctx.Err() != nil {
@@ -353,7 +353,7 @@ func (wk *worker) reopen() bool {
 		cancel()
 		now := time.Now()
 		if err == nil {
-			wk.buf.put(record{end: int64(now.Sub(r.t0)), lat: int64(now.Sub(start)), kind: kConnect, flags: flags}, false)
+			wk.put(record{end: int64(now.Sub(r.t0)), lat: int64(now.Sub(start)), kind: kConnect, flags: flags}, false)
 			return true
 		}
 		if r.wctx.Err() != nil {
@@ -368,7 +368,7 @@ func (wk *worker) reopen() bool {
 		if code == "" {
 			code = "unknown"
 		}
-		wk.buf.put(record{end: int64(now.Sub(r.t0)), kind: kConnectErr, code: wk.intern(code), flags: flags}, false)
+		wk.put(record{end: int64(now.Sub(r.t0)), kind: kConnectErr, code: wk.intern(code), flags: flags}, false)
 		left := time.Until(deadline)
 		if left <= 0 {
 			r.fail(fmt.Errorf("worker %d: %w: no new connection within %v: %w", wk.id, ErrUnreachable, r.cfg.ReconnectTimeout, err))
