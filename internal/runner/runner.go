@@ -914,9 +914,9 @@ func (r *run) newOutbox() *outbox {
 
 // worker is one connection and the workload's Worker on it.
 type worker struct {
-	id int
-	r  *run
-	slot
+	id    int
+	r     *run
+	slot  // its place in its outbox
 	conn  *sql.Conn
 	w     workload.Worker
 	opens int               // connections opened so far, for seeds
