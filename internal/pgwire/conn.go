@@ -245,6 +245,16 @@ func (c *Conn) startup(cfg Config) error {
 // (server_version, client_encoding, ...).
 func (c *Conn) ParameterStatus(name string) string { return c.params[name] }
 
+// Fd is the connection's socket (-1 with Config.Netpoll), for a
+// measurement that drives the protocol on it itself (bench/coro-cost);
+// anything it leaves unread puts the Conn out of step.
+func (c *Conn) Fd() int {
+	if c.nc != nil {
+		return -1
+	}
+	return c.fd
+}
+
 // TxStatus is the transaction status of the last ReadyForQuery: 'I' idle,
 // 'T' in a transaction, 'E' in a failed transaction.
 func (c *Conn) TxStatus() byte { return c.txStatus }
