@@ -83,9 +83,6 @@ func (g *Group) Add(work func()) *Member {
 	return m
 }
 
-// Group returns the group m belongs to.
-func (m *Member) Group() *Group { return m.g }
-
 // GroupOf returns the group of the member ctx carries as its
 // rawsock.Waiter (as the runner's contexts of grouped workers do), or nil.
 // Its workers run on one thread, one at a time: they can share scratch
