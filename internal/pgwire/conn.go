@@ -107,6 +107,8 @@ type Conn struct {
 	// reply is announced to wait (edge-triggered): a read waits first
 	// instead of trying a recv(2) bound to find nothing.
 	drained bool
+	// step is the reply Poll reads (Send).
+	step replyState
 }
 
 // Dial connects, optionally negotiates TLS, and authenticates. It gives

@@ -64,15 +64,7 @@ func parseError(p []byte) error {
 
 // fill reads more bytes into rbuf, keeping rbuf[rpos:rend].
 func (c *Conn) fill() error {
-	if c.rpos > 0 {
-		c.rend = copy(c.rbuf, c.rbuf[c.rpos:c.rend])
-		c.rpos = 0
-	}
-	if c.rend == len(c.rbuf) {
-		nb := make([]byte, 2*len(c.rbuf))
-		copy(nb, c.rbuf[:c.rend])
-		c.rbuf = nb
-	}
+	c.room()
 	var n int
 	var err error
 	if c.tls != nil {
@@ -87,30 +79,52 @@ func (c *Conn) fill() error {
 	return err
 }
 
+// room moves rbuf's unread bytes to its start, and doubles rbuf when
+// they fill it, so that there is room to read more.
+func (c *Conn) room() {
+	if c.rpos > 0 {
+		c.rend = copy(c.rbuf, c.rbuf[c.rpos:c.rend])
+		c.rpos = 0
+	}
+	if c.rend == len(c.rbuf) {
+		nb := make([]byte, 2*len(c.rbuf))
+		copy(nb, c.rbuf[:c.rend])
+		c.rbuf = nb
+	}
+}
+
 // readMsg returns the next backend message's type and payload. The
 // payload is valid until the next read.
 func (c *Conn) readMsg() (byte, []byte, error) {
-	for c.rend-c.rpos < 5 {
+	for {
+		t, p, ok, err := c.buffered()
+		if ok || err != nil {
+			return t, p, err
+		}
+		// fill grows rbuf as the bytes come, not at the word of the header.
 		if err := c.fill(); err != nil {
 			return 0, nil, err
 		}
 	}
+}
+
+// buffered returns the next message if rbuf holds all of it (ok).
+func (c *Conn) buffered() (t byte, p []byte, ok bool, err error) {
+	if c.rend-c.rpos < 5 {
+		return 0, nil, false, nil
+	}
 	h := c.rbuf[c.rpos:]
-	t := h[0]
 	n := int(binary.BigEndian.Uint32(h[1:5]))
 	if n < 4 || n > maxMessage {
 		c.Abort() // out of step with the stream
-		return 0, nil, fmt.Errorf("pgwire: bad message length %d", n)
+		return 0, nil, false, fmt.Errorf("pgwire: bad message length %d", n)
 	}
-	// fill grows rbuf as the bytes come, not at the word of the header.
-	for c.rend-c.rpos < n+1 {
-		if err := c.fill(); err != nil {
-			return 0, nil, err
-		}
+	if c.rend-c.rpos < n+1 {
+		return 0, nil, false, nil
 	}
-	p := c.rbuf[c.rpos+5 : c.rpos+1+n]
+	p = c.rbuf[c.rpos+5 : c.rpos+1+n]
 	c.rpos += 1 + n
-	return t, p, nil
+	return h[0], p, true, nil
 }
 
 // begin starts a frontend message of type t in wbuf and returns where its

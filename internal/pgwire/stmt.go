@@ -514,53 +514,75 @@ func (c *Conn) run(cols []column, fn func(*Row) error) (int64, error) {
 // the affected rows of the last CommandComplete, and the first error.
 func (c *Conn) reply(cols []column, fn func(*Row) error) (int64, error) {
 	defer c.busy.Store(false)
-	var affected int64
-	var first error
+	rs := replyState{cols: cols, fn: fn}
 	for {
 		t, p, err := c.readMsg()
 		if err != nil {
-			return 0, firstErr(first, err)
+			return 0, firstErr(rs.first, err)
 		}
-		switch t {
-		case 'D':
-			if fn == nil || first != nil {
-				continue
-			}
-			if err := c.row.parse(cols, p); err != nil {
-				first = err
-				continue
-			}
-			if err := fn(&c.row); err != nil {
-				first = err
-			}
-		case 'C':
-			affected = commandTag(p)
-		case 'T':
-			if fn != nil {
-				c.unnamed.cols, err = parseRowDesc(p, c.unnamed.cols[:0])
-				if err != nil {
-					first = firstErr(first, err)
-				}
-				cols = c.unnamed.cols
-			}
-		case '1', '2', '3', 'n', 'I', 's', 'N', 'A', 't':
-		case 'S':
-			r := reader{b: p}
-			if k, v := r.cstring(), r.cstring(); !r.err {
-				c.params[k] = v
-			}
-		case 'E':
-			first = firstErr(first, parseError(p))
-		case 'Z':
-			c.readyFor(p)
-			if first != nil {
-				return 0, first
-			}
-			return affected, nil
-		default:
-			return 0, c.outOfStep(t, "a reply")
+		if done, err := c.take(&rs, t, p); done || err != nil {
+			return rs.result(err)
 		}
 	}
+}
+
+// replyState is a reply read so far.
+type replyState struct {
+	cols     []column
+	fn       func(*Row) error
+	affected int64 // of the last CommandComplete
+	first    error // the first error
+}
+
+// result is the reply's outcome once take ended it with err.
+func (rs *replyState) result(err error) (int64, error) {
+	if err != nil {
+		return 0, err
+	}
+	return rs.affected, nil
+}
+
+// take handles one message of a reply: done at ReadyForQuery (err is then
+// the reply's first error), or an error that puts the Conn out of step.
+func (c *Conn) take(rs *replyState, t byte, p []byte) (done bool, err error) {
+	switch t {
+	case 'D':
+		if rs.fn == nil || rs.first != nil {
+			return false, nil
+		}
+		if err := c.row.parse(rs.cols, p); err != nil {
+			rs.first = err
+			return false, nil
+		}
+		if err := rs.fn(&c.row); err != nil {
+			rs.first = err
+		}
+	case 'C':
+		rs.affected = commandTag(p)
+	case 'T':
+		if rs.fn != nil {
+			var err error
+			c.unnamed.cols, err = parseRowDesc(p, c.unnamed.cols[:0])
+			if err != nil {
+				rs.first = firstErr(rs.first, err)
+			}
+			rs.cols = c.unnamed.cols
+		}
+	case '1', '2', '3', 'n', 'I', 's', 'N', 'A', 't':
+	case 'S':
+		r := reader{b: p}
+		if k, v := r.cstring(), r.cstring(); !r.err {
+			c.params[k] = v
+		}
+	case 'E':
+		rs.first = firstErr(rs.first, parseError(p))
+	case 'Z':
+		c.readyFor(p)
+		return true, rs.first
+	default:
+		return false, c.outOfStep(t, "a reply")
+	}
+	return false, nil
 }
 
 // outOfStep aborts the Conn, whose stream can no longer be trusted.
