@@ -221,3 +221,58 @@ func TestSleepYields(t *testing.T) {
 		t.Errorf("Sleep with a done context: %v, want context.Canceled", err)
 	}
 }
+
+// TestPark: parked members are stepped on the group's stack at each reply,
+// mixed with members that wait as coroutines; a step that reports false
+// resumes its member's work where it parked.
+func TestPark(t *testing.T) {
+	g, err := New()
+	if err != nil {
+		t.Fatal(err)
+	}
+	const members, trips = 4, 200
+	var done [members]int
+	var resumed [members]bool
+	for i := range members {
+		var m *Member
+		m = g.Add(func() {
+			fd := pair(t, m)
+			if i%2 == 1 { // a coroutine all along
+				for k := range trips {
+					roundTrip(t, m, fd, byte(k))
+				}
+				done[i] = trips
+				return
+			}
+			b := make([]byte, 1)
+			send := func() {
+				if _, err := rawsock.Send(fd, []byte{byte(done[i])}); err != nil {
+					t.Error(err)
+				}
+			}
+			send()
+			m.Park(func() bool {
+				n, err := rawsock.Recv(fd, b)
+				if err == syscall.EAGAIN {
+					return true // a sweep, or a wake-up for nothing
+				}
+				if n != 1 || b[0] != byte(done[i]) {
+					t.Errorf("member %d: recv %d %v, byte %d at trip %d", i, n, err, b[0], done[i])
+					return false
+				}
+				if done[i]++; done[i] == trips {
+					return false
+				}
+				send()
+				return true
+			})
+			resumed[i] = true
+		})
+	}
+	g.Run()
+	for i := range members {
+		if done[i] != trips || (i%2 == 0 && !resumed[i]) {
+			t.Errorf("member %d: %d round trips, resumed %v; want %d", i, done[i], resumed[i], trips)
+		}
+	}
+}
