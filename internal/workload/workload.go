@@ -284,6 +284,25 @@ type Worker interface {
 	Close() error
 }
 
+// Stepper is a Worker whose events can also run in steps that never wait
+// for the server, so that under --jobs its poller group's thread drives
+// them from its own stack, as pgbench's threads drive their clients,
+// instead of switching to the worker's coroutine at every reply. The
+// runner steps only closed-loop workers on persistent connections, and
+// runs retries through Event.
+type Stepper interface {
+	Worker
+	// CanStep reports whether this Worker's events can run in steps; if
+	// not, the runner calls Event.
+	CanStep() bool
+	// Start begins an event, filling ev as Event does: pending while it
+	// waits for a reply, else it ended (err as Event's).
+	Start(ev *Event) (pending bool, err error)
+	// Resume goes on with a pending event once its connection's socket
+	// signalled (or on a periodic check, when it may find nothing new).
+	Resume(ev *Event) (pending bool, err error)
+}
+
 // Registry maps names to workload constructors.
 type Registry struct {
 	makers map[string]func() Workload

@@ -52,6 +52,7 @@ type worker struct {
 	pw      *pgwire.Conn
 	pwStmts []*pgwire.Stmt // by command index
 	pwPipe  *pgwire.Pipeline
+	step    stepping // the event run in steps (Start, Resume)
 
 	// run sends one SQL command and reads its reply: execWire, execPG or
 	// execMySQL, as the worker's connection is.
@@ -131,8 +132,8 @@ func (wl *Workload) newWorker(ctx context.Context, env workload.Env, conn *sql.C
 	return w, nil
 }
 
-// Event implements workload.Worker: one run of a script chosen by weight.
-func (w *worker) Event(ctx context.Context, ev *workload.Event) error {
+// pick chooses the script of the next event, by weight.
+func (w *worker) pick() *weighted {
 	sc := &w.wl.scripts[0]
 	if len(w.wl.scripts) > 1 {
 		r := int(w.st.Rand.Range(0, uint64(w.wl.totalW-1)))
@@ -144,6 +145,12 @@ func (w *worker) Event(ctx context.Context, ev *workload.Event) error {
 			r -= w.wl.scripts[i].weight
 		}
 	}
+	return sc
+}
+
+// Event implements workload.Worker: one run of a script chosen by weight.
+func (w *worker) Event(ctx context.Context, ev *workload.Event) error {
+	sc := w.pick()
 	s := sc.s
 	ev.Type = s.Name
 	defer w.endPipe()
@@ -175,26 +182,16 @@ func (w *worker) Event(ctx context.Context, ev *workload.Event) error {
 			if start == 0 {
 				start = sinceBase()
 			}
-			err := w.exec(ctx, sc.base+pc, c)
-			if err != nil {
-				var se *pgscript.Error
-				if errors.As(err, &se) {
-					w.stats.record(sc.base+pc, 0, "script")
-					se.File = s.Name
-					return se
-				}
-				w.stats.record(sc.base+pc, 0, w.d.Classify(err).Code)
-				return fmt.Errorf("%s:%d: %w", s.Name, c.Line, err)
+			if err := w.exec(ctx, sc.base+pc, c); err != nil {
+				return w.failed(sc, pc, err)
 			}
 			ended = sinceBase()
 			w.stats.record(sc.base+pc, ended-start, "")
 			pc++
 		case pgscript.Set:
-			v, err := c.Expr.Eval(w.st)
-			if err != nil {
-				return &pgscript.Error{File: s.Name, Line: c.Line, Msg: err.Error()}
+			if err := w.set(s, c); err != nil {
+				return err
 			}
-			w.st.SetSlot(c.Slot, v)
 			pc++
 		case pgscript.Sleep:
 			v, err := c.Expr.Eval(w.st)
@@ -243,6 +240,29 @@ func (w *worker) Event(ctx context.Context, ev *workload.Event) error {
 			pc++
 		}
 	}
+	return nil
+}
+
+// failed records the failure of statement pc of sc and returns its error,
+// naming the script's file and line.
+func (w *worker) failed(sc *weighted, pc int, err error) error {
+	var se *pgscript.Error
+	if errors.As(err, &se) {
+		w.stats.record(sc.base+pc, 0, "script")
+		se.File = sc.s.Name
+		return se
+	}
+	w.stats.record(sc.base+pc, 0, w.d.Classify(err).Code)
+	return fmt.Errorf("%s:%d: %w", sc.s.Name, sc.s.Cmds[pc].Line, err)
+}
+
+// set runs c, a \set of s.
+func (w *worker) set(s *pgscript.Script, c *pgscript.Cmd) error {
+	v, err := c.Expr.Eval(w.st)
+	if err != nil {
+		return &pgscript.Error{File: s.Name, Line: c.Line, Msg: err.Error()}
+	}
+	w.st.SetSlot(c.Slot, v)
 	return nil
 }
 
