@@ -1,6 +1,8 @@
 package cli
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -26,6 +28,25 @@ func TestRunJobs(t *testing.T) {
 	}
 	if c := run.ServerCounters["commits"]; c < 300 {
 		t.Errorf("server commits %d < 300 transactions", c)
+	}
+
+	// Grouped script workers run their events in steps on the group's
+	// stack; an error goes back to the worker's coroutine, which retries
+	// (40001) or counts it (22012, ignored) and steps on.
+	file := filepath.Join(t.TempDir(), "fail.sql")
+	if err := os.WriteFile(file, []byte("\\set r random(1, 6)\n\\if :r = 1\nSELECT 1/0;\n\\elif :r = 2\n"+
+		"DO $$BEGIN RAISE EXCEPTION USING ERRCODE = '40001'; END$$;\n\\endif\nSELECT :r;\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	js = jsonPath(t)
+	dbarena(t, "run", "script", "--file", file, "--threads", "4", "--jobs", "2", "--ignore-errors", "22012",
+		"--events", "300", "--report-interval", "0", "--monitor", "off", "--json", js, pgTarget).mustSucceed(t)
+	run = readSummary(t, js)
+	if n := run.PerType[file].Count; n != 300 || run.Totals.Errors == 0 || run.Totals.Retries == 0 {
+		t.Errorf("failing script: %d events, %d errors, %d retries; want 300 and some of each", n, run.Totals.Errors, run.Totals.Retries)
+	}
+	if got := run.Figures["stmt."+file+":7.count"]; got != 300 {
+		t.Errorf("stmt.%s:7.count = %v, want 300 (one per event)", file, got)
 	}
 
 	js = jsonPath(t)

@@ -931,6 +931,12 @@ type worker struct {
 	// ectx is the context of its events: the run's (r.ectx), carrying
 	// waiter when it has one.
 	ectx context.Context
+	cur  current // the event under way
+	// steps is w when the worker steps it (step.go), with its step
+	// function and the error that ended the last steps.
+	steps   workload.Stepper
+	stepFn  func() bool
+	stepErr error
 }
 
 // TickWork sums the coordinator's work per tick: the CPU time each drain

@@ -47,7 +47,7 @@ func (wk *worker) open(ctx context.Context) error {
 		}
 		return fmt.Errorf("worker %d: set up: %w", wk.id, err)
 	}
-	wk.conn, wk.w = conn, w
+	wk.conn, wk.w, wk.steps = conn, w, wk.stepperOf(w)
 	wk.opens++
 	wk.used = 0
 	return nil
@@ -59,7 +59,7 @@ func (wk *worker) open(ctx context.Context) error {
 func (wk *worker) close(discard bool) {
 	if wk.w != nil {
 		wk.w.Close()
-		wk.w = nil
+		wk.w, wk.steps = nil, nil
 	}
 	if wk.conn != nil {
 		if discard {
@@ -82,6 +82,7 @@ const (
 	fatal             // counted as an error; the run stops
 	aborted           // cut short by the stop: counted as unfinished
 	done              // the Worker has no more events (workload.ErrDone): not counted
+	noEvent           // no event began (a stepping worker's next found the run over)
 )
 
 // intern interns s (an event type or an error code) through the worker's cache.
@@ -103,153 +104,206 @@ func (wk *worker) intern(s string) uint16 {
 	return i
 }
 
+// current is the event a worker runs.
+type current struct {
+	start  int64 // ns since t0: when it started, or was due
+	flags  uint8 // of its record
+	ticket bool  // it holds one of the Events tickets
+	ev     workload.Event
+}
+
+// result is how an event ended: the statements of every attempt, the time
+// the workload paused on purpose (left out of the latency), its outcome
+// and, on failure, the error and its code.
+type result struct {
+	q     workload.Queries
+	pause time.Duration
+	out   outcome
+	code  string
+	err   error
+}
+
 // loop runs events until the run stops. It owns wk.
 func (wk *worker) loop() {
-	r := wk.r
 	defer wk.close(false)
-	ev := new(workload.Event)
-	var intended int64 // rate mode: the event's intended start, ns since t0
-	for !r.stopped.Load() {
-		if n := int(r.cfg.Connect); n > 0 && wk.used >= n && !r.allClaimed() {
-			// Before the queue, so that in rate mode the connect is not
-			// in the next event's latency either.
-			if !wk.reopen() {
-				return
-			}
-		}
-		if r.queue != nil {
-			select {
-			case off := <-r.queue:
-				intended = int64(off)
-			case <-r.stopCh:
-				return
-			}
-			if r.stopped.Load() {
-				return
-			}
-		}
-		var due time.Time
-		if p, ok := wk.w.(workload.Pacer); ok {
-			d, err := p.Next(r.wctx, r.stopCh)
-			if err != nil || r.stopped.Load() { // done, or the run stopped
-				return
-			}
-			due = d
-		}
-		measured := r.measured.Load()
-		ticket := measured && r.cfg.Events > 0
-		if ticket && r.tickets.Add(1) > r.cfg.Events {
-			r.tickets.Add(-1)
+	for wk.next() {
+		if !wk.finish(wk.event()) {
 			return
-		}
-
-		// Times are ns since t0 on the monotonic clock (r.since): half
-		// the cost of time.Now, which reads the wall clock too.
-		start := r.since()
-		var flags uint8
-		if measured {
-			flags |= fMeasured
-		}
-		if r.queue != nil {
-			if start-intended > int64(lateAfter) {
-				flags |= fLate
-			}
-			start = intended
-		}
-		if !due.IsZero() {
-			d := int64(due.Sub(r.t0))
-			if start-d > int64(lateAfter) {
-				flags |= fLate
-			}
-			start = d
-		}
-		wk.used++
-		wk.begin(start, measured)
-		q, pause, out, code, err := wk.event(ev, flags)
-		end := r.since()
-		rec := record{end: end, lat: end - int64(pause) - start, q: q, typ: wk.intern(ev.Type), flags: flags}
-
-		switch out {
-		case succeeded:
-			rec.kind = kSuccess
-			wk.put(rec, true)
-			if ticket && r.finished.Add(1) == r.cfg.Events {
-				r.stop(r.since() + 1) // the last event (every success ended before): wake up workers waiting for the queue
-			}
-			continue
-		case aborted:
-			rec.kind = kAborted
-			wk.put(rec, true)
-			return
-		case done:
-			wk.inflight.Store(0) // no event ran
-			if ticket {
-				r.tickets.Add(-1)
-			}
-			return
-		}
-		rec.kind, rec.code = kError, wk.intern(code)
-		wk.put(rec, true)
-		if ticket { // the event did not happen: let another one run
-			r.tickets.Add(-1)
-		}
-		switch out {
-		case fatal:
-			r.fail(fmt.Errorf("worker %d: error %s: %w", wk.id, code, err))
-			return
-		case connLost:
-			if !wk.reconnect(r.t0.Add(time.Duration(end))) {
-				return
-			}
 		}
 	}
 }
 
-// event runs one event (its record flags: the phase it started in), rerunning it after
-// retryable errors, and returns the statements of every attempt, the time
-// the workload paused on purpose (left out of the latency), how it ended
-// and, on failure, the error and its code.
-func (wk *worker) event(ev *workload.Event, flags uint8) (q workload.Queries, pause time.Duration, out outcome, code string, err error) {
+// next begins the worker's next event (wk.cur), or reports false when the
+// worker is done: the run stopped, every event of an Events run is
+// claimed, the pacer has no more, or a new connection could not be made.
+// For a stepping worker it never waits.
+func (wk *worker) next() bool {
 	r := wk.r
+	if r.stopped.Load() {
+		return false
+	}
+	if n := int(r.cfg.Connect); n > 0 && wk.used >= n && !r.allClaimed() {
+		// Before the queue, so that in rate mode the connect is not
+		// in the next event's latency either.
+		if !wk.reopen() {
+			return false
+		}
+	}
+	var intended int64 // rate mode: the event's intended start, ns since t0
+	if r.queue != nil {
+		select {
+		case off := <-r.queue:
+			intended = int64(off)
+		case <-r.stopCh:
+			return false
+		}
+		if r.stopped.Load() {
+			return false
+		}
+	}
+	var due time.Time
+	if p, ok := wk.w.(workload.Pacer); ok {
+		d, err := p.Next(r.wctx, r.stopCh)
+		if err != nil || r.stopped.Load() { // done, or the run stopped
+			return false
+		}
+		due = d
+	}
+	measured := r.measured.Load()
+	ticket := measured && r.cfg.Events > 0
+	if ticket && r.tickets.Add(1) > r.cfg.Events {
+		r.tickets.Add(-1)
+		return false
+	}
+
+	// Times are ns since t0 on the monotonic clock (r.since): half
+	// the cost of time.Now, which reads the wall clock too.
+	start := r.since()
+	var flags uint8
+	if measured {
+		flags |= fMeasured
+	}
+	if r.queue != nil {
+		if start-intended > int64(lateAfter) {
+			flags |= fLate
+		}
+		start = intended
+	}
+	if !due.IsZero() {
+		d := int64(due.Sub(r.t0))
+		if start-d > int64(lateAfter) {
+			flags |= fLate
+		}
+		start = d
+	}
+	wk.used++
+	wk.begin(start, measured)
+	wk.cur.start, wk.cur.flags, wk.cur.ticket = start, flags, ticket
+	return true
+}
+
+// finish records how wk.cur ended and reports whether the worker goes on.
+func (wk *worker) finish(res result) bool {
+	r := wk.r
+	c := &wk.cur
+	if res.out == noEvent {
+		return false
+	}
+	end := r.since()
+	rec := record{end: end, lat: end - int64(res.pause) - c.start, q: res.q, typ: wk.intern(c.ev.Type), flags: c.flags}
+	switch res.out {
+	case succeeded:
+		rec.kind = kSuccess
+		wk.put(rec, true)
+		if c.ticket && r.finished.Add(1) == r.cfg.Events {
+			r.stop(r.since() + 1) // the last event (every success ended before): wake up workers waiting for the queue
+		}
+		return true
+	case aborted:
+		rec.kind = kAborted
+		wk.put(rec, true)
+		return false
+	case done:
+		wk.inflight.Store(0) // no event ran
+		if c.ticket {
+			r.tickets.Add(-1)
+		}
+		return false
+	}
+	rec.kind, rec.code = kError, wk.intern(res.code)
+	wk.put(rec, true)
+	if c.ticket { // the event did not happen: let another one run
+		r.tickets.Add(-1)
+	}
+	switch res.out {
+	case fatal:
+		r.fail(fmt.Errorf("worker %d: error %s: %w", wk.id, res.code, res.err))
+		return false
+	case connLost:
+		return wk.reconnect(r.t0.Add(time.Duration(end)))
+	}
+	return true
+}
+
+// event runs wk.cur's event, rerunning it after retryable errors. A
+// stepping worker runs its first attempt in steps, which may finish it and
+// run the following events too: the result is then that of the event
+// that ended the steps (wk.cur), or noEvent.
+func (wk *worker) event() (res result) {
+	r := wk.r
+	ev := &wk.cur.ev
 	for attempt := 0; ; attempt++ {
-		*ev = workload.Event{}
-		err = wk.w.Event(wk.ectx, ev)
-		q.Add(ev.Queries)
-		pause += ev.Pause
+		var err error
+		if attempt == 0 && wk.steps != nil {
+			if err = wk.stepped(); err == errNoEvent {
+				return result{out: noEvent}
+			}
+		} else {
+			*ev = workload.Event{}
+			err = wk.w.Event(wk.ectx, ev)
+		}
+		res.q.Add(ev.Queries)
+		res.pause += ev.Pause
 		if err == nil {
-			return q, pause, succeeded, "", nil
+			res.out = succeeded
+			return res
 		}
 		if errors.Is(err, workload.ErrDone) {
-			return q, pause, done, "", nil
+			res.out = done
+			return res
 		}
 		if r.wctx.Err() != nil {
-			return q, pause, aborted, "", nil
+			res.out = aborted
+			return res
 		}
 		c := r.classify(err)
-		code = c.Code
-		if code == "" {
-			code = "unknown"
+		res.code, res.err = c.Code, err
+		if res.code == "" {
+			res.code = "unknown"
 		}
 		_, paced := wk.w.(workload.Pacer)
 		switch {
 		case c.Kind == dialect.ConnLost:
-			return q, pause, connLost, code, err
+			res.out = connLost
+			return res
 		case paced: // replayed as given: no retry, no rollback
 		case c.Kind == dialect.Retry:
 			wk.rollback()
 			if attempt < r.cfg.MaxRetries {
 				wk.put(record{end: int64(time.Since(r.t0)), kind: kRetry, typ: wk.intern(ev.Type),
-					code: wk.intern(code), flags: flags &^ fLate}, false)
+					code: wk.intern(res.code), flags: wk.cur.flags &^ fLate}, false)
 				continue
 			}
-			err = fmt.Errorf("gave up after %d retries: %w", attempt, err)
+			res.err = fmt.Errorf("gave up after %d retries: %w", attempt, err)
 		default:
 			wk.rollback()
 		}
-		if r.ignoreAll || r.ignore[code] || r.detached != nil {
-			return q, pause, failed, code, err
+		if r.ignoreAll || r.ignore[res.code] || r.detached != nil {
+			res.out = failed
+			return res
 		}
-		return q, pause, fatal, code, err
+		res.out = fatal
+		return res
 	}
 }
 
