@@ -18,31 +18,40 @@ func (c *Conn) CanStep() bool { return c.wait != nil && c.tls == nil && c.nc == 
 
 // Send sends an unprepared statement like Query (its rows are skipped) and
 // returns without reading the reply: Poll does.
-func (c *Conn) Send(query string, args []any) error {
+func (c *Conn) Send(query string, args []any) error { return c.SendFunc(query, args, nil) }
+
+// SendFunc is Send for a caller that reads the rows: Poll hands each to fn
+// (if not nil) as QueryFunc does.
+func (c *Conn) SendFunc(query string, args []any, fn func(r *Row) error) error {
 	if c.pipe != nil {
 		return errInPipeline
 	}
-	if err := c.unprepared(query, args, false); err != nil {
+	if err := c.unprepared(query, args, fn != nil); err != nil {
 		return err
 	}
-	return c.sendStep()
+	return c.sendStep(nil, fn)
 }
 
 // Send sends the statement with args like Query (its rows are skipped) and
 // returns without reading the reply: Poll does.
-func (s *Stmt) Send(args []any) error {
+func (s *Stmt) Send(args []any) error { return s.SendFunc(args, nil) }
+
+// SendFunc is Send for a caller that reads the rows: Poll hands each to fn
+// (if not nil) as QueryFunc does.
+func (s *Stmt) SendFunc(args []any, fn func(r *Row) error) error {
 	if s.c.pipe != nil {
 		return errInPipeline
 	}
 	if err := s.bind(args); err != nil {
 		return err
 	}
-	return s.c.sendStep()
+	return s.c.sendStep(s.cols, fn)
 }
 
-// sendStep sends the queued request, whose reply Poll reads.
-func (c *Conn) sendStep() error {
-	c.step = replyState{}
+// sendStep sends the queued request, whose reply Poll reads, handing its
+// rows to fn with the columns cols (or the reply's own).
+func (c *Conn) sendStep(cols []column, fn func(*Row) error) error {
+	c.step = replyState{cols: cols, fn: fn}
 	return c.send()
 }
 

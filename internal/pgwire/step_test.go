@@ -3,6 +3,7 @@ package pgwire_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"testing"
 
 	"github.com/dbarena/dbarena/internal/dialect"
@@ -87,6 +88,35 @@ func TestSendPoll(t *testing.T) {
 			t.Fatalf("prepared, %d rows: %d, %v", k, n, err)
 		}
 	}
+	// Rows handed to fn: simple, extended and prepared.
+	var got []int64
+	keep := func(r *Row) error {
+		v, err := r.Int64(0)
+		got = append(got, v)
+		return err
+	}
+	if err := c.SendFunc("SELECT 7 AS y", nil, keep); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := pollDone(t, c); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.SendFunc("SELECT $1::int * 2", []any{int64(21)}, keep); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := pollDone(t, c); err != nil {
+		t.Fatal(err)
+	}
+	if err := st.SendFunc([]any{int64(2)}, keep); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := pollDone(t, c); err != nil {
+		t.Fatal(err)
+	}
+	if fmt.Sprint(got) != "[7 42 1 2]" {
+		t.Errorf("rows %v, want [7 42 1 2]", got)
+	}
+
 	// The blocking calls go on where Poll left the stream.
 	if n, err := c.Exec("SELECT 1", nil); err != nil || n != 1 {
 		t.Fatalf("Exec after Poll: %d, %v", n, err)

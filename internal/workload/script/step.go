@@ -3,6 +3,7 @@ package script
 import (
 	"time"
 
+	"github.com/dbarena/dbarena/internal/pgwire"
 	"github.com/dbarena/dbarena/internal/workload"
 	"github.com/dbarena/dbarena/internal/workload/script/pgscript"
 )
@@ -18,21 +19,17 @@ type stepping struct {
 	ended time.Duration // the last statement's end; 0 after anything else
 }
 
-// CanStep implements workload.Stepper: scripts of statements without
-// \gset or \aset, \set and \if, on a wire connection that can be polled.
-// \sleep, pipelines and row-reading statements run through Event.
+// CanStep implements workload.Stepper: scripts of statements (with or
+// without \gset and \aset), \set and \if, on a wire connection that can
+// be polled. \sleep and pipelines run through Event.
 func (w *worker) CanStep() bool {
 	if w.pw == nil || !w.pw.CanStep() {
 		return false
 	}
 	for _, sc := range w.wl.scripts {
-		for i := range sc.s.Cmds {
-			switch c := &sc.s.Cmds[i]; c.Kind {
-			case pgscript.SQL:
-				if w.keep(c) {
-					return false
-				}
-			case pgscript.Set, pgscript.If, pgscript.Elif, pgscript.Else, pgscript.Endif:
+		for _, c := range sc.s.Cmds {
+			switch c.Kind {
+			case pgscript.SQL, pgscript.Set, pgscript.If, pgscript.Elif, pgscript.Else, pgscript.Endif:
 			default:
 				return false
 			}
@@ -59,6 +56,9 @@ func (w *worker) Resume(ev *workload.Event) (bool, error) {
 		return true, nil
 	}
 	st := &w.step
+	if err == nil {
+		err = w.store(&st.sc.s.Cmds[st.pc])
+	}
 	if err != nil {
 		return false, w.failed(st.sc, st.pc, err)
 	}
@@ -105,18 +105,23 @@ func (w *worker) advance(ev *workload.Event) (bool, error) {
 }
 
 // sendStep sends c on the wire connection as execWire would, without
-// reading the reply (Resume does).
+// reading the reply (Resume does; rows are kept for \gset and \aset).
 func (w *worker) sendStep(idx int, c *pgscript.Cmd) error {
+	w.cols, w.vals, w.rows = w.cols[:0], w.vals[:0], 0
 	q, args, err := w.wireRequest(idx, c)
 	if err != nil {
 		return err
 	}
+	var fn func(r *pgwire.Row) error
+	if w.keep(c) {
+		fn = w.keepRow
+	}
 	if w.wl.protocol != Prepared {
-		return w.pw.Send(q, args)
+		return w.pw.SendFunc(q, args, fn)
 	}
 	st, err := w.wireStmt(idx, c) // prepared on first use, waiting for the reply
 	if err != nil {
 		return err
 	}
-	return st.Send(args)
+	return st.SendFunc(args, fn)
 }

@@ -31,12 +31,16 @@ func stepEvent(w *worker, ev *workload.Event) error {
 }
 
 // TestSteps: a script of \set, \if and statements runs in steps as Event
-// runs it (the same statements counted, per line), under every protocol;
-// a failing statement names its file and line; scripts that read rows or
-// sleep, and workers without a Waiter, do not step.
+// runs it (the same statements counted, per line; \gset and \aset set
+// their variables), under every protocol; a failing statement names its
+// file and line; scripts that sleep or pipeline, and workers without a
+// Waiter, do not step.
 func TestSteps(t *testing.T) {
 	env := sandboxtest.Env(t, target.FlavorPostgres)
-	file := writeFile(t, "s.sql", "\\set a random(1, 3)\n\\if :a = 1\nSELECT :a;\n\\else\nSELECT :a + 1;\n\\endif\nSELECT 1;\n")
+	// Lines 7 and 8 store variables that line 10 checks (line 11 fails if
+	// they are wrong).
+	file := writeFile(t, "s.sql", "\\set a random(1, 3)\n\\if :a = 1\nSELECT :a;\n\\else\nSELECT :a + 1;\n\\endif\n"+
+		"SELECT :a * 10 AS b \\gset\nSELECT :b + 1 AS c \\aset\n\\set d :c - :a * 10\n\\if :d <> 1\nSELECT 1/0;\n\\endif\nSELECT 1;\n")
 	waiting := rawsock.WithWaiter(context.Background(), soleWaiter{})
 	for _, proto := range []string{Simple, Extended, Prepared} {
 		t.Run(proto, func(t *testing.T) {
@@ -56,15 +60,15 @@ func TestSteps(t *testing.T) {
 				if err := stepEvent(w, &ev); err != nil {
 					t.Fatal(err)
 				}
-				if ev.Type != file || ev.Queries.Read != 2 {
+				if ev.Type != file || ev.Queries.Read != 4 {
 					t.Fatalf("event %+v", ev)
 				}
 			}
 			run := &summary.Run{}
 			wl.Summarize(run)
 			one, other := run.Figures["stmt."+file+":3.count"], run.Figures["stmt."+file+":5.count"]
-			if one+other != events || one == 0 || other == 0 || run.Figures["stmt."+file+":7.count"] != events {
-				t.Errorf("statement counts %v + %v (each branch taken), line 7 %v; want %d each", one, other, run.Figures["stmt."+file+":7.count"], events)
+			if one+other != events || one == 0 || other == 0 || run.Figures["stmt."+file+":13.count"] != events {
+				t.Errorf("statement counts %v + %v (each branch taken), line 13 %v; want %d each", one, other, run.Figures["stmt."+file+":13.count"], events)
 			}
 		})
 	}
@@ -91,8 +95,19 @@ func TestSteps(t *testing.T) {
 		t.Fatal("second event: no error")
 	}
 
-	for _, text := range []string{"SELECT 1 AS one \\gset\n", "\\sleep 1 ms\nSELECT 1;\n"} {
-		wl := setup(t, "--file", writeFile(t, "no.sql", text))
+	// \gset without its row names its line.
+	wl = setup(t, "--file", writeFile(t, "gset.sql", "SELECT 1;\nSELECT 1 AS one WHERE false \\gset\n"))
+	w0, err = wl.DialWorker(waiting, env, 0, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w0.Close()
+	if err := stepEvent(w0.(*worker), &ev); err == nil || !strings.Contains(err.Error(), "gset.sql:2:") || !strings.Contains(err.Error(), "one row") {
+		t.Fatalf("\\gset of no row: %v", err)
+	}
+
+	for _, text := range []string{"\\sleep 1 ms\nSELECT 1;\n", "\\startpipeline\nSELECT 1;\n\\endpipeline\n"} {
+		wl := setup(t, "--file", writeFile(t, "no.sql", text), "--protocol", Extended)
 		w, err := wl.DialWorker(waiting, env, 0, 1)
 		if err != nil {
 			t.Fatal(err)

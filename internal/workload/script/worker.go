@@ -478,9 +478,17 @@ func (w *worker) params(c *pgscript.Cmd) error {
 // exec runs one SQL command and stores its result row for \gset/\aset.
 func (w *worker) exec(ctx context.Context, idx int, c *pgscript.Cmd) error {
 	w.cols, w.vals, w.rows = w.cols[:0], w.vals[:0], 0
-	err := w.run(ctx, idx, c)
-	if err != nil || (!c.Gset && !c.Aset) {
+	if err := w.run(ctx, idx, c); err != nil {
 		return err
+	}
+	return w.store(c)
+}
+
+// store sets the variables of c's \gset or \aset from the result row
+// kept.
+func (w *worker) store(c *pgscript.Cmd) error {
+	if !c.Gset && !c.Aset {
+		return nil
 	}
 	if c.Gset && w.rows != 1 {
 		return fmt.Errorf("\\gset: expected one row, got %d", w.rows)
