@@ -76,14 +76,17 @@ def cpu_ns(pid):
 
 
 def measure(args, env, count, settle, window):
-    """Run args, reading the server's counter count() and the process's CPU
+    """Run args, reading the process's CPU and the server's counter count()
     at settle and settle+window seconds after its start. Returns (stdout,
     counted per second in the window, client CPU microseconds per count)."""
     with tempfile.TemporaryFile("w+") as out, tempfile.TemporaryFile("w+") as err:
+        start = time.monotonic()
         p = subprocess.Popen(args, stdout=out, stderr=err, text=True, env=env)
         time.sleep(settle)
         (c0, tids0), t0, x0 = cpu_ns(p.pid), time.monotonic(), count()
-        time.sleep(window)
+        # The window ends at a fixed time after the start, however long the
+        # first count took on a busy server: before the run ends.
+        time.sleep(max(0.0, start + settle + window - time.monotonic()))
         (c1, tids1), t1, x1 = cpu_ns(p.pid), time.monotonic(), count()
         rc = p.wait()
         out.seek(0)
