@@ -75,19 +75,32 @@ def cpu_ns(pid):
     return total, tids
 
 
-def measure(args, env, count, settle, window):
+def measure(args, env, count, settle, window, started=None, tally=None):
     """Run args, reading the process's CPU and the server's counter count()
-    at settle and settle+window seconds after its start. Returns (stdout,
-    counted per second in the window, client CPU microseconds per count)."""
-    with tempfile.TemporaryFile("w+") as out, tempfile.TemporaryFile("w+") as err:
+    at settle and settle+window seconds after its start, or, with started (a
+    compiled regular expression), after the first line of its output that
+    matches (the tool's first interval report: its run is under way, set-up
+    and connecting done). Without count, tally(stdout) counts the window's
+    work from the tool's own output once it ended. Returns (stdout, counted
+    per second in the window, client CPU microseconds per count)."""
+    with tempfile.NamedTemporaryFile("w+") as out, tempfile.TemporaryFile("w+") as err:
         start = time.monotonic()
         p = subprocess.Popen(args, stdout=out, stderr=err, text=True, env=env)
-        time.sleep(settle)
-        (c0, tids0), t0, x0 = cpu_ns(p.pid), time.monotonic(), count()
+        if started is not None:
+            with open(out.name) as progress:
+                seen = ""
+                while not started.search(seen):
+                    if p.poll() is not None:
+                        sys.exit(f"the run ended before its first interval report: {' '.join(args)}")
+                    time.sleep(0.1)
+                    seen += progress.read()
+            start = time.monotonic()
+        time.sleep(max(0.0, start + settle - time.monotonic()))
+        (c0, tids0), t0, x0 = cpu_ns(p.pid), time.monotonic(), count() if count else 0
         # The window ends at a fixed time after the start, however long the
         # first count took on a busy server: before the run ends.
         time.sleep(max(0.0, start + settle + window - time.monotonic()))
-        (c1, tids1), t1, x1 = cpu_ns(p.pid), time.monotonic(), count()
+        (c1, tids1), t1, x1 = cpu_ns(p.pid), time.monotonic(), count() if count else 0
         rc = p.wait()
         out.seek(0)
         err.seek(0)
@@ -97,6 +110,8 @@ def measure(args, env, count, settle, window):
     if tids0 - tids1:
         sys.exit(f"{len(tids0 - tids1)} of the client's threads ended during the window, taking their CPU "
                  f"time with them (the run ended early?): {' '.join(args)}")
+    if tally:
+        x1, t1 = tally(stdout), t0 + window
     if x1 <= x0:
         sys.exit(f"nothing counted in the window ({settle}s after the start, for {window}s): {' '.join(args)}")
     n = x1 - x0
