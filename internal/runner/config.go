@@ -23,10 +23,6 @@ type Config struct {
 	// sysbench does. It needs workers on the lean wire clients in a
 	// closed loop (no Rate, no Pacer).
 	Jobs int
-	// NoSteps runs every event of a Jobs run through Event, on the
-	// worker's coroutine, even for Workers that can step (step.go): for
-	// tests and comparison.
-	NoSteps bool
 	// Sched is the scheduling policy of dbarena's threads while the
 	// workload runs (package cpusched): "batch", so that a reply does not
 	// make the client preempt the server it measures, "normal", or "auto"

@@ -23,7 +23,7 @@ var errNoEvent = errors.New("runner: no next event")
 func (wk *worker) stepperOf(w workload.Worker) workload.Stepper {
 	r := wk.r
 	st, ok := w.(workload.Stepper)
-	if !ok || wk.waiter == nil || r.cfg.Connect != 0 || r.queue != nil || r.cfg.NoSteps {
+	if !ok || wk.waiter == nil || r.cfg.Connect != 0 || r.queue != nil {
 		return nil
 	}
 	if _, paced := w.(workload.Pacer); paced || !st.CanStep() {
