@@ -44,6 +44,8 @@ type Workload struct {
 	// Set by Validate.
 	reqs   []urls.Request
 	header http.Header
+	tmpl   []*http.Request // by reqs' index: shared by every worker, read-only
+	keys   []string        // by reqs' index: the per-URL key (urls.Request.Key)
 
 	// Set by Shard: this run is shard shard of shards.
 	shard, shards int
@@ -203,6 +205,23 @@ func (wl *Workload) Validate() []error {
 			continue
 		}
 		wl.header.Add(name, strings.TrimSpace(value))
+	}
+	wl.tmpl, wl.keys = nil, nil
+	if len(errs) == 0 {
+		wl.tmpl = templates(wl.reqs, wl.header)
+		// The environment variables a list may read are taken for
+		// secrets: the key names them, not their value.
+		var hide []string
+		for _, n := range wl.envVars {
+			if v, ok := os.LookupEnv(n); ok && len(v) >= 3 {
+				// As written, and as a URL escapes it.
+				hide = append(hide, v, "$("+n+")", url.PathEscape(v), "$("+n+")", url.QueryEscape(v), "$("+n+")")
+			}
+		}
+		unenv := strings.NewReplacer(hide...)
+		for i := range wl.reqs {
+			wl.keys = append(wl.keys, unenv.Replace(wl.reqs[i].Key()))
+		}
 	}
 	return errs
 }
