@@ -307,7 +307,8 @@ func expand(s string, vars map[string]string, env func(string) (string, bool)) (
 }
 
 // Resolve makes s an absolute http(s) URL: "/path" against base's scheme
-// and host, "host/path" with http://.
+// and host, "host/path" with http://. Its errors show s with its password
+// masked.
 func Resolve(s string, base *url.URL) (*url.URL, error) {
 	switch {
 	case strings.HasPrefix(s, "/"):
@@ -316,7 +317,7 @@ func Resolve(s string, base *url.URL) (*url.URL, error) {
 		}
 		ref, err := url.Parse(s)
 		if err != nil {
-			return nil, fmt.Errorf("bad URL %q: %v", s, err)
+			return nil, fmt.Errorf("bad URL %q: %s", secret.Mask(s), secret.Mask(err.Error()))
 		}
 		return base.ResolveReference(ref), nil
 	case !strings.Contains(s, "://"):
@@ -324,13 +325,13 @@ func Resolve(s string, base *url.URL) (*url.URL, error) {
 	}
 	u, err := url.Parse(s)
 	if err != nil {
-		return nil, fmt.Errorf("bad URL %q: %v", s, err)
+		return nil, fmt.Errorf("bad URL %q: %s", secret.Mask(s), secret.Mask(err.Error()))
 	}
 	if u.Scheme != "http" && u.Scheme != "https" {
-		return nil, fmt.Errorf("bad URL %q: the scheme must be http or https", s)
+		return nil, fmt.Errorf("bad URL %q: the scheme must be http or https", secret.Mask(s))
 	}
 	if u.Host == "" {
-		return nil, fmt.Errorf("bad URL %q: no host", s)
+		return nil, fmt.Errorf("bad URL %q: no host", secret.Mask(s))
 	}
 	return u, nil
 }

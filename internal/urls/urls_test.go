@@ -207,6 +207,11 @@ func TestRedacted(t *testing.T) {
 			t.Errorf("Redacted(%s) = %s, want %s", in, got, want)
 		}
 	}
+	for _, line := range []string{"http://u:pw-s3cret@h:port/\n", "ftp://u:pw-s3cret@h/\n", "http://u:pw-s3cret@/x\n"} {
+		if _, err := Parse("u", line, Options{}); err == nil || strings.Contains(err.Error(), "s3cret") {
+			t.Errorf("%q: error %v", line, err)
+		}
+	}
 	reqs, err := Parse("u", "http://u:pa55@h/ POST a=b\n", Options{})
 	if err != nil || reqs[0].Key() != "POST http://u:***@h/" || reqs[0].URL.String() != "http://u:pa55@h/" {
 		t.Errorf("key %q of %v, %v", reqs[0].Key(), reqs[0].URL, err)
