@@ -3,7 +3,10 @@
 // such text masks it here.
 package secret
 
-import "regexp"
+import (
+	"regexp"
+	"strings"
+)
 
 // secretPatterns match what looks like a password in a DSN or a command
 // line, in the forms dbarena and its drivers use:
@@ -44,7 +47,9 @@ func Mask(s string) string {
 }
 
 // MaskCommand masks every argument of a command line, and also the
-// argument that follows a bare password flag ("--password P", "-p P").
+// argument that follows a bare password flag ("--password P", "-p P"), and
+// the value of a credential header ("--header 'Authorization: ...'",
+// MaskHeader).
 func MaskCommand(args []string) []string {
 	if args == nil {
 		return nil
@@ -54,6 +59,11 @@ func MaskCommand(args []string) []string {
 		if i > 0 && isPasswordFlag(args[i-1]) {
 			out[i] = "***"
 			continue
+		}
+		if i > 0 && args[i-1] == "--header" {
+			a = MaskHeader(a)
+		} else if h, ok := strings.CutPrefix(a, "--header="); ok {
+			a = "--header=" + MaskHeader(h)
 		}
 		out[i] = Mask(a)
 	}

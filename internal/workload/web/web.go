@@ -21,6 +21,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/dbarena/dbarena/internal/secret"
 	"github.com/dbarena/dbarena/internal/urls"
 	"github.com/dbarena/dbarena/internal/workload"
 )
@@ -36,10 +37,15 @@ type Workload struct {
 	timeout   seconds
 	headers   []string
 	follow    bool
+	defines   []string // --define NAME=VALUE
+	envVars   []string // --env-var NAME
+	bodyDir   string   // --body-dir
 
 	// Set by Validate.
 	reqs   []urls.Request
 	header http.Header
+	tmpl   []*http.Request // by reqs' index: shared by every worker, read-only
+	keys   []string        // by reqs' index: the per-URL key (urls.Request.Key)
 
 	// Set by Shard: this run is shard shard of shards.
 	shard, shards int
@@ -83,6 +89,9 @@ func (wl *Workload) Flags(fs *pflag.FlagSet) {
 	fs.Var(&wl.timeout, "timeout", "connect and response-header timeout of each request (siegerc's timeout; seconds or a duration)")
 	fs.StringArrayVar(&wl.headers, "header", nil, "'Name: value' added to every request (repeatable, siege -H)")
 	fs.BoolVar(&wl.follow, "follow-redirects", false, "follow redirects (up to 10); default: a 3xx response is the result")
+	fs.StringArrayVar(&wl.defines, "define", nil, "NAME=VALUE: a variable of the --urls list, over the list's own NAME= (repeatable)")
+	fs.StringArrayVar(&wl.envVars, "env-var", nil, "NAME: let the --urls list read this environment variable as $(NAME) (repeatable); the list reads no other")
+	fs.StringVar(&wl.bodyDir, "body-dir", "", "the directory the --urls list's body files (<FILE) must be under; default the list's own directory")
 }
 
 // Params implements workload.Workload.
@@ -93,7 +102,11 @@ func (wl *Workload) Params() map[string]any {
 		p["urls"] = wl.urlsFile
 	}
 	if len(wl.urlFlags) > 0 {
-		p["url"] = wl.urlFlags
+		us := make([]string, len(wl.urlFlags))
+		for i, u := range wl.urlFlags {
+			us[i] = maskURL(u)
+		}
+		p["url"] = us
 	}
 	if wl.reps > 0 {
 		p["reps"] = wl.reps
@@ -102,7 +115,26 @@ func (wl *Workload) Params() map[string]any {
 		p["delay_s"] = time.Duration(wl.delay).Seconds()
 	}
 	if len(wl.headers) > 0 {
-		p["header"] = wl.headers
+		hs := make([]string, len(wl.headers))
+		for i, h := range wl.headers {
+			hs[i] = secret.MaskHeader(h)
+		}
+		p["header"] = hs
+	}
+	if len(wl.defines) > 0 {
+		// The names only: a value may be a credential.
+		var names []string
+		for _, d := range wl.defines {
+			n, _, _ := strings.Cut(d, "=")
+			names = append(names, n)
+		}
+		p["define"] = names
+	}
+	if len(wl.envVars) > 0 {
+		p["env_var"] = wl.envVars
+	}
+	if wl.bodyDir != "" {
+		p["body_dir"] = wl.bodyDir
 	}
 	if wl.shards > 1 {
 		p["shard"] = fmt.Sprintf("%d/%d", wl.shard, wl.shards)
@@ -115,12 +147,23 @@ func (wl *Workload) Params() map[string]any {
 func (wl *Workload) Validate() []error {
 	var errs []error
 	wl.reqs = nil
-	if wl.urlsFile != "" {
+	opts, oerrs := wl.listOptions()
+	errs = append(errs, oerrs...)
+	if wl.urlsFile != "" && len(oerrs) == 0 {
 		b, err := os.ReadFile(wl.urlsFile)
 		if err != nil {
 			errs = append(errs, fmt.Errorf("--urls: %w", err))
-		} else if wl.reqs, err = urls.Parse(wl.urlsFile, string(b), urls.Options{Getenv: os.Getenv, ReadFile: os.ReadFile}); err != nil {
+		} else if wl.reqs, err = urls.Parse(wl.urlsFile, string(b), opts); err != nil {
 			errs = append(errs, err)
+		}
+	} else if wl.urlsFile == "" {
+		for _, f := range []struct {
+			name string
+			set  bool
+		}{{"--define", len(wl.defines) > 0}, {"--env-var", len(wl.envVars) > 0}, {"--body-dir", wl.bodyDir != ""}} {
+			if f.set {
+				errs = append(errs, fmt.Errorf("%s applies to a --urls list; name one", f.name))
+			}
 		}
 	}
 	var base *url.URL
@@ -130,7 +173,7 @@ func (wl *Workload) Validate() []error {
 	for i, s := range wl.urlFlags {
 		u, err := urls.Resolve(strings.TrimSpace(s), base)
 		if err != nil {
-			errs = append(errs, fmt.Errorf("--url: %w", err))
+			errs = append(errs, fmt.Errorf("--url: %s", secret.Mask(err.Error())))
 			continue
 		}
 		if base == nil {
@@ -158,10 +201,27 @@ func (wl *Workload) Validate() []error {
 		name, value, ok := strings.Cut(h, ":")
 		name = strings.TrimSpace(name)
 		if !ok || name == "" || strings.ContainsAny(name, " \t\r\n") {
-			errs = append(errs, fmt.Errorf("--header %q: want 'Name: value'", h))
+			errs = append(errs, fmt.Errorf("--header %q: want 'Name: value'", secret.MaskHeader(h)))
 			continue
 		}
 		wl.header.Add(name, strings.TrimSpace(value))
+	}
+	wl.tmpl, wl.keys = nil, nil
+	if len(errs) == 0 {
+		wl.tmpl = templates(wl.reqs, wl.header)
+		// The environment variables a list may read are taken for
+		// secrets: the key names them, not their value.
+		var hide []string
+		for _, n := range wl.envVars {
+			if v, ok := os.LookupEnv(n); ok && len(v) >= 3 {
+				// As written, and as a URL escapes it.
+				hide = append(hide, v, "$("+n+")", url.PathEscape(v), "$("+n+")", url.QueryEscape(v), "$("+n+")")
+			}
+		}
+		unenv := strings.NewReplacer(hide...)
+		for i := range wl.reqs {
+			wl.keys = append(wl.keys, unenv.Replace(wl.reqs[i].Key()))
+		}
 	}
 	return errs
 }
@@ -239,4 +299,56 @@ func (wl *Workload) Origin() string {
 	}
 	u := wl.reqs[0].URL
 	return u.Scheme + "://" + u.Host
+}
+
+// listOptions are the --urls list's variables and body files, from
+// --define, --env-var and --body-dir. The list reads the environment only
+// for the names --env-var gives.
+func (wl *Workload) listOptions() (urls.Options, []error) {
+	var errs []error
+	o := urls.Options{BodyDir: wl.bodyDir}
+	for _, d := range wl.defines {
+		n, v, ok := strings.Cut(d, "=")
+		if !ok || !urls.ValidName(n) {
+			errs = append(errs, fmt.Errorf("--define %q: want NAME=VALUE (NAME of letters, digits and _)", n))
+			continue
+		}
+		if o.Define == nil {
+			o.Define = map[string]string{}
+		}
+		o.Define[n] = v
+	}
+	allowed := map[string]bool{}
+	for _, n := range wl.envVars {
+		if !urls.ValidName(n) {
+			errs = append(errs, fmt.Errorf("--env-var %q: want a variable name (letters, digits and _)", n))
+			continue
+		}
+		allowed[n] = true
+	}
+	if len(allowed) > 0 {
+		o.Env = func(n string) (string, bool) {
+			if !allowed[n] {
+				return "", false
+			}
+			return os.LookupEnv(n)
+		}
+	}
+	if wl.bodyDir != "" {
+		if st, err := os.Stat(wl.bodyDir); err != nil {
+			errs = append(errs, fmt.Errorf("--body-dir: %w", err))
+		} else if !st.IsDir() {
+			errs = append(errs, fmt.Errorf("--body-dir %s: not a directory", wl.bodyDir))
+		}
+	}
+	return o, errs
+}
+
+// maskURL is a --url flag as it is printed and stored: its credentials
+// masked (urls.Redacted), or secret.Mask's guess if it does not parse.
+func maskURL(s string) string {
+	if u, err := urls.Resolve(strings.TrimSpace(s), nil); err == nil {
+		return urls.Redacted(u)
+	}
+	return secret.Mask(s)
 }

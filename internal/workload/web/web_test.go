@@ -9,6 +9,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -311,6 +312,11 @@ func TestValidate(t *testing.T) {
 		{[]string{"--url", "http://a/", "--keep-alive", "maybe"}, "--keep-alive"},
 		{[]string{"--url", "http://a/", "--header", "nocolon"}, "--header"},
 		{[]string{"--url", "http://a/", "--reps", "-1"}, "--reps"},
+		{[]string{"--urls", bad, "--define", "1X=y"}, "--define"},
+		{[]string{"--urls", bad, "--define", "novalue"}, "--define"},
+		{[]string{"--urls", bad, "--env-var", "A-B"}, "--env-var"},
+		{[]string{"--urls", bad, "--body-dir", "/nonexistent/dir"}, "--body-dir"},
+		{[]string{"--url", "http://a/", "--define", "X=1"}, "--define applies to a --urls list"},
 	} {
 		wl := New().(*Workload)
 		fs := pflag.NewFlagSet("http", pflag.ContinueOnError)
@@ -340,5 +346,76 @@ func TestRateWithReps(t *testing.T) {
 	}
 	if res.Err != nil || res.Events != 10 || a.count("/ok") != 10 {
 		t.Errorf("err %v, events %d, requests %d; want 10", res.Err, res.Events, a.count("/ok"))
+	}
+}
+
+// TestParamsMaskCredentials: the parameters stored with a run show no
+// credential of a --url, a --header or a --define.
+func TestParamsMaskCredentials(t *testing.T) {
+	t.Setenv("API_TOKEN", "env-s3cret")
+	list := writeFile(t, "u.txt", "http://127.0.0.1:1/$(V)/$(API_TOKEN)\n")
+	wl := configure(t, "--urls", list, "--url", "http://u:s3cret@127.0.0.1:1/x?token=s3cret",
+		"--header", "Authorization: Basic s3cret", "--header", "Accept: */*", "--define", "V=s3cret", "--env-var", "API_TOKEN")
+	p := fmt.Sprint(wl.Params())
+	if strings.Contains(p, "s3cret") || !strings.Contains(p, "Authorization: ***") || !strings.Contains(p, "Accept: */*") ||
+		!strings.Contains(p, "http://u:***@127.0.0.1:1/x?token=***") || !strings.Contains(p, "define:[V]") {
+		t.Errorf("params %s", p)
+	}
+	// An --env-var's value is a secret: the key names the variable.
+	if want := "http://127.0.0.1:1/s3cret/$(API_TOKEN)"; wl.keys[0] != want {
+		t.Errorf("per-URL key %q, want %q", wl.keys[0], want)
+	}
+}
+
+// TestUserInfoIsBasicAuth: a URL's user info is sent as Basic
+// authorization, as http.Client does, with or without --follow-redirects.
+func TestUserInfoIsBasicAuth(t *testing.T) {
+	var mu sync.Mutex
+	var got []string
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		u, p, ok := r.BasicAuth()
+		mu.Lock()
+		got = append(got, fmt.Sprint(u, ":", p, ":", ok))
+		mu.Unlock()
+	}))
+	t.Cleanup(srv.Close)
+	authed := strings.Replace(srv.URL, "http://", "http://alice:pw@", 1)
+	run(t, configure(t, "--url", authed+"/a", "--reps", "1"), 1, time.Hour)
+	run(t, configure(t, "--url", authed+"/a", "--reps", "1", "--follow-redirects"), 1, time.Hour)
+	mu.Lock()
+	defer mu.Unlock()
+	if strings.Join(got, " ") != "alice:pw:true alice:pw:true" {
+		t.Errorf("the server got %q", got)
+	}
+}
+
+// TestWorkersShareTheList is issue 33's item 11 in the workload: its
+// workers share the list's requests, so that their memory does not grow
+// with threads x URLs (16 workers over 1,000 URLs held 18 MB of copies).
+func TestWorkersShareTheList(t *testing.T) {
+	var args []string
+	for i := range 1000 {
+		args = append(args, "--url", fmt.Sprintf("http://127.0.0.1:1/page/%d", i))
+	}
+	wl := configure(t, append(args, "--header", "Accept: text/html")...)
+	ctx := context.Background()
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	var ws []workload.Worker
+	for i := range 16 {
+		w, err := wl.DialWorker(ctx, workload.Env{}, i, 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ws = append(ws, w)
+	}
+	runtime.GC()
+	runtime.ReadMemStats(&after)
+	runtime.KeepAlive(ws)
+	// A worker's own client, transport and figures are a few KB; a copy
+	// of each request would be about 1 KB a URL.
+	if grew := int64(after.HeapAlloc) - int64(before.HeapAlloc); grew > 16*100<<10 {
+		t.Errorf("16 workers over 1000 URLs hold %d KB, want < 100 KB each", grew>>10)
 	}
 }
