@@ -612,6 +612,7 @@ func isCopyEnd(l []byte) bool {
 
 // isCopyFromStdin reports whether sql is COPY ... FROM stdin.
 func isCopyFromStdin(sql string) bool {
+	sql, _ = effectiveText(sql, Postgres, Server{}, readAsServer)
 	w := words(sql, 1)
 	if len(w) == 0 || w[0] != "COPY" {
 		return false

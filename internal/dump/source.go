@@ -68,6 +68,9 @@ type Dump struct {
 	Size int64
 	// PgRestore is the pg_restore that reads an archive (FormatPgArchive).
 	PgRestore string
+	// Server is the server the statements are classified for (see
+	// Server); the zero value reads every version comment as code.
+	Server Server
 }
 
 // BadInputError is a dump that cannot be read as given.
@@ -364,6 +367,7 @@ type Reader struct {
 	sc     *Scanner
 	closer func() error
 	name   string
+	server Server
 }
 
 // OpenPart opens one part for reading; bytes read from disk are added to c.
@@ -385,7 +389,7 @@ func (d *Dump) OpenPart(ctx context.Context, p Part, c *Counter) (*Reader, error
 	if d.Format == FormatMydumper {
 		sc.LineDelimited()
 	}
-	return &Reader{Part: p, syntax: d.Syntax, sc: sc, name: p.Path,
+	return &Reader{Part: p, syntax: d.Syntax, sc: sc, name: p.Path, server: d.Server,
 		closer: func() error { closeZ(); return f.Close() }}, nil
 }
 
@@ -445,7 +449,7 @@ func (r *Reader) Next() (Statement, error) {
 	if err != nil {
 		return Statement{}, err
 	}
-	return Classify(raw, r.syntax, r.name), nil
+	return Classify(raw, r.syntax, r.name, r.server)
 }
 
 // Close releases the file (and waits for pg_restore, reporting its error).
