@@ -64,8 +64,11 @@ type Statement struct {
 	// CREATE/ALTER/DROP USER or ROLE, SET PASSWORD, SET ROLE...): Kind
 	// is Skip, and a loader counts it.
 	Account bool
-	// Creates is set for CREATE TABLE (Table is the table).
-	Creates bool
+	// Creates is set for CREATE TABLE (Table is the table; TableRef the
+	// name as written, quotes and qualifier kept; empty for a TEMPORARY
+	// table).
+	Creates  bool
+	TableRef string
 	// IndexBuild marks post-data that builds an index of one table
 	// (ENABLE KEYS, CREATE INDEX, ADD PRIMARY KEY / UNIQUE): such
 	// statements of different tables may run in parallel, before the
@@ -232,8 +235,12 @@ func classifyMySQL(st *Statement, text string) {
 		default:
 			st.Kind = Schema
 			if obj == "TABLE" {
-				st.Table = unquoteName(identAfterKeywords(text, "TABLE", "IF", "NOT", "EXISTS", "TEMPORARY"))
+				ref := identAfterKeywords(text, "TABLE", "IF", "NOT", "EXISTS", "TEMPORARY")
+				st.Table = unquoteName(ref)
 				st.Creates = w[0] == "CREATE"
+				if st.Creates && !containsWord(w, "TEMPORARY") {
+					st.TableRef = ref
+				}
 			}
 		}
 	default:
@@ -304,8 +311,12 @@ func classifyPostgres(st *Statement, text string) {
 		default:
 			st.Kind = Schema
 			if obj == "TABLE" {
-				st.Table = unquoteName(identAfterKeywords(text, "TABLE", "IF", "NOT", "EXISTS", "UNLOGGED", "TEMPORARY", "TEMP"))
+				ref := identAfterKeywords(text, "TABLE", "IF", "NOT", "EXISTS", "UNLOGGED", "TEMPORARY", "TEMP")
+				st.Table = unquoteName(ref)
 				st.Creates = true
+				if !containsWord(w, "TEMPORARY") && !containsWord(w, "TEMP") {
+					st.TableRef = ref
+				}
 			}
 		}
 	case "TRUNCATE":

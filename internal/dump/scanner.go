@@ -118,7 +118,11 @@ func (s *Scanner) fill(keep int) bool {
 	s.buf = s.buf[:len(s.buf)+n]
 	if err != nil {
 		s.eof = true
-		if !errors.Is(err, io.EOF) {
+		var bi *BadInputError
+		switch {
+		case errors.As(err, &bi):
+			s.err = err
+		case !errors.Is(err, io.EOF):
 			s.err = fmt.Errorf("read %s: %w", s.name, err)
 		}
 	}

@@ -161,6 +161,10 @@ func sniff(path string) (Format, error) {
 	buf := make([]byte, 64<<10)
 	n, err = io.ReadFull(r, buf)
 	if err != nil && !errors.Is(err, io.ErrUnexpectedEOF) && !errors.Is(err, io.EOF) {
+		var bi *BadInputError
+		if errors.As(err, &bi) {
+			return "", err
+		}
 		return "", badInput("%s: %v", path, err)
 	}
 	buf = buf[:n]
@@ -325,15 +329,33 @@ func decompress(f io.Reader, name string) (io.Reader, func(), error) {
 		if err != nil {
 			return nil, nil, badInput("%s: %v", name, err)
 		}
-		return zr, func() { zr.Close() }, nil
+		return corruptReader{zr, name, "gzip"}, func() { zr.Close() }, nil
 	case bytes.HasPrefix(head, zstdMagic):
 		zr, err := zstd.NewReader(br, zstd.WithDecoderConcurrency(1))
 		if err != nil {
 			return nil, nil, badInput("%s: %v", name, err)
 		}
-		return zr, zr.Close, nil
+		return corruptReader{zr, name, "zstd"}, zr.Close, nil
 	}
 	return br, func() {}, nil
+}
+
+// corruptReader makes a decompressor's errors bad input naming the file:
+// a corrupt or cut-off .gz or .zst is the dump's fault.
+type corruptReader struct {
+	r          io.Reader
+	name, kind string
+}
+
+func (c corruptReader) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	if err != nil && !errors.Is(err, io.EOF) {
+		var bi *BadInputError
+		if !errors.As(err, &bi) {
+			err = badInput("%s: corrupt or cut-off %s data: %v", c.name, c.kind, err)
+		}
+	}
+	return n, err
 }
 
 // Counter counts bytes read from the files on disk; safe for concurrent use.
