@@ -130,7 +130,7 @@ func effectiveText(sql string, syn Syntax, srv Server, mode reading) (string, bo
 
 // endQuoted returns the index after the string or name quoted at i (the
 // end of s if unterminated). MySQL strings take backslash escapes;
-// PostgreSQL only E” strings.
+// PostgreSQL only E-prefixed strings.
 func endQuoted(s string, i int, syn Syntax) int {
 	q := s[i]
 	bs := syn == MySQL && q != '`'

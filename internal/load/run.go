@@ -609,7 +609,7 @@ func (l *loader) adminNote(stmts ...string) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	for _, q := range stmts {
-		l.res.Notes = append(l.res.Notes, "sandbox admin ran: "+quoteText(q))
+		l.res.Notes = append(l.res.Notes, "sandbox admin ran: "+printable(q))
 	}
 }
 
