@@ -363,7 +363,7 @@ func (l *loader) addDatabase(db string) {
 // load, or nil with ContinueOnError.
 func (l *loader) fail(st *dump.Statement, err error) error {
 	code, isServer := serverError(err)
-	if !isServer && isConnLost(err) {
+	if isConnLost(err) {
 		return &LostError{Where: printable(st.Where()), Err: err}
 	}
 	se := StatementError{File: printable(st.File), Line: st.Line, Code: code, Error: maskError(oneLine(err.Error()), st.SQL), Statement: excerpt(st.SQL)}

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"strings"
 	"sync/atomic"
 	"syscall"
 	"time"
@@ -54,8 +55,10 @@ func isConnLost(err error) bool {
 	if err == nil || IsBadInput(err) {
 		return false
 	}
-	if _, ok := serverError(err); ok {
-		return false
+	if code, ok := serverError(err); ok {
+		// PostgreSQL's connection exceptions and shutdowns; MySQL's
+		// "server shutdown in progress" and "connection killed".
+		return strings.HasPrefix(code, "08") || strings.HasPrefix(code, "57P0") || code == "1053" || code == "1927"
 	}
 	var ne net.Error
 	return errors.Is(err, driver.ErrBadConn) || errors.Is(err, mysql.ErrInvalidConn) ||
