@@ -278,6 +278,16 @@ func Load(ctx context.Context, env workload.Env, o Options) (*Result, error) {
 		l.res.Tables = append(l.res.Tables, Table{Database: tc.db, Name: tc.name, Loaded: tc.rows.Load(), Rows: -1})
 	}
 	l.res.Databases = l.databases
+	if err == nil || !l.res.Interrupted && !errors.As(err, &lost) {
+		// Account statements are skipped, but a routine or dynamic SQL
+		// (EXECUTE IMMEDIATE, DO) may still change the loading account's
+		// own password: say so rather than leave later runs failing.
+		if aerr := l.checkAccount(ctx); aerr != nil && err == nil {
+			err = aerr
+		} else if aerr != nil {
+			err = fmt.Errorf("%w; %w", err, aerr)
+		}
+	}
 	if err == nil && !o.NoStats {
 		l.report(ctx, "stats")
 		serr := error(nil)

@@ -14,6 +14,8 @@ import (
 
 	"github.com/go-sql-driver/mysql"
 	"github.com/jackc/pgx/v5/pgconn"
+
+	"github.com/dbarena/dbarena/internal/target"
 )
 
 // A load whose server stops answering (a stopped process, a dead host)
@@ -178,4 +180,109 @@ func ping(ctx context.Context, c conn) error {
 		return x.c.Ping(ctx)
 	}
 	return errors.New("unknown connection")
+}
+
+// AccountError is a load after which the loading account no longer logs
+// in with its password: the dump changed it (a routine, dynamic SQL).
+type AccountError struct {
+	User string
+	Err  error
+	// Restored: the sandbox's admin set the password back.
+	Restored bool
+}
+
+func (e *AccountError) Error() string {
+	fix := "a sandbox gets it back with dbarena server restart NAME"
+	if e.Restored {
+		fix = "the sandbox's admin set it back"
+	}
+	return fmt.Sprintf("after the load, account %s no longer logged in (%s): the dump changed its password through a routine or dynamic SQL; %s",
+		printable(e.User), oneLine(e.Err.Error()), fix)
+}
+
+func (e *AccountError) Unwrap() error { return e.Err }
+
+// checkAccount logs in once more as the loading account, on a new
+// connection.
+func (l *loader) checkAccount(ctx context.Context) error {
+	dl, err := newDialer(l.t)
+	if err != nil {
+		return nil
+	}
+	defer dl.close()
+	c, err := dl.dial(ctx, "")
+	if err == nil {
+		c.close()
+		return nil
+	}
+	switch code, _ := serverError(err); code {
+	case "1045", "28P01", "28000":
+	default:
+		return nil
+	}
+	ae := &AccountError{User: l.t.User, Err: err}
+	if l.o.Admin != nil && l.t.Password != "" {
+		ae.Restored = l.restorePassword(ctx) == nil
+	}
+	return ae
+}
+
+// restorePassword sets the loading account's password back as the
+// sandbox's admin, with fixed statements (the note masks the password).
+func (l *loader) restorePassword(ctx context.Context) error {
+	adl, err := newDialer(*l.o.Admin)
+	if err != nil {
+		return err
+	}
+	defer adl.close()
+	ac, err := adl.dial(ctx, "")
+	if err != nil {
+		return err
+	}
+	defer ac.close()
+	if l.t.Family() == target.Postgres {
+		q := "ALTER ROLE " + quotePG(l.t.User) + " PASSWORD "
+		if _, err := ac.exec(ctx, q+pgString(l.t.Password)); err != nil {
+			return err
+		}
+		l.adminNote(q + "'***'")
+		return nil
+	}
+	rows, err := ac.(*myConn).c.QueryContext(ctx, "SELECT Host FROM mysql.user WHERE User = ?", l.t.User)
+	if err != nil {
+		return err
+	}
+	var hosts []string
+	for rows.Next() {
+		var h string
+		if err := rows.Scan(&h); err != nil {
+			rows.Close()
+			return err
+		}
+		hosts = append(hosts, h)
+	}
+	rows.Close()
+	for _, h := range hosts {
+		q := "ALTER USER " + mysqlString(l.t.User) + "@" + mysqlString(h) + " IDENTIFIED BY "
+		if _, err := ac.exec(ctx, q+mysqlString(l.t.Password)); err != nil {
+			return err
+		}
+		l.adminNote(q + "'***'")
+	}
+	dl, err := newDialer(l.t)
+	if err != nil {
+		return err
+	}
+	defer dl.close()
+	c, err := dl.dial(ctx, "")
+	if err != nil {
+		return err
+	}
+	c.close()
+	return nil
+}
+
+// pgString quotes s as a PostgreSQL string literal (standard strings).
+func pgString(s string) string {
+	return "'" + strings.ReplaceAll(s, "'", "''") + "'"
 }
