@@ -195,7 +195,7 @@ func (s *Scanner) Next() (Raw, error) {
 // skipSpace skips whitespace and comments between statements.
 func (s *Scanner) skipSpace() error {
 	for {
-		if !s.ensure(3) && s.pos >= len(s.buf) {
+		if !s.ensure(4) && s.pos >= len(s.buf) {
 			return nil
 		}
 		c := s.buf[s.pos]
