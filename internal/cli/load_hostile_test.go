@@ -112,7 +112,7 @@ func TestLoadHostileDumps(t *testing.T) {
 			"CREATE USER 'evil'@'%' IDENTIFIED BY 'evilpw';\nALTER USER dbarena@'127.0.0.1' IDENTIFIED BY 'y';\nINSERT INTO hostile_acct VALUES (1);\n",
 			stdout: []string{"4 account statements skipped (", "d.sql:2 the first"}},
 		{name: "mariadb new database", body: "CREATE DATABASE /*!32312 IF NOT EXISTS*/ `hostile_db1` /*!40100 DEFAULT CHARACTER SET utf8mb4 */;\nUSE `hostile_db1`;\nCREATE TABLE t (a int);\nINSERT INTO t VALUES (1);\n",
-			stdout:  []string{"sandbox admin ran: CREATE DATABASE `hostile_db1`", "sandbox admin ran: GRANT ALL PRIVILEGES ON `hostile\\_db1`.* TO 'dbarena'@"},
+			stdout:  []string{"sandbox admin ran: CREATE DATABASE `hostile_db1` CHARACTER SET utf8mb4\n", "sandbox admin ran: GRANT ALL PRIVILEGES ON `hostile\\_db1`.* TO 'dbarena'@"},
 			changes: "hostile\\_db1"},
 		{name: "postgres role in a comment", pg: true, body: pgHead + "CREATE /*! DATABASE x */ ROLE evil SUPERUSER LOGIN PASSWORD 'evilpw';\nALTER ROLE dbarena PASSWORD 'x';\nCREATE TABLE hostile_acct (a int);\nINSERT INTO hostile_acct VALUES (1);\n",
 			stdout: []string{"2 account statements skipped (", "d.sql:2 the first"}},
@@ -123,8 +123,8 @@ func TestLoadHostileDumps(t *testing.T) {
 			code: 1, stderr: []string{"no longer logged in", "the sandbox's admin set it back"},
 			stdout: []string{`sandbox admin ran: ALTER ROLE "dbarena" PASSWORD '***'`}},
 		{name: "postgres template database", pg: true, body: pgHead + "CREATE DATABASE template1;\n", code: 2, stderr: []string{"d.sql:2", `"template1" is a system database`}},
-		{name: "postgres new database", pg: true, body: pgHead + "CREATE DATABASE hostile_pg1;\n\\connect hostile_pg1\nCREATE TABLE t (a int);\nINSERT INTO t VALUES (1);\n",
-			stdout: []string{`sandbox admin ran: CREATE DATABASE "hostile_pg1" OWNER "dbarena"`}},
+		{name: "postgres new database", pg: true, body: pgHead + "CREATE DATABASE hostile_pg1 WITH TEMPLATE = template0 ENCODING = 'UTF8' LOCALE = 'C';\n\\connect hostile_pg1\nCREATE TABLE t (a int);\nINSERT INTO t VALUES (1);\n",
+			stdout: []string{`sandbox admin ran: CREATE DATABASE "hostile_pg1" OWNER "dbarena" TEMPLATE template0 ENCODING 'UTF8' LC_COLLATE 'C' LC_CTYPE 'C'`}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			sb, tg := suite.mariadb, ""

@@ -57,6 +57,11 @@ type Statement struct {
 	Table string
 	// Name is the database of Database and Use statements.
 	Name string
+	// DatabaseOptions are the options of a Database statement that a
+	// loader may pass on, upper-case keys CHARSET and COLLATE (MySQL
+	// family), ENCODING, LOCALE, LC_COLLATE and LC_CTYPE (PostgreSQL),
+	// values unquoted and not validated.
+	DatabaseOptions map[string]string
 	// Meta is a psql meta-command other than \connect and \restrict
 	// (SQL without the backslash): a loader cannot run it.
 	Meta bool
@@ -227,6 +232,7 @@ func classifyMySQL(st *Statement, text string) {
 		case "DATABASE", "SCHEMA":
 			if w[0] == "CREATE" {
 				st.Kind, st.Name = Database, unquoteIdent(identAfterKeywords(text, obj, "IF", "NOT", "EXISTS"))
+				st.DatabaseOptions = databaseOptions(text)
 			} else {
 				st.Kind = Schema
 			}
@@ -305,6 +311,7 @@ func classifyPostgres(st *Statement, text string) {
 		switch obj {
 		case "DATABASE":
 			st.Kind, st.Name = Database, unquoteIdent(identAfterKeywords(text, "DATABASE"))
+			st.DatabaseOptions = databaseOptions(text)
 		case "INDEX", "TRIGGER", "RULE", "POLICY":
 			st.Kind = PostData
 			st.IndexBuild = obj == "INDEX" && !strings.Contains(strings.ToUpper(text), " ONLY ")
@@ -325,6 +332,46 @@ func classifyPostgres(st *Statement, text string) {
 	default:
 		st.Kind = Schema
 	}
+}
+
+// databaseOptions reads the character set, collation, encoding and
+// locale options of a CREATE DATABASE statement's effective text.
+func databaseOptions(text string) map[string]string {
+	toks := tokens(text)
+	var out map[string]string
+	for i := 0; i < len(toks); i++ {
+		if toks[i].kind != tWord {
+			continue
+		}
+		key := strings.ToUpper(toks[i].text)
+		switch key {
+		case "CHARACTER":
+			if i+1 >= len(toks) || !strings.EqualFold(toks[i+1].text, "SET") {
+				continue
+			}
+			i++
+			key = "CHARSET"
+		case "CHARSET", "COLLATE", "ENCODING", "LOCALE", "LC_COLLATE", "LC_CTYPE":
+		default:
+			continue
+		}
+		j := i + 1
+		if j < len(toks) && toks[j].kind == tPunct && toks[j].text == "=" {
+			j++
+		}
+		if j < len(toks) && (toks[j].kind == tWord || toks[j].kind == tQuoted) {
+			v := toks[j].text
+			if toks[j].kind == tQuoted {
+				v = strings.ReplaceAll(v[1:len(v)-1], v[:1]+v[:1], v[:1])
+			}
+			if out == nil {
+				out = map[string]string{}
+			}
+			out[key] = v
+			i = j
+		}
+	}
+	return out
 }
 
 // isAccountMySQL: GRANT, REVOKE, CREATE/ALTER/DROP/RENAME USER or ROLE,

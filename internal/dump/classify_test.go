@@ -98,3 +98,29 @@ func TestClassifyAccount(t *testing.T) {
 		}
 	}
 }
+
+func TestDatabaseOptions(t *testing.T) {
+	for _, c := range []struct {
+		sql  string
+		syn  Syntax
+		want map[string]string
+	}{
+		{"CREATE DATABASE /*!32312 IF NOT EXISTS*/ `w` /*!40100 DEFAULT CHARACTER SET utf8mb4 COLLATE utf8mb4_general_ci */", MySQL,
+			map[string]string{"CHARSET": "utf8mb4", "COLLATE": "utf8mb4_general_ci"}},
+		{"CREATE DATABASE w CHARSET = 'latin1'", MySQL, map[string]string{"CHARSET": "latin1"}},
+		{"CREATE DATABASE w", MySQL, nil},
+		{"CREATE DATABASE shop WITH TEMPLATE = template0 ENCODING = 'UTF8' LOCALE = 'en_US.utf8'", Postgres,
+			map[string]string{"ENCODING": "UTF8", "LOCALE": "en_US.utf8"}},
+	} {
+		st, err := Classify(Raw{SQL: c.sql, Line: 1}, c.syn, "f", mariadb1011)
+		if err != nil || st.Kind != Database || len(st.DatabaseOptions) != len(c.want) {
+			t.Errorf("%q: %v %s %v", c.sql, err, st.Kind, st.DatabaseOptions)
+			continue
+		}
+		for k, v := range c.want {
+			if st.DatabaseOptions[k] != v {
+				t.Errorf("%q: %s = %q, want %q", c.sql, k, st.DatabaseOptions[k], v)
+			}
+		}
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"regexp"
 	"strings"
 	"sync"
 	"time"
@@ -101,7 +102,7 @@ func (l *loader) run(ctx context.Context) error {
 	start := l.o.Database
 	if start == "" {
 		start = l.t.Database
-	} else if err := l.ensureDatabase(ctx, start, "", "--database"); err != nil {
+	} else if err := l.ensureDatabase(ctx, start, "", "--database", nil); err != nil {
 		return err
 	}
 	sc, err := l.dl.dial(ctx, start)
@@ -249,7 +250,7 @@ func (l *loader) stream(ctx context.Context, part *dump.Part, schema *session, p
 			if l.o.Database != "" {
 				continue
 			}
-			if err := l.ensureDatabase(ctx, st.Name, st.SQL, st.Where()); err != nil {
+			if err := l.ensureDatabase(ctx, st.Name, st.SQL, st.Where(), st.DatabaseOptions); err != nil {
 				var bi *dump.BadInputError
 				if errors.As(err, &bi) {
 					return err
@@ -458,7 +459,7 @@ func (l *loader) getPhase() string {
 // name and grants it to (PostgreSQL: makes it owned by) the loading
 // account. The dump's text never runs as the admin. where locates the
 // name for errors (file:line, or the --database flag).
-func (l *loader) ensureDatabase(ctx context.Context, name, create, where string) error {
+func (l *loader) ensureDatabase(ctx context.Context, name, create, where string, opts map[string]string) error {
 	mysql := l.t.Family() == target.MySQL
 	if err := checkDatabaseName(name, l.t.Family()); err != nil {
 		return &dump.BadInputError{Msg: where + ": " + err.Error()}
@@ -502,7 +503,7 @@ func (l *loader) ensureDatabase(ctx context.Context, name, create, where string)
 	if l.o.Admin == nil {
 		return fmt.Errorf("create database %s: %w (create it first, or load into an existing one with --database)", name, err)
 	}
-	return l.adminCreate(ctx, c, name, where)
+	return l.adminCreate(ctx, c, name, where, opts)
 }
 
 // reservedDatabases are the servers' own databases: never created,
@@ -557,7 +558,7 @@ func pgDatabaseOwned(ctx context.Context, c conn, name string) (exists, ours boo
 // name quoted, nothing of the dump's text) and hands it to the loading
 // account; each statement is listed in the notes. A database that exists
 // already is not the loading account's (it could not create it): refused.
-func (l *loader) adminCreate(ctx context.Context, c conn, name, where string) error {
+func (l *loader) adminCreate(ctx context.Context, c conn, name, where string, opts map[string]string) error {
 	adl, err := newDialer(*l.o.Admin)
 	if err != nil {
 		return err
@@ -584,8 +585,8 @@ func (l *loader) adminCreate(ctx context.Context, c conn, name, where string) er
 		if !ok {
 			return fmt.Errorf("unexpected CURRENT_USER() %q", who)
 		}
-		create := "CREATE DATABASE " + quoteMySQL(name)
-		if _, err := ac.exec(ctx, create); err != nil {
+		create, err := l.adminExec(ctx, ac, "CREATE DATABASE "+quoteMySQL(name), adminOptions(opts, false))
+		if err != nil {
 			return exists(err)
 		}
 		// In GRANT, '_' in a database name matches any character.
@@ -596,12 +597,75 @@ func (l *loader) adminCreate(ctx context.Context, c conn, name, where string) er
 		l.adminNote(create, grant)
 		return nil
 	}
-	create := "CREATE DATABASE " + quotePG(name) + " OWNER " + quotePG(l.t.User)
-	if _, err := ac.exec(ctx, create); err != nil {
+	create, err := l.adminExec(ctx, ac, "CREATE DATABASE "+quotePG(name)+" OWNER "+quotePG(l.t.User), adminOptions(opts, true))
+	if err != nil {
 		return exists(err)
 	}
 	l.adminNote(create)
 	return nil
+}
+
+// optionWord is what an option value passed to the admin may hold.
+var optionWord = regexp.MustCompile(`^[A-Za-z0-9_.@-]{1,64}$`)
+
+// adminOptions renders a CREATE DATABASE's options that the admin may
+// pass on: character set and collation (MySQL family), encoding and
+// locale (PostgreSQL, from template0), each value checked against
+// optionWord; others are dropped.
+func adminOptions(opts map[string]string, pg bool) string {
+	ok := func(k string) (string, bool) {
+		v, has := opts[k]
+		return v, has && optionWord.MatchString(v)
+	}
+	var b strings.Builder
+	if !pg {
+		if v, has := ok("CHARSET"); has && !strings.ContainsAny(v, ".@-") {
+			b.WriteString(" CHARACTER SET " + v)
+		}
+		if v, has := ok("COLLATE"); has && !strings.ContainsAny(v, ".@-") {
+			b.WriteString(" COLLATE " + v)
+		}
+		return b.String()
+	}
+	if v, has := ok("ENCODING"); has {
+		b.WriteString(" ENCODING " + pgString(v))
+	}
+	if v, has := ok("LOCALE"); has {
+		b.WriteString(" LC_COLLATE " + pgString(v) + " LC_CTYPE " + pgString(v))
+	} else {
+		for _, k := range []string{"LC_COLLATE", "LC_CTYPE"} {
+			if v, has := ok(k); has {
+				b.WriteString(" " + k + " " + pgString(v))
+			}
+		}
+	}
+	if b.Len() > 0 {
+		return " TEMPLATE template0" + b.String()
+	}
+	return ""
+}
+
+// adminExec runs base with options as the admin, or base alone when the
+// server refuses the options (an unknown character set, collation or
+// locale), with a note; it returns the statement run.
+func (l *loader) adminExec(ctx context.Context, ac conn, base, options string) (string, error) {
+	if options != "" {
+		_, err := ac.exec(ctx, base+options)
+		if err == nil {
+			return base + options, nil
+		}
+		code, _ := serverError(err)
+		if code == "1007" || code == "42P04" {
+			return "", err
+		}
+		l.mu.Lock()
+		l.res.Notes = append(l.res.Notes, fmt.Sprintf("database options%s refused (%s): created without them", printable(options), oneLine(err.Error())))
+		l.mu.Unlock()
+	}
+	if _, err := ac.exec(ctx, base); err != nil {
+		return "", err
+	}
+	return base, nil
 }
 
 // adminNote lists statements the sandbox's admin ran.
