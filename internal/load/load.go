@@ -244,14 +244,15 @@ func Load(ctx context.Context, env workload.Env, o Options) (*Result, error) {
 			return nil, &dump.BadInputError{Msg: "--engine and --engine-map apply to MySQL-family dumps only"}
 		}
 	}
-	if useLD {
-		l.loadData.Store(true)
-		l.checkLocalInfile(ctx)
-	}
+	// The watchdog covers the whole load, up to the per-table figures.
 	outer := ctx
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
 	stopWatch := l.watch(ctx, cancel)
+	if useLD {
+		l.loadData.Store(true)
+		l.checkLocalInfile(ctx)
+	}
 	err = l.run(ctx)
 	if n := l.res.AccountStatementsSkipped; n > 0 {
 		l.res.Notes = append(l.res.Notes, fmt.Sprintf("%d account statements skipped (%s the first): a load does not change accounts or privileges", n, l.firstAccount))
