@@ -103,7 +103,14 @@ func TestLoadHostileDumps(t *testing.T) {
 		stderr  []string
 		stdout  []string
 		changes string // a grant line the load may add (a database it created)
+		setup   string // run as the sandbox's admin first
 	}{
+		{name: "mariadb existing database of another", setup: "CREATE DATABASE IF NOT EXISTS hostile_other",
+			body: "CREATE DATABASE IF NOT EXISTS hostile_other;\nUSE hostile_other;\nCREATE TABLE t (a int);\n",
+			code: 2, stderr: []string{"d.sql:1", `database "hostile_other" exists and is not open to the loading account`}},
+		{name: "postgres existing database of another", pg: true, setup: "CREATE DATABASE hostile_pgother",
+			body: pgHead + "CREATE DATABASE hostile_pgother;\n\\connect hostile_pgother\nCREATE TABLE t (a int);\n",
+			code: 2, stderr: []string{"d.sql:2", `database "hostile_pgother" exists and is neither owned by nor open to dbarena`}},
 		{name: "mariadb system database", body: "CREATE DATABASE IF NOT EXISTS mysql;\nUSE mysql;\nSELECT 1;\n",
 			code: 2, stderr: []string{"d.sql:1", `database "mysql" is a system database`}},
 		{name: "mariadb definer procedure", body: "CREATE /*M!999999 DATABASE sbtest */ DEFINER=root@localhost PROCEDURE sbtest.esc() SQL SECURITY DEFINER GRANT ALL PRIVILEGES ON *.* TO 'dbarena'@'127.0.0.1' WITH GRANT OPTION;\nCALL sbtest.esc();\n",
@@ -130,6 +137,11 @@ func TestLoadHostileDumps(t *testing.T) {
 			sb, tg := suite.mariadb, ""
 			if c.pg {
 				sb, tg = suite.postgres, pgTarget
+			}
+			if c.setup != "" {
+				if _, err := openAs(t, sb.AdminTarget()).ExecContext(context.Background(), c.setup); err != nil {
+					t.Fatal(err)
+				}
 			}
 			before := privileges(t, sb)
 			f := writeDump(t, "d.sql", c.body)
