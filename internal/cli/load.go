@@ -49,6 +49,8 @@ type loadFlags struct {
 	noChecksum                   bool
 	jsonPath, results            string
 	progress                     time.Duration
+	stallTimeout                 time.Duration
+	dropExisting                 bool
 	tags                         [][2]string
 	cred                         credentialFlags
 }
@@ -73,6 +75,8 @@ func (f *loadFlags) flags(fs *pflag.FlagSet) {
 	fs.StringVar(&f.results, "results", "", "results store (as for run); default $DBARENA_HOME/results.db")
 	fs.Var(keyValues{&f.tags}, "tag", "KEY=VALUE label stored with the run (repeatable)")
 	durationFlag(fs, &f.progress, "progress-interval", 5*time.Second, "print a progress line to stderr every interval")
+	durationFlag(fs, &f.stallTimeout, "stall-timeout", def.StallTimeout, "fail the load (status failed) when the server answers nothing, not even a ping, for this long; a warning comes after a sixth of it (at most 10s); 0 waits for ever")
+	fs.BoolVar(&f.dropExisting, "drop-existing", false, "drop each table the dump creates just before its CREATE TABLE (PostgreSQL: with CASCADE): to load again after a load that failed half-way")
 }
 
 const loadUsage = `dbarena load FILE... [flags]
@@ -152,10 +156,13 @@ func (a *App) loadCmd(ctx context.Context, args []string) error {
 	ctx, stop := a.Interrupts(ctx)
 	defer stop()
 	pp := &loadProgress{w: a.Stderr}
-	o.Progress, o.ProgressEvery = pp.print, f.progress
+	o.Progress, o.ProgressEvery, o.Warn = pp.print, f.progress, pp.warn
 	fmt.Fprintf(a.Stdout, "Loading %s (%s, %s) into %s %s (%s): %d threads\n", strings.Join(o.Files, " "), d.Format,
 		formatBytes(d.Size), s.Target.Flavor, s.Target.Version, s.Target.MaskedDSN(), o.Threads)
 	res, loadErr := load.Load(ctx, s.Env(), o)
+	if loadErr != nil {
+		loadErr = printableError{loadErr}
+	}
 	if res == nil { // nothing started
 		if load.IsBadInput(loadErr) {
 			return usagef("%w", loadErr)
@@ -197,7 +204,8 @@ func (a *App) loadCmd(ctx context.Context, args []string) error {
 // options turns the flags into load options; errors name the flag.
 func (f *loadFlags) options(files []string) (load.Options, error) {
 	o := load.Options{Files: files, Database: f.database, Threads: f.threads, ContinueOnError: f.continueOnError,
-		NoChecksum: f.noChecksum, DeferIndexes: f.deferIndexes == "on", LoadData: f.loadData, Bulk: f.bulk}
+		NoChecksum: f.noChecksum, DeferIndexes: f.deferIndexes == "on", LoadData: f.loadData, Bulk: f.bulk,
+		StallTimeout: f.stallTimeout, DropExisting: f.dropExisting}
 	if len(files) == 0 {
 		return o, usagef("no dump given: dbarena load FILE... (see dbarena load --help)")
 	}
@@ -224,6 +232,9 @@ func (f *loadFlags) options(files []string) (load.Options, error) {
 	}
 	if f.progress <= 0 {
 		return o, usagef("--progress-interval must be positive")
+	}
+	if f.stallTimeout < 0 || (f.stallTimeout > 0 && f.stallTimeout < time.Second) {
+		return o, usagef("--stall-timeout %s: want 0 (no bound) or at least 1s", f.stallTimeout)
 	}
 	if f.engine != "" && !isEngineWord(f.engine) {
 		return o, usagef("--engine %q: not an engine name", f.engine)
@@ -311,6 +322,7 @@ func (p *loadProgress) print(pr load.Progress) {
 		line += fmt.Sprintf(" of %s (%.0f%%)", formatBytes(pr.TotalBytes), 100*float64(pr.Bytes)/float64(pr.TotalBytes))
 	}
 	line += fmt.Sprintf(", %d statements, %d rows, %.1f MB/s", pr.Statements, pr.Rows, pr.Rate())
+	pr.Table = load.Printable(pr.Table)
 	if eta := pr.ETA(); eta > 0 && pr.Phase == "schema+data" {
 		line += fmt.Sprintf(", ETA %s", eta.Round(time.Second))
 	}
@@ -333,6 +345,7 @@ func (a *App) printLoad(r *load.Result) {
 			if len(r.Databases) > 1 {
 				name = t.Database + "." + t.Name
 			}
+			name = load.Printable(name)
 			rows := fmt.Sprint(t.Rows)
 			if t.Rows < 0 {
 				rows = fmt.Sprintf("%d loaded", t.Loaded)
@@ -352,11 +365,11 @@ func (a *App) printLoad(r *load.Result) {
 	fmt.Fprintf(w, "\n%s %s in %.1fs (%.1f MB/s): %d statements, %d rows, %d tables", state, formatBytes(r.Bytes),
 		r.Duration.Seconds(), rate, r.Statements, r.Rows, len(r.Tables))
 	if len(r.Databases) > 0 {
-		fmt.Fprintf(w, " in %s", strings.Join(r.Databases, ", "))
+		fmt.Fprintf(w, " in %s", load.Printable(strings.Join(r.Databases, ", ")))
 	}
 	fmt.Fprintln(w)
 	for _, n := range r.Notes {
-		fmt.Fprintln(w, "note: "+n)
+		fmt.Fprintln(w, "note: "+load.Printable(n))
 	}
 	if r.ErrorCount > 0 {
 		fmt.Fprintf(w, "%d statements failed", r.ErrorCount)
@@ -368,7 +381,7 @@ func (a *App) printLoad(r *load.Result) {
 			if i == loadShownErrors {
 				break
 			}
-			fmt.Fprintf(w, "  %s: %s\n", e.Where(), e.Error)
+			fmt.Fprintf(w, "  %s: %s\n", load.Printable(e.Where()), load.Printable(e.Error))
 		}
 	}
 }
@@ -378,7 +391,34 @@ func writeLoadJSON(path string, doc *loadJSON) error {
 	if err != nil {
 		return err
 	}
-	return os.WriteFile(path, append(b, '\n'), 0o644)
+	// The file holds statement text from the dump: readable by its owner only.
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o600)
+	if err != nil {
+		return err
+	}
+	if err := f.Chmod(0o600); err != nil {
+		f.Close()
+		return err
+	}
+	if _, err := f.Write(append(b, '\n')); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
+}
+
+// printableError shows an error of a load with control characters
+// escaped (text from a dump must not drive the terminal); errors.As and
+// errors.Is still see the error.
+type printableError struct{ err error }
+
+func (e printableError) Error() string { return load.Printable(e.err.Error()) }
+func (e printableError) Unwrap() error { return e.err }
+
+func (p *loadProgress) warn(msg string) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	fmt.Fprintln(p.w, "warning: "+msg)
 }
 
 // formatBytes renders a size in B, KB, MB or GB (decimal).

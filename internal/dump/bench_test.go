@@ -43,7 +43,7 @@ func BenchmarkScanMySQL(b *testing.B) {
 			if err != nil {
 				b.Fatal(err)
 			}
-			_ = Classify(raw, MySQL, "bench.sql")
+			_, _ = Classify(raw, MySQL, "bench.sql", Server{MariaDB: true, Version: 101106})
 		}
 	}
 }

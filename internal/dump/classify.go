@@ -1,6 +1,7 @@
 package dump
 
 import (
+	"strconv"
 	"strings"
 )
 
@@ -56,11 +57,23 @@ type Statement struct {
 	Table string
 	// Name is the database of Database and Use statements.
 	Name string
+	// DatabaseOptions are the options of a Database statement that a
+	// loader may pass on, upper-case keys CHARSET and COLLATE (MySQL
+	// family), ENCODING, LOCALE, LC_COLLATE and LC_CTYPE (PostgreSQL),
+	// values unquoted and not validated.
+	DatabaseOptions map[string]string
 	// Meta is a psql meta-command other than \connect and \restrict
 	// (SQL without the backslash): a loader cannot run it.
 	Meta bool
-	// Creates is set for CREATE TABLE (Table is the table).
-	Creates bool
+	// Account marks an account or privilege statement (GRANT, REVOKE,
+	// CREATE/ALTER/DROP USER or ROLE, SET PASSWORD, SET ROLE...): Kind
+	// is Skip, and a loader counts it.
+	Account bool
+	// Creates is set for CREATE TABLE (Table is the table; TableRef the
+	// name as written, quotes and qualifier kept; empty for a TEMPORARY
+	// table).
+	Creates  bool
+	TableRef string
 	// IndexBuild marks post-data that builds an index of one table
 	// (ENABLE KEYS, CREATE INDEX, ADD PRIMARY KEY / UNIQUE): such
 	// statements of different tables may run in parallel, before the
@@ -75,6 +88,8 @@ type Statement struct {
 func (s *Statement) Where() string {
 	return s.File + ":" + itoa(s.Line)
 }
+
+func strconvQuote(s string) string { return strconv.Quote(s) }
 
 func itoa(n int) string {
 	if n == 0 {
@@ -98,24 +113,70 @@ func itoa(n int) string {
 	return string(b[i:])
 }
 
-// Classify turns a raw statement into a classified one.
-func Classify(r Raw, syntax Syntax, file string) Statement {
+// Classify turns a raw statement into a classified one, reading version
+// comments as srv would (see Server). A MySQL statement whose account or
+// CREATE DATABASE reading depends on how its version comments are read
+// is refused with a BadInputError naming file:line: dbarena never guesses
+// about what may change accounts or need the administrator.
+func Classify(r Raw, syntax Syntax, file string, srv Server) (Statement, error) {
 	st := Statement{SQL: r.SQL, Copy: r.Copy, File: file, Line: r.Line}
 	if r.Meta {
 		classifyMeta(&st)
-		return st
+		return st, nil
 	}
 	if r.Copy != nil {
 		st.Kind = Data
 		st.Table = copyTable(r.SQL)
-		return st
+		return st, nil
 	}
+	text, versioned := effectiveText(r.SQL, syntax, srv, readAsServer)
+	classifyText(&st, text, syntax)
+	if !versioned {
+		return st, nil
+	}
+	// The same statement with every version comment read as code, and
+	// with none: where either reading is an account statement or a
+	// CREATE DATABASE, all readings must agree.
+	for _, mode := range []reading{readAllCode, readNoCode} {
+		alt := Statement{SQL: r.SQL}
+		t, _ := effectiveText(r.SQL, syntax, srv, mode)
+		if len(words(t, 1)) == 0 {
+			continue // wholly inside version comments: nothing to compare
+		}
+		classifyText(&alt, t, syntax)
+		if (sensitive(&st) || sensitive(&alt)) && !sameReading(&st, &alt) {
+			return st, &BadInputError{Msg: st.Where() + ": statement reads as " + describe(&st) + " or as " + describe(&alt) +
+				" depending on its version comments (/*!...*/, /*M!...*/): refused; remove the version comments or the statement"}
+		}
+	}
+	return st, nil
+}
+
+// classifyText classifies st from its effective text.
+func classifyText(st *Statement, text string, syntax Syntax) {
 	if syntax == Postgres {
-		classifyPostgres(&st)
+		classifyPostgres(st, text)
 	} else {
-		classifyMySQL(&st)
+		classifyMySQL(st, text)
 	}
-	return st
+}
+
+// sensitive: statements whose reading decides what the administrator
+// does or whether an account changes.
+func sensitive(st *Statement) bool { return st.Kind == Database || st.Account }
+
+func sameReading(a, b *Statement) bool {
+	return a.Kind == b.Kind && a.Account == b.Account && a.Name == b.Name && a.Table == b.Table
+}
+
+func describe(st *Statement) string {
+	switch {
+	case st.Account:
+		return "an account statement"
+	case st.Kind == Database:
+		return "CREATE DATABASE " + strconvQuote(st.Name)
+	}
+	return "a " + st.Kind.String() + " statement"
 }
 
 func classifyMeta(st *Statement) {
@@ -135,25 +196,32 @@ func classifyMeta(st *Statement) {
 	}
 }
 
-func classifyMySQL(st *Statement) {
-	w := words(st.SQL, 12)
+func classifyMySQL(st *Statement, text string) {
+	w := words(text, 12)
 	if len(w) == 0 {
 		st.Kind = Skip // only version-comment markers or nothing
+		return
+	}
+	if isAccountMySQL(w, text) {
+		st.Kind, st.Account = Skip, true
 		return
 	}
 	switch w[0] {
 	case "SET":
 		st.Kind = Session
+		if len(w) > 1 && w[1] == "STATEMENT" {
+			st.Kind = Schema // SET STATEMENT ... FOR stmt: one statement, not a setting
+		}
 	case "USE":
-		st.Kind, st.Name = Use, unquoteIdent(firstIdentAfter(st.SQL, "USE"))
+		st.Kind, st.Name = Use, unquoteIdent(firstIdentAfter(text, "USE"))
 	case "INSERT", "REPLACE":
-		st.Kind, st.Table = Data, unquoteName(identAfterKeywords(st.SQL, w[0], "INTO", "LOW_PRIORITY", "DELAYED", "HIGH_PRIORITY", "IGNORE"))
+		st.Kind, st.Table = Data, unquoteName(identAfterKeywords(text, w[0], "INTO", "LOW_PRIORITY", "DELAYED", "HIGH_PRIORITY", "IGNORE"))
 	case "LOCK", "UNLOCK":
 		st.Kind = Skip
 	case "ALTER", "TRUNCATE":
 		st.Kind = Schema
 		if len(w) >= 2 && w[1] == "TABLE" {
-			st.Table = unquoteName(identAfterKeywords(st.SQL, "TABLE", "IGNORE", "ONLINE"))
+			st.Table = unquoteName(identAfterKeywords(text, "TABLE", "IGNORE", "ONLINE"))
 		}
 		if len(w) >= 4 && w[1] == "TABLE" && w[len(w)-2] == "ENABLE" && w[len(w)-1] == "KEYS" {
 			st.Kind, st.IndexBuild = PostData, true
@@ -163,7 +231,8 @@ func classifyMySQL(st *Statement) {
 		switch obj {
 		case "DATABASE", "SCHEMA":
 			if w[0] == "CREATE" {
-				st.Kind, st.Name = Database, unquoteIdent(identAfterKeywords(st.SQL, obj, "IF", "NOT", "EXISTS"))
+				st.Kind, st.Name = Database, unquoteIdent(identAfterKeywords(text, obj, "IF", "NOT", "EXISTS"))
+				st.DatabaseOptions = databaseOptions(text)
 			} else {
 				st.Kind = Schema
 			}
@@ -172,8 +241,12 @@ func classifyMySQL(st *Statement) {
 		default:
 			st.Kind = Schema
 			if obj == "TABLE" {
-				st.Table = unquoteName(identAfterKeywords(st.SQL, "TABLE", "IF", "NOT", "EXISTS", "TEMPORARY"))
+				ref := identAfterKeywords(text, "TABLE", "IF", "NOT", "EXISTS", "TEMPORARY")
+				st.Table = unquoteName(ref)
 				st.Creates = w[0] == "CREATE"
+				if st.Creates && !containsWord(w, "TEMPORARY") {
+					st.TableRef = ref
+				}
 			}
 		}
 	default:
@@ -195,10 +268,14 @@ func objectWord(w []string) string {
 	return ""
 }
 
-func classifyPostgres(st *Statement) {
-	w := words(st.SQL, 8)
+func classifyPostgres(st *Statement, text string) {
+	w := words(text, 8)
 	if len(w) == 0 {
 		st.Kind = Skip
+		return
+	}
+	if isAccountPostgres(w) {
+		st.Kind, st.Account = Skip, true
 		return
 	}
 	switch w[0] {
@@ -206,23 +283,21 @@ func classifyPostgres(st *Statement) {
 		st.Kind = Session
 	case "SELECT":
 		st.Kind = Schema
-		if strings.Contains(st.SQL, "set_config(") {
+		if strings.Contains(text, "set_config(") {
 			st.Kind = Session
 		}
 	case "INSERT":
-		st.Kind, st.Table = Data, unquoteName(identAfterKeywords(st.SQL, "INSERT", "INTO"))
-	case "GRANT", "REVOKE":
-		st.Kind = Skip
+		st.Kind, st.Table = Data, unquoteName(identAfterKeywords(text, "INSERT", "INTO"))
 	case "ALTER":
 		st.Kind = Schema
-		up := strings.ToUpper(st.SQL)
+		up := strings.ToUpper(text)
 		switch {
 		case strings.Contains(up, " OWNER TO "):
 			st.Kind = Skip
 			return
 		}
 		if len(w) > 1 && w[1] == "TABLE" {
-			st.Table = unquoteName(identAfterKeywords(st.SQL, "TABLE", "ONLY", "IF", "EXISTS"))
+			st.Table = unquoteName(identAfterKeywords(text, "TABLE", "ONLY", "IF", "EXISTS"))
 		}
 		switch {
 		case len(w) > 1 && w[1] == "TABLE" && strings.Contains(up, " ADD CONSTRAINT "):
@@ -235,23 +310,117 @@ func classifyPostgres(st *Statement) {
 		obj := objectWord(w[1:])
 		switch obj {
 		case "DATABASE":
-			st.Kind, st.Name = Database, unquoteIdent(identAfterKeywords(st.SQL, "DATABASE"))
+			st.Kind, st.Name = Database, unquoteIdent(identAfterKeywords(text, "DATABASE"))
+			st.DatabaseOptions = databaseOptions(text)
 		case "INDEX", "TRIGGER", "RULE", "POLICY":
 			st.Kind = PostData
-			st.IndexBuild = obj == "INDEX" && !strings.Contains(strings.ToUpper(st.SQL), " ONLY ")
+			st.IndexBuild = obj == "INDEX" && !strings.Contains(strings.ToUpper(text), " ONLY ")
 		default:
 			st.Kind = Schema
 			if obj == "TABLE" {
-				st.Table = unquoteName(identAfterKeywords(st.SQL, "TABLE", "IF", "NOT", "EXISTS", "UNLOGGED", "TEMPORARY", "TEMP"))
+				ref := identAfterKeywords(text, "TABLE", "IF", "NOT", "EXISTS", "UNLOGGED", "TEMPORARY", "TEMP")
+				st.Table = unquoteName(ref)
 				st.Creates = true
+				if !containsWord(w, "TEMPORARY") && !containsWord(w, "TEMP") {
+					st.TableRef = ref
+				}
 			}
 		}
 	case "TRUNCATE":
 		st.Kind = Schema
-		st.Table = unquoteName(identAfterKeywords(st.SQL, "TRUNCATE", "TABLE", "ONLY"))
+		st.Table = unquoteName(identAfterKeywords(text, "TRUNCATE", "TABLE", "ONLY"))
 	default:
 		st.Kind = Schema
 	}
+}
+
+// databaseOptions reads the character set, collation, encoding and
+// locale options of a CREATE DATABASE statement's effective text.
+func databaseOptions(text string) map[string]string {
+	toks := tokens(text)
+	var out map[string]string
+	for i := 0; i < len(toks); i++ {
+		if toks[i].kind != tWord {
+			continue
+		}
+		key := strings.ToUpper(toks[i].text)
+		switch key {
+		case "CHARACTER":
+			if i+1 >= len(toks) || !strings.EqualFold(toks[i+1].text, "SET") {
+				continue
+			}
+			i++
+			key = "CHARSET"
+		case "CHARSET", "COLLATE", "ENCODING", "LOCALE", "LC_COLLATE", "LC_CTYPE":
+		default:
+			continue
+		}
+		j := i + 1
+		if j < len(toks) && toks[j].kind == tPunct && toks[j].text == "=" {
+			j++
+		}
+		if j < len(toks) && (toks[j].kind == tWord || toks[j].kind == tQuoted) {
+			v := toks[j].text
+			if toks[j].kind == tQuoted {
+				v = strings.ReplaceAll(v[1:len(v)-1], v[:1]+v[:1], v[:1])
+			}
+			if out == nil {
+				out = map[string]string{}
+			}
+			out[key] = v
+			i = j
+		}
+	}
+	return out
+}
+
+// isAccountMySQL: GRANT, REVOKE, CREATE/ALTER/DROP/RENAME USER or ROLE,
+// SET PASSWORD, SET [DEFAULT] ROLE, and any of them behind MariaDB's SET
+// STATEMENT ... FOR.
+func isAccountMySQL(w []string, text string) bool {
+	switch w[0] {
+	case "GRANT", "REVOKE":
+		return true
+	case "CREATE", "ALTER", "DROP", "RENAME":
+		i := 1
+		if len(w) > 2 && w[1] == "OR" && w[2] == "REPLACE" {
+			i = 3
+		}
+		return len(w) > i && (w[i] == "USER" || w[i] == "ROLE")
+	case "SET":
+		if len(w) > 1 && (w[1] == "PASSWORD" || w[1] == "ROLE") || len(w) > 2 && w[1] == "DEFAULT" && w[2] == "ROLE" {
+			return true
+		}
+		if len(w) > 1 && w[1] == "STATEMENT" {
+			all := words(text, 1<<10)
+			for i, x := range all {
+				if x == "FOR" && i+1 < len(all) {
+					return isAccountMySQL(all[i+1:], "")
+				}
+			}
+		}
+	}
+	return false
+}
+
+// isAccountPostgres: GRANT, REVOKE, CREATE/ALTER/DROP ROLE, USER or GROUP,
+// SET/RESET ROLE or SESSION AUTHORIZATION, ALTER DEFAULT PRIVILEGES,
+// REASSIGN OWNED, DROP OWNED.
+func isAccountPostgres(w []string) bool {
+	at := func(i int, x string) bool { return len(w) > i && w[i] == x }
+	switch w[0] {
+	case "GRANT", "REVOKE", "REASSIGN":
+		return true
+	case "CREATE", "ALTER", "DROP":
+		return at(1, "ROLE") || at(1, "USER") || at(1, "GROUP") || at(1, "DEFAULT") && at(2, "PRIVILEGES") || at(1, "OWNED")
+	case "SET", "RESET":
+		i := 1
+		if at(1, "SESSION") || at(1, "LOCAL") {
+			i = 2
+		}
+		return at(i, "ROLE") || at(i, "AUTHORIZATION") || at(1, "SESSION") && at(2, "AUTHORIZATION")
+	}
+	return false
 }
 
 func containsWord(w []string, x string) bool {

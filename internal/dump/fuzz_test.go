@@ -49,7 +49,10 @@ func checkSplit(t *testing.T, src string, syn Syntax) {
 			t.Fatalf("line went back: %d after %d", r.Line, last)
 		}
 		last = r.Line
-		st := Classify(r, syn, "f.sql")
+		st, err := Classify(r, syn, "f.sql", Server{MariaDB: true, Version: 101106})
+		if err != nil {
+			continue
+		}
 		_ = st.Where()
 		if syn == MySQL {
 			rw := Rewrite{Engine: "Aria", EngineMap: map[string]string{"MYISAM": "InnoDB"}}
@@ -99,4 +102,33 @@ func quoted(s string) []string {
 		}
 	}
 	return out
+}
+
+// FuzzClassify: reading a statement as the server does leaves no comment
+// to read again (the words of the effective text are a fixed point), and
+// classifying never panics; a refusal always names the file and line.
+func FuzzClassify(f *testing.F) {
+	f.Add("CREATE /*M!999999 DATABASE sbtest */ DEFINER=root@localhost PROCEDURE sbtest.esc() SQL SECURITY DEFINER GRANT ALL PRIVILEGES ON *.* TO 'dbarena'@'127.0.0.1' WITH GRANT OPTION", false)
+	f.Add("CREATE /*! DATABASE x */ ROLE evil SUPERUSER LOGIN PASSWORD 'evilpw'", true)
+	f.Add("CREATE DATABASE IF NOT EXISTS mysql", false)
+	f.Add("/* /* */ SELECT 1 */ ALTER ROLE dbarena PASSWORD 'x'", true)
+	f.Add("SET STATEMENT max_statement_time=1 FOR SET PASSWORD = PASSWORD('x')", false)
+	f.Fuzz(func(t *testing.T, sql string, pg bool) {
+		syn := MySQL
+		if pg {
+			syn = Postgres
+		}
+		for _, srv := range []Server{{MariaDB: true, Version: 101106}, {Version: 80036}, {}} {
+			for _, mode := range []reading{readAsServer, readAllCode, readNoCode} {
+				once, _ := effectiveText(sql, syn, srv, mode)
+				twice, _ := effectiveText(once, syn, srv, mode)
+				if a, b := words(once, 64), words(twice, 64); !reflect.DeepEqual(a, b) {
+					t.Fatalf("effective text read again changes:\n%q %q\n%q %q", once, a, twice, b)
+				}
+			}
+			if _, err := Classify(Raw{SQL: sql, Line: 3}, syn, "f.sql", srv); err != nil && !strings.HasPrefix(err.Error(), "f.sql:3: ") {
+				t.Fatalf("refusal without file:line: %v", err)
+			}
+		}
+	})
 }

@@ -85,12 +85,15 @@ func TestClassify(t *testing.T) {
 		{"CREATE TABLE public.\"Odd\"\"Name\" (a int)", Postgres, Schema, "public.Odd\"Name", ""},
 		{"GRANT ALL ON SCHEMA public TO bob", Postgres, Skip, "", ""},
 	} {
-		st := Classify(Raw{SQL: c.sql, Line: 1}, c.syn, "f")
+		st, err := Classify(Raw{SQL: c.sql, Line: 1}, c.syn, "f", Server{MariaDB: true, Version: 101106})
+		if err != nil {
+			t.Errorf("%q: %v", c.sql, err)
+		}
 		if st.Kind != c.kind || st.Table != c.table || st.Name != c.name {
 			t.Errorf("%q: %s table %q name %q; want %s %q %q", c.sql, st.Kind, st.Table, st.Name, c.kind, c.table, c.name)
 		}
 	}
-	cp := Classify(Raw{SQL: `COPY public."T" (a) FROM stdin`, Copy: []byte("1\n")}, Postgres, "f")
+	cp, _ := Classify(Raw{SQL: `COPY public."T" (a) FROM stdin`, Copy: []byte("1\n")}, Postgres, "f", Server{})
 	if cp.Kind != Data || cp.Table != "public.T" {
 		t.Errorf("COPY: %+v", cp)
 	}

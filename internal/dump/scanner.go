@@ -118,7 +118,11 @@ func (s *Scanner) fill(keep int) bool {
 	s.buf = s.buf[:len(s.buf)+n]
 	if err != nil {
 		s.eof = true
-		if !errors.Is(err, io.EOF) {
+		var bi *BadInputError
+		switch {
+		case errors.As(err, &bi):
+			s.err = err
+		case !errors.Is(err, io.EOF):
 			s.err = fmt.Errorf("read %s: %w", s.name, err)
 		}
 	}
@@ -191,7 +195,7 @@ func (s *Scanner) Next() (Raw, error) {
 // skipSpace skips whitespace and comments between statements.
 func (s *Scanner) skipSpace() error {
 	for {
-		if !s.ensure(3) && s.pos >= len(s.buf) {
+		if !s.ensure(4) && s.pos >= len(s.buf) {
 			return nil
 		}
 		c := s.buf[s.pos]
@@ -612,6 +616,7 @@ func isCopyEnd(l []byte) bool {
 
 // isCopyFromStdin reports whether sql is COPY ... FROM stdin.
 func isCopyFromStdin(sql string) bool {
+	sql, _ = effectiveText(sql, Postgres, Server{}, readAsServer)
 	w := words(sql, 1)
 	if len(w) == 0 || w[0] != "COPY" {
 		return false

@@ -68,6 +68,9 @@ type Dump struct {
 	Size int64
 	// PgRestore is the pg_restore that reads an archive (FormatPgArchive).
 	PgRestore string
+	// Server is the server the statements are classified for (see
+	// Server); the zero value reads every version comment as code.
+	Server Server
 }
 
 // BadInputError is a dump that cannot be read as given.
@@ -158,6 +161,10 @@ func sniff(path string) (Format, error) {
 	buf := make([]byte, 64<<10)
 	n, err = io.ReadFull(r, buf)
 	if err != nil && !errors.Is(err, io.ErrUnexpectedEOF) && !errors.Is(err, io.EOF) {
+		var bi *BadInputError
+		if errors.As(err, &bi) {
+			return "", err
+		}
 		return "", badInput("%s: %v", path, err)
 	}
 	buf = buf[:n]
@@ -322,15 +329,33 @@ func decompress(f io.Reader, name string) (io.Reader, func(), error) {
 		if err != nil {
 			return nil, nil, badInput("%s: %v", name, err)
 		}
-		return zr, func() { zr.Close() }, nil
+		return corruptReader{zr, name, "gzip"}, func() { zr.Close() }, nil
 	case bytes.HasPrefix(head, zstdMagic):
 		zr, err := zstd.NewReader(br, zstd.WithDecoderConcurrency(1))
 		if err != nil {
 			return nil, nil, badInput("%s: %v", name, err)
 		}
-		return zr, zr.Close, nil
+		return corruptReader{zr, name, "zstd"}, zr.Close, nil
 	}
 	return br, func() {}, nil
+}
+
+// corruptReader makes a decompressor's errors bad input naming the file:
+// a corrupt or cut-off .gz or .zst is the dump's fault.
+type corruptReader struct {
+	r          io.Reader
+	name, kind string
+}
+
+func (c corruptReader) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	if err != nil && !errors.Is(err, io.EOF) {
+		var bi *BadInputError
+		if !errors.As(err, &bi) {
+			err = badInput("%s: corrupt or cut-off %s data: %v", c.name, c.kind, err)
+		}
+	}
+	return n, err
 }
 
 // Counter counts bytes read from the files on disk; safe for concurrent use.
@@ -364,6 +389,7 @@ type Reader struct {
 	sc     *Scanner
 	closer func() error
 	name   string
+	server Server
 }
 
 // OpenPart opens one part for reading; bytes read from disk are added to c.
@@ -385,7 +411,7 @@ func (d *Dump) OpenPart(ctx context.Context, p Part, c *Counter) (*Reader, error
 	if d.Format == FormatMydumper {
 		sc.LineDelimited()
 	}
-	return &Reader{Part: p, syntax: d.Syntax, sc: sc, name: p.Path,
+	return &Reader{Part: p, syntax: d.Syntax, sc: sc, name: p.Path, server: d.Server,
 		closer: func() error { closeZ(); return f.Close() }}, nil
 }
 
@@ -445,7 +471,7 @@ func (r *Reader) Next() (Statement, error) {
 	if err != nil {
 		return Statement{}, err
 	}
-	return Classify(raw, r.syntax, r.name), nil
+	return Classify(raw, r.syntax, r.name, r.server)
 }
 
 // Close releases the file (and waits for pg_restore, reporting its error).

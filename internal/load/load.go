@@ -63,6 +63,16 @@ type Options struct {
 	// NoChecksum reads the per-table rows and sizes without the content
 	// checksum (which reads every row once more).
 	NoChecksum bool
+	// StallTimeout ends a load whose server answers nothing (no progress
+	// and no answer to a ping) for that long, with a *LostError; 0 waits
+	// for ever. Warn, if set, is told once the server has been silent for
+	// a sixth of it (at most 10 s).
+	StallTimeout time.Duration
+	Warn         func(msg string)
+	// DropExisting drops each table the dump creates (DROP TABLE IF
+	// EXISTS, PostgreSQL with CASCADE) just before its CREATE TABLE, so
+	// that a load that failed half-way can run again.
+	DropExisting bool
 }
 
 // DefaultOptions are dbarena load's defaults, shared by its flags and by
@@ -70,8 +80,12 @@ type Options struct {
 // DATA where the server allows it, no table transactions. The caller sets
 // Files and whatever else it changes.
 func DefaultOptions() Options {
-	return Options{Threads: 4, DeferIndexes: true, LoadData: "auto", Bulk: "off"}
+	return Options{Threads: 4, DeferIndexes: true, LoadData: "auto", Bulk: "off", StallTimeout: DefaultStallTimeout}
 }
+
+// DefaultStallTimeout is how long a load waits for a server that answers
+// nothing before it fails.
+const DefaultStallTimeout = 60 * time.Second
 
 // Progress is a snapshot of a running load.
 type Progress struct {
@@ -127,7 +141,12 @@ type Result struct {
 	ErrorCount  int              `json:"error_count"`
 	Errors      []StatementError `json:"errors,omitempty"`
 	Interrupted bool             `json:"interrupted,omitempty"`
-	// Notes are adjustments made (definers removed, statements skipped).
+	// AccountStatementsSkipped counts the account and privilege
+	// statements not run (GRANT, REVOKE, CREATE/ALTER/DROP USER or ROLE,
+	// SET PASSWORD, SET ROLE...): a load never changes accounts.
+	AccountStatementsSkipped int `json:"account_statements_skipped,omitempty"`
+	// Notes are adjustments made (definers removed, statements skipped,
+	// statements the sandbox's admin ran).
 	Notes []string `json:"notes,omitempty"`
 }
 
@@ -199,6 +218,8 @@ func Load(ctx context.Context, env workload.Env, o Options) (*Result, error) {
 		return nil, err
 	}
 	t := env.Target
+	// Version comments are read as this server reads them.
+	d.Server = dump.ParseServer(t.Flavor == target.FlavorMariaDB, t.Version)
 	if (d.Syntax == dump.Postgres) != (t.Family() == target.Postgres) {
 		return nil, &dump.BadInputError{Msg: fmt.Sprintf("%s is a %s dump; the target is %s", o.Files[0], d.Format, t.Flavor)}
 	}
@@ -223,11 +244,19 @@ func Load(ctx context.Context, env workload.Env, o Options) (*Result, error) {
 			return nil, &dump.BadInputError{Msg: "--engine and --engine-map apply to MySQL-family dumps only"}
 		}
 	}
+	// The watchdog covers the whole load, up to the per-table figures.
+	outer := ctx
+	ctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	stopWatch := l.watch(ctx, cancel)
 	if useLD {
 		l.loadData.Store(true)
 		l.checkLocalInfile(ctx)
 	}
 	err = l.run(ctx)
+	if n := l.res.AccountStatementsSkipped; n > 0 {
+		l.res.Notes = append(l.res.Notes, fmt.Sprintf("%d account statements skipped (%s the first): a load does not change accounts or privileges", n, l.firstAccount))
+	}
 	l.res.LoadDataStatements = l.loadDataStatements.Load()
 	l.res.EndedAt = time.Now().UTC()
 	l.res.Duration = l.res.EndedAt.Sub(l.res.StartedAt)
@@ -235,15 +264,31 @@ func Load(ctx context.Context, env workload.Env, o Options) (*Result, error) {
 	l.res.Bytes = l.counter.Load()
 	l.res.Statements = l.statements.Load()
 	l.res.Rows = l.rows.Load()
-	if ctx.Err() != nil {
+	var lost *LostError
+	switch {
+	case outer.Err() != nil:
 		l.res.Interrupted = true
-		err = ctx.Err()
+		err = outer.Err()
+	case errors.As(context.Cause(ctx), &lost):
+		err = lost
+	case isConnLost(err) && !errors.As(err, &lost):
+		err = &LostError{Err: err}
 	}
 	for _, k := range l.order {
 		tc := l.tables[k]
 		l.res.Tables = append(l.res.Tables, Table{Database: tc.db, Name: tc.name, Loaded: tc.rows.Load(), Rows: -1})
 	}
 	l.res.Databases = l.databases
+	if err == nil || !l.res.Interrupted && !errors.As(err, &lost) {
+		// Account statements are skipped, but a routine or dynamic SQL
+		// (EXECUTE IMMEDIATE, DO) may still change the loading account's
+		// own password: say so rather than leave later runs failing.
+		if aerr := l.checkAccount(ctx); aerr != nil && err == nil {
+			err = aerr
+		} else if aerr != nil {
+			err = fmt.Errorf("%w; %w", err, aerr)
+		}
+	}
 	if err == nil && !o.NoStats {
 		l.report(ctx, "stats")
 		serr := error(nil)
@@ -255,6 +300,10 @@ func Load(ctx context.Context, env workload.Env, o Options) (*Result, error) {
 		if serr != nil {
 			l.res.Notes = append(l.res.Notes, "per-table figures: "+oneLine(serr.Error()))
 		}
+	}
+	stopWatch()
+	if err == nil && errors.As(context.Cause(ctx), &lost) {
+		err = lost // stalled while reading the per-table figures
 	}
 	l.report(ctx, "done")
 	return l.res, err
@@ -287,6 +336,8 @@ type loader struct {
 	databases []string
 	phase     string
 	firstErr  error
+	// firstAccount locates the first account statement skipped.
+	firstAccount string
 }
 
 type tableCount struct {
@@ -323,7 +374,13 @@ func (l *loader) addDatabase(db string) {
 // load, or nil with ContinueOnError.
 func (l *loader) fail(st *dump.Statement, err error) error {
 	code, isServer := serverError(err)
-	se := StatementError{File: st.File, Line: st.Line, Code: code, Error: oneLine(err.Error()), Statement: excerpt(st.SQL)}
+	if isConnLost(err) {
+		return &LostError{Where: printable(st.Where()), Err: err}
+	}
+	se := StatementError{File: printable(st.File), Line: st.Line, Code: code, Error: maskError(oneLine(err.Error()), st.SQL), Statement: excerpt(st.SQL)}
+	if code == "1050" || code == "42P07" {
+		se.Error += " (left by an earlier load? load again with --drop-existing)"
+	}
 	if !isServer || !l.o.ContinueOnError {
 		return &Error{StatementError: se, Err: err}
 	}
@@ -336,17 +393,20 @@ func (l *loader) fail(st *dump.Statement, err error) error {
 	return nil
 }
 
-// excerpt shortens a statement for an error message.
+// excerpt shortens a statement for an error message, passwords masked
+// and control characters escaped.
 func excerpt(s string) string {
-	s = oneLine(s)
+	s = oneLine(maskStatement(s))
 	if len(s) > 200 {
 		s = s[:200] + "..."
 	}
 	return s
 }
 
+// oneLine joins s's words with single spaces and escapes what is left
+// of control characters (see printable).
 func oneLine(s string) string {
-	return strings.Join(strings.Fields(s), " ")
+	return printable(strings.Join(strings.Fields(s), " "))
 }
 
 // report calls the Progress callback.

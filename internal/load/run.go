@@ -4,9 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"regexp"
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/jackc/pgx/v5"
 
 	"github.com/dbarena/dbarena/internal/dump"
 	"github.com/dbarena/dbarena/internal/target"
@@ -99,7 +102,7 @@ func (l *loader) run(ctx context.Context) error {
 	start := l.o.Database
 	if start == "" {
 		start = l.t.Database
-	} else if err := l.ensureDatabase(ctx, start, ""); err != nil {
+	} else if err := l.ensureDatabase(ctx, start, "", "--database", nil); err != nil {
 		return err
 	}
 	sc, err := l.dl.dial(ctx, start)
@@ -233,6 +236,9 @@ func (l *loader) stream(ctx context.Context, part *dump.Part, schema *session, p
 		}
 		switch st.Kind {
 		case dump.Skip:
+			if st.Account {
+				l.skipAccount(&st)
+			}
 			continue
 		case dump.Session:
 			ss.log = append(ss.log, st.SQL)
@@ -244,7 +250,11 @@ func (l *loader) stream(ctx context.Context, part *dump.Part, schema *session, p
 			if l.o.Database != "" {
 				continue
 			}
-			if err := l.ensureDatabase(ctx, st.Name, st.SQL); err != nil {
+			if err := l.ensureDatabase(ctx, st.Name, st.SQL, st.Where(), st.DatabaseOptions); err != nil {
+				var bi *dump.BadInputError
+				if errors.As(err, &bi) {
+					return err
+				}
 				if e := l.fail(&st, err); e != nil {
 					return e
 				}
@@ -316,6 +326,17 @@ func (l *loader) stream(ctx context.Context, part *dump.Part, schema *session, p
 					return l.fail(&st, fmt.Errorf("use database %s: %w", ss.cur, err))
 				}
 				ss.schemaDB = ss.cur
+			}
+			if st.Creates && st.TableRef != "" && l.o.DropExisting {
+				drop := "DROP TABLE IF EXISTS " + st.TableRef
+				if !mysql {
+					drop += " CASCADE"
+				}
+				if _, err := schema.c.exec(ctx, drop); err != nil {
+					if e := l.fail(&st, fmt.Errorf("--drop-existing: %w", err)); e != nil {
+						return e
+					}
+				}
 			}
 			_, err := schema.c.exec(ctx, st.SQL)
 			// After the statement: column types read before it are stale.
@@ -399,6 +420,9 @@ func (l *loader) runFile(ctx context.Context, s *session, j *job) error {
 		}
 		switch st.Kind {
 		case dump.Skip, dump.Database, dump.Use:
+			if st.Account {
+				l.skipAccount(&st)
+			}
 			continue
 		}
 		if st.Kind == dump.Data && st.Table != "" && st.Table != tc.name {
@@ -428,12 +452,18 @@ func (l *loader) getPhase() string {
 	return l.phase
 }
 
-// ensureDatabase creates database name if it is missing: with create (the
-// dump's own CREATE DATABASE) or a plain one, as the loading account, or
-// else through Admin, granting it to (PostgreSQL: owned by) the loading
-// account.
-func (l *loader) ensureDatabase(ctx context.Context, name, create string) error {
+// ensureDatabase makes sure database name exists for the loading account.
+// The loading account runs create (the dump's own CREATE DATABASE, or a
+// plain one when create is ""); where it may not, the sandbox's admin
+// creates the database with a fixed statement built from the validated
+// name and grants it to (PostgreSQL: makes it owned by) the loading
+// account. The dump's text never runs as the admin. where locates the
+// name for errors (file:line, or the --database flag).
+func (l *loader) ensureDatabase(ctx context.Context, name, create, where string, opts map[string]string) error {
 	mysql := l.t.Family() == target.MySQL
+	if err := checkDatabaseName(name, l.t.Family()); err != nil {
+		return &dump.BadInputError{Msg: where + ": " + err.Error()}
+	}
 	if create == "" {
 		if mysql {
 			create = "CREATE DATABASE IF NOT EXISTS " + quoteMySQL(name)
@@ -447,8 +477,15 @@ func (l *loader) ensureDatabase(ctx context.Context, name, create string) error 
 	}
 	defer c.close()
 	if !mysql {
-		if exists, err := pgDatabaseExists(ctx, c, name); err != nil || exists {
+		exists, ours, err := pgDatabaseOwned(ctx, c, name)
+		switch {
+		case err != nil:
 			return err
+		case exists && !ours:
+			return &dump.BadInputError{Msg: fmt.Sprintf("%s: database %s exists and is neither owned by nor open to %s: dbarena does not hand it over; load into another one with --database NAME",
+				where, quoteText(name), l.t.User)}
+		case exists:
+			return nil
 		}
 	}
 	_, err = c.exec(ctx, create)
@@ -466,20 +503,62 @@ func (l *loader) ensureDatabase(ctx context.Context, name, create string) error 
 	if l.o.Admin == nil {
 		return fmt.Errorf("create database %s: %w (create it first, or load into an existing one with --database)", name, err)
 	}
-	return l.adminCreate(ctx, c, name, create)
+	return l.adminCreate(ctx, c, name, where, opts)
 }
 
-// pgDatabaseExists looks name up in pg_database.
-func pgDatabaseExists(ctx context.Context, c conn, name string) (bool, error) {
+// reservedDatabases are the servers' own databases: never created,
+// granted or handed over by a load.
+var reservedDatabases = map[target.Family][]string{
+	target.MySQL:    {"mysql", "information_schema", "performance_schema", "sys"},
+	target.Postgres: {"postgres", "template0", "template1"},
+}
+
+// checkDatabaseName validates a database name the loader may create: not
+// a system database, no control characters, no MySQL grant wildcard '%',
+// no '\', '/' or '.', at most 64 bytes (PostgreSQL 63).
+func checkDatabaseName(name string, fam target.Family) error {
+	for _, r := range reservedDatabases[fam] {
+		if strings.EqualFold(name, r) {
+			return fmt.Errorf("database %s is a system database: dbarena does not create, grant or load into it; load into another one with --database NAME", quoteText(name))
+		}
+	}
+	max := 64
+	if fam == target.Postgres {
+		max = 63
+	}
+	switch {
+	case name == "":
+		return errors.New("empty database name")
+	case len(name) > max:
+		return fmt.Errorf("database name %s is longer than %d bytes", quoteText(name), max)
+	case strings.TrimRight(name, " ") != name:
+		return fmt.Errorf("database name %s ends with a space", quoteText(name))
+	}
+	for _, c := range name {
+		if c < 0x20 || c == 0x7f || c == '%' || c == '\\' || c == '/' || c == '.' {
+			return fmt.Errorf("database name %s: dbarena creates databases whose names have no control characters, %%, \\, / or .", quoteText(name))
+		}
+	}
+	return nil
+}
+
+// pgDatabaseOwned looks name up in pg_database: whether it exists and
+// whether the loading account owns it or may create schemas in it.
+func pgDatabaseOwned(ctx context.Context, c conn, name string) (exists, ours bool, err error) {
 	pc := c.(*pgConn)
-	var n int
-	err := pc.c.QueryRow(ctx, "SELECT count(*) FROM pg_database WHERE datname = $1", name).Scan(&n)
-	return n > 0, err
+	err = pc.c.QueryRow(ctx, `SELECT true, pg_get_userbyid(datdba) = current_user OR has_database_privilege(datname, 'CREATE')
+		FROM pg_database WHERE datname = $1`, name).Scan(&exists, &ours)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return false, false, nil
+	}
+	return exists, ours, err
 }
 
-// adminCreate creates the database as Admin and hands it to the loading
-// account.
-func (l *loader) adminCreate(ctx context.Context, c conn, name, create string) error {
+// adminCreate creates database name as Admin with fixed statements (the
+// name quoted, nothing of the dump's text) and hands it to the loading
+// account; each statement is listed in the notes. A database that exists
+// already is not the loading account's (it could not create it): refused.
+func (l *loader) adminCreate(ctx context.Context, c conn, name, where string, opts map[string]string) error {
 	adl, err := newDialer(*l.o.Admin)
 	if err != nil {
 		return err
@@ -490,6 +569,13 @@ func (l *loader) adminCreate(ctx context.Context, c conn, name, create string) e
 		return fmt.Errorf("connect as the sandbox's admin: %w", err)
 	}
 	defer ac.close()
+	exists := func(err error) error {
+		if code, _ := serverError(err); code == "1007" || code == "42P04" {
+			return &dump.BadInputError{Msg: fmt.Sprintf("%s: database %s exists and is not open to the loading account: dbarena does not grant it; load into another one with --database NAME",
+				where, quoteText(name))}
+		}
+		return fmt.Errorf("create database %s as admin: %w", name, err)
+	}
 	if l.t.Family() == target.MySQL {
 		var who string
 		if err := c.(*myConn).c.QueryRowContext(ctx, "SELECT CURRENT_USER()").Scan(&who); err != nil {
@@ -499,29 +585,96 @@ func (l *loader) adminCreate(ctx context.Context, c conn, name, create string) e
 		if !ok {
 			return fmt.Errorf("unexpected CURRENT_USER() %q", who)
 		}
-		if _, err := ac.exec(ctx, create); err != nil {
-			if code, _ := serverError(err); code != "1007" {
-				return fmt.Errorf("create database %s as admin: %w", name, err)
-			}
+		create, err := l.adminExec(ctx, ac, "CREATE DATABASE "+quoteMySQL(name), adminOptions(opts, false))
+		if err != nil {
+			return exists(err)
 		}
-		grant := "GRANT ALL PRIVILEGES ON " + quoteMySQL(name) + ".* TO " + mysqlString(user) + "@" + mysqlString(host)
+		// In GRANT, '_' in a database name matches any character.
+		grant := "GRANT ALL PRIVILEGES ON " + quoteMySQL(strings.ReplaceAll(name, "_", `\_`)) + ".* TO " + mysqlString(user) + "@" + mysqlString(host)
 		if _, err := ac.exec(ctx, grant); err != nil {
 			return fmt.Errorf("grant database %s: %w", name, err)
 		}
-		l.res.Notes = append(l.res.Notes, fmt.Sprintf("database %s created by the sandbox's admin and granted to %s", name, who))
+		l.adminNote(create, grant)
 		return nil
 	}
-	q := create
-	if !strings.Contains(strings.ToUpper(q), " OWNER ") {
-		q += " OWNER " + quotePG(l.t.User)
+	create, err := l.adminExec(ctx, ac, "CREATE DATABASE "+quotePG(name)+" OWNER "+quotePG(l.t.User), adminOptions(opts, true))
+	if err != nil {
+		return exists(err)
 	}
-	if _, err := ac.exec(ctx, q); err != nil {
-		if code, _ := serverError(err); code != "42P04" {
-			return fmt.Errorf("create database %s as admin: %w", name, err)
+	l.adminNote(create)
+	return nil
+}
+
+// optionWord is what an option value passed to the admin may hold.
+var optionWord = regexp.MustCompile(`^[A-Za-z0-9_.@-]{1,64}$`)
+
+// adminOptions renders a CREATE DATABASE's options that the admin may
+// pass on: character set and collation (MySQL family), encoding and
+// locale (PostgreSQL, from template0), each value checked against
+// optionWord; others are dropped.
+func adminOptions(opts map[string]string, pg bool) string {
+	ok := func(k string) (string, bool) {
+		v, has := opts[k]
+		return v, has && optionWord.MatchString(v)
+	}
+	var b strings.Builder
+	if !pg {
+		if v, has := ok("CHARSET"); has && !strings.ContainsAny(v, ".@-") {
+			b.WriteString(" CHARACTER SET " + v)
+		}
+		if v, has := ok("COLLATE"); has && !strings.ContainsAny(v, ".@-") {
+			b.WriteString(" COLLATE " + v)
+		}
+		return b.String()
+	}
+	if v, has := ok("ENCODING"); has {
+		b.WriteString(" ENCODING " + pgString(v))
+	}
+	if v, has := ok("LOCALE"); has {
+		b.WriteString(" LC_COLLATE " + pgString(v) + " LC_CTYPE " + pgString(v))
+	} else {
+		for _, k := range []string{"LC_COLLATE", "LC_CTYPE"} {
+			if v, has := ok(k); has {
+				b.WriteString(" " + k + " " + pgString(v))
+			}
 		}
 	}
-	l.res.Notes = append(l.res.Notes, fmt.Sprintf("database %s created by the sandbox's admin, owned by %s", name, l.t.User))
-	return nil
+	if b.Len() > 0 {
+		return " TEMPLATE template0" + b.String()
+	}
+	return ""
+}
+
+// adminExec runs base with options as the admin, or base alone when the
+// server refuses the options (an unknown character set, collation or
+// locale), with a note; it returns the statement run.
+func (l *loader) adminExec(ctx context.Context, ac conn, base, options string) (string, error) {
+	if options != "" {
+		_, err := ac.exec(ctx, base+options)
+		if err == nil {
+			return base + options, nil
+		}
+		code, _ := serverError(err)
+		if code == "1007" || code == "42P04" {
+			return "", err
+		}
+		l.mu.Lock()
+		l.res.Notes = append(l.res.Notes, fmt.Sprintf("database options%s refused (%s): created without them", printable(options), oneLine(err.Error())))
+		l.mu.Unlock()
+	}
+	if _, err := ac.exec(ctx, base); err != nil {
+		return "", err
+	}
+	return base, nil
+}
+
+// adminNote lists statements the sandbox's admin ran.
+func (l *loader) adminNote(stmts ...string) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	for _, q := range stmts {
+		l.res.Notes = append(l.res.Notes, "sandbox admin ran: "+printable(q))
+	}
 }
 
 func mysqlString(s string) string {

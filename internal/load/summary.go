@@ -69,7 +69,7 @@ func (r *Result) Summary(t target.Target, runErr error) *summary.Run {
 		run.Status = summary.StatusInterrupted
 	case runErr != nil:
 		run.Status = summary.StatusFailed
-		run.Error = runErr.Error()
+		run.Error = printable(runErr.Error())
 	}
 	return run
 }
