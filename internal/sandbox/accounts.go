@@ -59,20 +59,34 @@ func (u osUser) chownTree(root string) error {
 	return err
 }
 
-// serverUserFor picks the unprivileged OS user the server of sandbox name
-// runs as when dbarena runs as root: Manager.ServerUser if set, else the
-// sandbox's own system user (sandboxUserName), so that no two sandboxes,
-// of this home or another, share an OS identity. A missing user is created
-// with useradd, and Notify says so. When dbarena is not root, the server
-// runs as the current user.
-func (m *Manager) serverUserFor(name string) (osUser, error) {
-	if os.Geteuid() != 0 {
-		return osUser{}, nil
+// serverUserName names the unprivileged OS user the server of sandbox
+// name runs as when dbarena runs as root: Manager.ServerUser if set, else
+// the sandbox's own system user (sandboxUserName), so that no two
+// sandboxes, of this home or another, share an OS identity. The user is
+// looked up, or made, by ensure just before the server's files are. When
+// dbarena is not root, the server runs as the current user (the zero
+// osUser).
+func (m *Manager) serverUserName(name string) osUser {
+	switch {
+	case os.Geteuid() != 0:
+		return osUser{}
+	case m.ServerUser != "":
+		return osUser{Name: m.ServerUser, set: true}
 	}
-	if m.ServerUser != "" {
-		return m.ensureUser(m.ServerUser, "dbarena sandbox servers")
+	return osUser{Name: m.sandboxUserName(name), set: true}
+}
+
+// ensure fills in the uid and gid of u, creating the user as a system
+// user (no home, no login shell) when it is missing; Notify says so.
+func (m *Manager) ensure(u osUser, sandbox string) (osUser, error) {
+	if !u.set {
+		return u, nil
 	}
-	return m.ensureUser(m.sandboxUserName(name), "dbarena sandbox "+name)
+	comment := "dbarena sandbox " + sandbox
+	if u.Name == m.ServerUser {
+		comment = "dbarena sandbox servers"
+	}
+	return m.ensureUser(u.Name, comment)
 }
 
 // sandboxUserName is the system user of sandbox name of this home:

@@ -217,8 +217,9 @@ func (m *Manager) cleanStale(rec *record) {
 	}
 }
 
-// discardUnsaved removes what a failed start of a new sandbox made, unless
-// it got as far as recording it (then Remove finds every path).
+// discardUnsaved removes what a failed start of a new sandbox made (its
+// OS user included), unless it got as far as recording it (then Remove
+// finds every path and the user).
 func (m *Manager) discardUnsaved(rec *record) {
 	if _, err := os.Stat(filepath.Join(m.dir(rec.Name), "sandbox.json")); err == nil {
 		return
@@ -228,4 +229,7 @@ func (m *Manager) discardUnsaved(rec *record) {
 			_ = os.RemoveAll(d)
 		}
 	}
+	ctx, cancel := context.WithTimeout(context.Background(), userLockRetry)
+	defer cancel()
+	_ = m.removeSandboxUser(ctx, rec)
 }

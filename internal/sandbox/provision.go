@@ -12,7 +12,8 @@ import (
 
 // startPlan is everything Start works out before it touches the server.
 type startPlan struct {
-	eng   engine
+	eng engine
+	// user is the server's OS user; bringUp looks up its uid (ensure).
 	user  osUser
 	cfg   serverConfig
 	files []configFile
@@ -53,9 +54,7 @@ func (m *Manager) plan(rec *record, spec Spec, isNew bool) (*startPlan, error) {
 	if err := m.applySpec(rec, spec, bin); err != nil {
 		return nil, err
 	}
-	if p.user, err = m.serverUserFor(rec.Name); err != nil {
-		return nil, err
-	}
+	p.user = m.serverUserName(rec.Name)
 	p.prevUser, rec.ServerUser = rec.ServerUser, p.user.Name
 	l := p.eng.Layout(m.dir(rec.Name), m.serverDir(rec.Name, p.user), rec.Port)
 	if rec.Initialized && rec.Layout.Datadir != l.Datadir {

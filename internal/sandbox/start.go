@@ -89,6 +89,11 @@ func (m *Manager) keepOrStop(ctx context.Context, rec *record, p *startPlan) (do
 // bringUp makes the directories, records the sandbox, initialises the data
 // directory if needed, writes the config and launches the server.
 func (m *Manager) bringUp(ctx context.Context, rec *record, p *startPlan) error {
+	u, err := m.ensure(p.user, rec.Name)
+	if err != nil {
+		return err
+	}
+	p.user = u
 	if err := m.prepareDirs(rec, p.user); err != nil {
 		return err
 	}
