@@ -220,6 +220,40 @@ func TestIsolationAcrossHomes(t *testing.T) {
 	})
 }
 
+// TestRemoveDeletesOSUser: server rm deletes the sandbox's own OS user,
+// after killing what still runs as it (a program its superuser started in
+// a session of its own).
+func TestRemoveDeletesOSUser(t *testing.T) {
+	requireRoot(t)
+	m := testManager(t, false)
+	requireServer(t, m, target.FlavorPostgres)
+	ctx := testCtx(t)
+	sb, err := m.Start(ctx, Spec{Name: "gone", Flavor: target.FlavorPostgres, Profile: ProfileFast})
+	if err != nil {
+		t.Fatal(err)
+	}
+	u := osUserOf(t, sb)
+	stray := exec.Command("sleep", "300")
+	stray.SysProcAttr = &syscall.SysProcAttr{Credential: u.credential(), Setsid: true}
+	if err := stray.Start(); err != nil {
+		t.Fatal(err)
+	}
+	waited := make(chan error, 1)
+	go func() { waited <- stray.Wait() }()
+	t.Cleanup(func() { _ = stray.Process.Kill() })
+	if err := m.Remove(ctx, sb.Name); err != nil {
+		t.Fatalf("Remove: %v", err)
+	}
+	if _, err := user.Lookup(u.Name); err == nil {
+		t.Errorf("OS user %s still exists after Remove", u.Name)
+	}
+	select {
+	case <-waited:
+	case <-ctx.Done():
+		t.Errorf("a process of %s outlived Remove", u.Name)
+	}
+}
+
 // manager is whichever of ms manages sb.
 func (s *Sandbox) manager(ms ...*Manager) *Manager {
 	for _, m := range ms {
