@@ -148,7 +148,7 @@ func lockBusy(out []byte) bool {
 // directories first.
 func (m *Manager) removeSandboxUser(ctx context.Context, rec *record) error {
 	name := rec.ServerUser
-	if os.Geteuid() != 0 || name == "" || name != m.sandboxUserName(rec.Name) || name == m.ServerUser {
+	if !m.ownUser(rec) {
 		return nil
 	}
 	if _, err := user.Lookup(name); err != nil {
@@ -191,6 +191,12 @@ type rootSecurer interface {
 }
 
 var _ rootSecurer = mysqlFamily{}
+
+// ownUser reports whether rec runs as the system user dbarena made for
+// it alone.
+func (m *Manager) ownUser(rec *record) bool {
+	return os.Geteuid() == 0 && rec.ServerUser != "" && rec.ServerUser == m.sandboxUserName(rec.Name) && rec.ServerUser != m.ServerUser
+}
 
 // killUserProcesses kills every process of the OS user name (a sandbox's
 // own user, which runs nothing but that sandbox's server) and waits up to

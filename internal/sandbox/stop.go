@@ -105,7 +105,7 @@ func (m *Manager) Remove(ctx context.Context, name string) error {
 	// A program the server started in a session of its own (COPY ... TO
 	// PROGRAM) outlives it: nothing may keep running as the sandbox's
 	// user once it is gone, nor hold its uid for a later one.
-	if rec.ServerUser == m.sandboxUserName(name) {
+	if m.ownUser(rec) {
 		killUserProcesses(ctx, rec.ServerUser)
 	}
 	var errs []error
