@@ -168,6 +168,9 @@ func (a *App) printSandbox(sb *sandbox.Sandbox) {
 	fmt.Fprintf(a.Stdout, "  target: sandbox:%s\n", sb.Name)
 	fmt.Fprintf(a.Stdout, "  dsn:    %s\n", sb.Target().MaskedDSN())
 	fmt.Fprintf(a.Stdout, "  datadir: %s\n", sb.Datadir)
+	if sb.ServerUser != "" {
+		fmt.Fprintf(a.Stdout, "  os user: %s\n", sb.ServerUser)
+	}
 	if sb.TLSCA != "" {
 		fmt.Fprintf(a.Stdout, "  tls-ca: %s\n", sb.TLSCA)
 	}
@@ -219,6 +222,8 @@ type sandboxJSON struct {
 	Target   string `json:"target"`
 	DSN      string `json:"dsn"`
 	TLSCA    string `json:"tls_ca,omitempty"`
+	// ServerUser is the OS user the server runs as, when not dbarena's.
+	ServerUser string `json:"server_user,omitempty"`
 }
 
 func toJSON(sb *sandbox.Sandbox) sandboxJSON {
@@ -226,7 +231,7 @@ func toJSON(sb *sandbox.Sandbox) sandboxJSON {
 		Name: sb.Name, Flavor: string(sb.Flavor), Version: sb.Version, Host: sb.Host, Port: sb.Port,
 		Socket: sb.Socket, User: sb.User, Database: sb.Database, PID: sb.PID, Datadir: sb.Datadir,
 		State: string(sb.State), Profile: sb.Profile, Target: "sandbox:" + sb.Name, DSN: sb.Target().MaskedDSN(),
-		TLSCA: sb.TLSCA,
+		TLSCA: sb.TLSCA, ServerUser: sb.ServerUser,
 	}
 }
 

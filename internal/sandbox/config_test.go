@@ -231,7 +231,8 @@ func TestPostgresConfig(t *testing.T) {
 				}
 			}
 			hba := lines(files["/home/u/.dbarena/sandboxes/box/data/pg_hba.conf"])
-			wantHBA := []string{"local   all       all                 trust", "host    all       all   127.0.0.1/32  scram-sha-256"}
+			// Nothing is trusted, not even the socket.
+			wantHBA := []string{"local   all       all                 scram-sha-256", "host    all       all   127.0.0.1/32  scram-sha-256"}
 			if !slices.Equal(hba, wantHBA) {
 				t.Errorf("pg_hba.conf = %q, want %q", hba, wantHBA)
 			}
@@ -239,8 +240,9 @@ func TestPostgresConfig(t *testing.T) {
 	}
 	t.Run("commands", func(t *testing.T) {
 		c := testConfig(e, ProfileFast)
+		c.PasswordFile = "/home/u/.dbarena/sandboxes/box/.init-password"
 		init := e.InitCommand(c).String()
-		want := "/usr/lib/postgresql/15/bin/initdb -D /home/u/.dbarena/sandboxes/box/data -U postgres --auth-local=trust --auth-host=scram-sha-256 -E UTF8 --locale=C --no-sync"
+		want := "/usr/lib/postgresql/15/bin/initdb -D /home/u/.dbarena/sandboxes/box/data -U postgres --pwfile=/home/u/.dbarena/sandboxes/box/.init-password --auth-local=scram-sha-256 --auth-host=scram-sha-256 -E UTF8 --locale=C --no-sync"
 		if init != want {
 			t.Errorf("InitCommand =\n  %s\nwant\n  %s", init, want)
 		}
@@ -252,6 +254,24 @@ func TestPostgresConfig(t *testing.T) {
 		}
 		if s := c.Layout.Socket; s != "/home/u/.dbarena/sandboxes/box/run/.s.PGSQL.15432" {
 			t.Errorf("socket = %s", s)
+		}
+		cmd, stdin := e.setPasswordCommand(c, "pw'x")
+		if !slices.Contains(cmd.Args, "--single") || !slices.Contains(cmd.Args, "log_statement=none") || strings.Contains(cmd.String(), "pw") {
+			t.Errorf("setPasswordCommand = %s: want single-user mode, statements unlogged, no password in the arguments", cmd)
+		}
+		if got := string(stdin); got != "ALTER ROLE postgres PASSWORD 'pw''x'\n" {
+			t.Errorf("setPasswordCommand stdin = %q", got)
+		}
+	})
+	t.Run("md5 before 14", func(t *testing.T) {
+		old := postgresEngine{bin: Binary{Flavor: target.FlavorPostgres, Version: "13.4", Server: "/opt/pg13/bin/postgres"}}
+		hba := lines(render(t, old, testConfig(old, ProfileFast))["/home/u/.dbarena/sandboxes/box/data/pg_hba.conf"])
+		want := []string{"local   all       all                 md5", "host    all       all   127.0.0.1/32  md5"}
+		if !slices.Equal(hba, want) {
+			t.Errorf("PostgreSQL 13 pg_hba.conf = %q, want %q", hba, want)
+		}
+		if init := old.InitCommand(testConfig(old, ProfileFast)).String(); !strings.Contains(init, "--auth-local=md5 --auth-host=md5") {
+			t.Errorf("PostgreSQL 13 InitCommand = %s", init)
 		}
 	})
 }

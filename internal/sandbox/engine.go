@@ -91,6 +91,24 @@ type serverConfig struct {
 	// FileLimit is the hard RLIMIT_NOFILE the server starts with, 0 when
 	// unknown.
 	FileLimit uint64
+	// PasswordFile holds the superuser's password while InitCommand runs,
+	// for engines that set it there (passwordAtInit).
+	PasswordFile string
+}
+
+// passwordAtInit is an engine whose InitCommand gives the superuser the
+// admin password, read from serverConfig.PasswordFile, so that its server
+// trusts no connection from the first start on.
+type passwordAtInit interface {
+	passwordAtInit()
+}
+
+// passwordSetter is an engine that can give the superuser of a stopped
+// server's data directory the admin password: for data directories an
+// older dbarena made with a passwordless superuser. The returned command
+// reads the statements it runs from stdin.
+type passwordSetter interface {
+	setPasswordCommand(c serverConfig, password string) (cmd command, stdin []byte)
 }
 
 // configFile is one rendered file.

@@ -33,7 +33,9 @@ type record struct {
 	Preload   string `json:"preload,omitempty"`
 	// TLS: the server has a generated certificate (Spec.TLS).
 	TLS bool `json:"tls,omitempty"`
-	// ServerUser is the OS user the server runs as, when not the owner.
+	// ServerUser is the OS user the server runs as, when not the owner:
+	// the sandbox's own (Manager.sandboxUserName), Manager.ServerUser, or
+	// the shared "dbarena" or "postgres" of an older dbarena.
 	ServerUser string `json:"server_user,omitempty"`
 	// State is the recorded intent: running or stopped.
 	State State `json:"state"`
@@ -42,8 +44,10 @@ type record struct {
 	// show them in its command line.
 	Command     []string `json:"command,omitempty"`
 	Initialized bool     `json:"initialized"`
-	// Secured: the installer's passwordless accounts are gone and the
-	// superuser has the admin password (MySQL family).
+	// Secured: the superuser has the admin password (and, MySQL family,
+	// the installer's passwordless accounts are gone). PostgreSQL data
+	// directories of older dbarena versions, whose superuser was trusted
+	// on the socket, are not.
 	Secured   bool      `json:"secured,omitempty"`
 	Layout    layout    `json:"layout"`
 	CreatedAt time.Time `json:"created_at"`
@@ -142,8 +146,8 @@ func (m *Manager) prepareDirs(rec *record, u osUser) error {
 	l := rec.Layout
 	if u.set {
 		// ServerRoot and the per-home directory are traversable, not
-		// listable, and stay dbarena's: sandboxes of several flavors run as
-		// different users. Each sandbox's directory is its server user's.
+		// listable, and stay dbarena's: each sandbox runs as a user of its
+		// own, whose directory below them (0700) no other can enter.
 		for _, d := range []string{m.ServerRoot, m.serverRootFor()} {
 			if err := os.MkdirAll(d, 0o711); err != nil {
 				return fmt.Errorf("create %s: %w", d, err)
@@ -217,8 +221,9 @@ func (m *Manager) cleanStale(rec *record) {
 	}
 }
 
-// discardUnsaved removes what a failed start of a new sandbox made, unless
-// it got as far as recording it (then Remove finds every path).
+// discardUnsaved removes what a failed start of a new sandbox made (its
+// OS user included), unless it got as far as recording it (then Remove
+// finds every path and the user).
 func (m *Manager) discardUnsaved(rec *record) {
 	if _, err := os.Stat(filepath.Join(m.dir(rec.Name), "sandbox.json")); err == nil {
 		return
@@ -228,4 +233,7 @@ func (m *Manager) discardUnsaved(rec *record) {
 			_ = os.RemoveAll(d)
 		}
 	}
+	ctx, cancel := context.WithTimeout(context.Background(), userLockRetry)
+	defer cancel()
+	_ = m.removeSandboxUser(ctx, rec)
 }

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"net"
 	"os"
+	"os/user"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -472,6 +473,9 @@ func TestBadSpecLeavesNothing(t *testing.T) {
 			}
 			if _, err := os.Stat(m.dir(tt.spec.Name)); !errors.Is(err, os.ErrNotExist) {
 				t.Errorf("a failed start left %s behind (stat: %v)", m.dir(tt.spec.Name), err)
+			}
+			if u, err := user.Lookup(m.sandboxUserName(tt.spec.Name)); err == nil {
+				t.Errorf("a failed start left the OS user %s (uid %s) behind", u.Username, u.Uid)
 			}
 		})
 	}

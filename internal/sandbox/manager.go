@@ -20,14 +20,17 @@ type Manager struct {
 	Home string
 	// ServerRoot holds the files of servers that do not run as the current
 	// user (every server when dbarena runs as root), in ServerRoot/HASH/NAME
-	// owned by ServerUser. Default /var/lib/dbarena.
+	// (mode 0700) owned by the server's OS user. Default /var/lib/dbarena.
 	ServerRoot string
 	// ServerUser is the unprivileged OS user servers run as when dbarena
-	// runs as root; "" means "dbarena" (created with useradd if missing),
-	// or "postgres" for PostgreSQL if that user exists.
+	// runs as root (created with useradd if missing). "" gives every
+	// sandbox a system user of its own, "dbarena-" and a hash of the home
+	// and the sandbox name, created on its first start and deleted by
+	// Remove, so that a server, or a program its superuser runs, reaches
+	// no other sandbox's files or socket.
 	ServerUser string
 	// Notify, if set, receives one-line notices of changes to the system
-	// made on the caller's behalf (a created OS user).
+	// made on the caller's behalf (a created or removed OS user).
 	Notify func(msg string)
 	// SearchDirs are the directories (glob patterns allowed) Discover
 	// searches, in order.

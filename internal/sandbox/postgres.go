@@ -22,7 +22,11 @@ type postgresEngine struct {
 	bin Binary
 }
 
-var _ engine = postgresEngine{}
+var (
+	_ engine         = postgresEngine{}
+	_ passwordAtInit = postgresEngine{}
+	_ passwordSetter = postgresEngine{}
+)
 
 // pgSuperuser is the bootstrap superuser initdb creates.
 const pgSuperuser = "postgres"
@@ -70,14 +74,27 @@ var pgConfTemplate = template.Must(template.New("postgresql.conf").Funcs(templat
 {{- end}}
 `))
 
-// pgHBATemplate: the socket is trusted (its directory is private to the
-// server's user); TCP is 127.0.0.1 only, with SCRAM passwords.
+// pgHBATemplate: every connection, through the socket as over TCP
+// (127.0.0.1 only), gives its password; nothing is trusted, so that
+// another process of the server's OS user (a shell the superuser got with
+// COPY ... TO PROGRAM) is no superuser without the password either.
 var pgHBATemplate = template.Must(template.New("pg_hba.conf").Parse(
 	`# pg_hba.conf of dbarena sandbox {{.Name}}, rendered on every start.
 # TYPE  DATABASE  USER  ADDRESS       METHOD
-local   all       all                 trust
-host    all       all   127.0.0.1/32  scram-sha-256
+local   all       all                 {{.Auth}}
+host    all       all   127.0.0.1/32  {{.Auth}}
 `))
+
+// pgAuthMethod is the password method of pg_hba.conf: scram-sha-256, or
+// md5 before PostgreSQL 14, whose initdb stores the superuser's password
+// as an md5 hash (md5 in pg_hba.conf still speaks SCRAM to a role whose
+// password is stored as SCRAM).
+func pgAuthMethod(version string) string {
+	if version != "" && !versionAtLeast(version, "14") {
+		return "md5"
+	}
+	return "scram-sha-256"
+}
 
 // pgValue quotes a postgresql.conf value; quoting is valid for every type.
 func pgValue(v string) string {
@@ -112,7 +129,8 @@ func (e postgresEngine) RenderConfig(c serverConfig) ([]configFile, error) {
 	data := struct {
 		Name    string
 		Options []Setting
-	}{filepath.Base(l.Dir), opts}
+		Auth    string
+	}{filepath.Base(l.Dir), opts, pgAuthMethod(e.bin.Version)}
 	var conf, hba bytes.Buffer
 	if err := pgConfTemplate.Execute(&conf, data); err != nil {
 		return nil, fmt.Errorf("render postgresql.conf: %w", err)
@@ -126,11 +144,13 @@ func (e postgresEngine) RenderConfig(c serverConfig) ([]configFile, error) {
 	}, nil
 }
 
-// InitCommand implements engine.
+// InitCommand implements engine: the superuser gets the admin password
+// from c.PasswordFile, and no connection is trusted from the start.
 func (e postgresEngine) InitCommand(c serverConfig) command {
+	auth := pgAuthMethod(e.bin.Version)
 	args := []string{
-		"-D", c.Layout.Datadir, "-U", pgSuperuser,
-		"--auth-local=trust", "--auth-host=scram-sha-256",
+		"-D", c.Layout.Datadir, "-U", pgSuperuser, "--pwfile=" + c.PasswordFile,
+		"--auth-local=" + auth, "--auth-host=" + auth,
 		"-E", "UTF8", "--locale=C",
 	}
 	if c.Profile == ProfileFast {
@@ -139,12 +159,28 @@ func (e postgresEngine) InitCommand(c serverConfig) command {
 	return command{Path: filepath.Join(filepath.Dir(e.bin.Server), "initdb"), Args: args}
 }
 
+func (postgresEngine) passwordAtInit() {}
+
+// setPasswordCommand implements passwordSetter: the server in single-user
+// mode, which serves no connection, runs ALTER ROLE from stdin. Statement
+// logging is off so that the password cannot reach the log.
+func (e postgresEngine) setPasswordCommand(c serverConfig, password string) (command, []byte) {
+	cmd := command{Path: e.bin.Server, Args: []string{
+		"--single", "-D", c.Layout.Datadir, "-c", "log_statement=none", "-c", "log_min_duration_statement=-1",
+		"-c", "log_min_error_statement=panic",
+		"-c", "exit_on_error=on", "postgres",
+	}}
+	stdin := fmt.Sprintf("ALTER ROLE %s PASSWORD '%s'\n", pgSuperuser, strings.ReplaceAll(password, "'", "''"))
+	return cmd, []byte(stdin)
+}
+
 // StartCommand implements engine.
 func (e postgresEngine) StartCommand(c serverConfig) command {
 	return command{Path: e.bin.Server, Args: []string{"-D", c.Layout.Datadir}}
 }
 
-// AdminTarget implements engine: the superuser through the unix socket.
+// AdminTarget implements engine: the superuser through the unix socket
+// (the Manager adds the admin password).
 func (e postgresEngine) AdminTarget(c serverConfig) target.Target {
 	return target.Target{
 		Flavor: target.FlavorPostgres, Version: e.bin.Version,

@@ -116,7 +116,7 @@ func checkUnprivileged(t *testing.T, m *Manager, spec Spec) {
 				t.Errorf("walk %s: %v", root, err)
 			}
 		}
-		if fi, err := os.Stat(adminPasswordPath(rec.Layout.Dir)); mysqlFamily && (err != nil || fi.Mode().Perm() != 0o600) {
+		if fi, err := os.Stat(adminPasswordPath(rec.Layout.Dir)); err != nil || fi.Mode().Perm() != 0o600 {
 			t.Errorf("admin password file: %v, %v; want mode 0600", fi, err)
 		}
 	})
@@ -380,8 +380,8 @@ func checkFromNobody(t *testing.T, sb *Sandbox) {
 }
 
 // TestFlavorsShareHome: sandboxes of both flavors in one home run as
-// different OS users when dbarena is root ("postgres" and "dbarena");
-// starting one must not lock the other out of its files.
+// different OS users when dbarena is root (one each); starting one must
+// not lock the other out of its files.
 func TestFlavorsShareHome(t *testing.T) {
 	m := testManager(t, false)
 	for _, f := range serverFlavors {

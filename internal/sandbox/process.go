@@ -29,10 +29,19 @@ func processEnv(home string) []string {
 // runInit runs an initialisation command to completion, appending its
 // output to logPath.
 func runInit(ctx context.Context, c command, dir string, u osUser, logPath string) error {
+	return runInput(ctx, c, nil, dir, u, logPath)
+}
+
+// runInput runs a command to completion with stdin (if not nil) as its
+// input, appending its output to logPath.
+func runInput(ctx context.Context, c command, stdin []byte, dir string, u osUser, logPath string) error {
 	cmd := exec.CommandContext(ctx, c.Path, c.Args...)
 	cmd.Dir = dir
 	cmd.Env = processEnv(dir)
 	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: u.credential(), Setpgid: true}
+	if stdin != nil {
+		cmd.Stdin = bytes.NewReader(stdin)
+	}
 	logf, err := os.OpenFile(logPath, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o600)
 	if err != nil {
 		return fmt.Errorf("open log: %w", err)

@@ -12,7 +12,8 @@ import (
 
 // startPlan is everything Start works out before it touches the server.
 type startPlan struct {
-	eng   engine
+	eng engine
+	// user is the server's OS user; bringUp looks up its uid (ensure).
 	user  osUser
 	cfg   serverConfig
 	files []configFile
@@ -26,11 +27,17 @@ type startPlan struct {
 	// secure is the init file of a first start (rootSecurer), "" when
 	// the sandbox is secured already.
 	secure string
+	// setPassword: the superuser of a data directory an older dbarena
+	// made has no password yet (passwordSetter).
+	setPassword bool
+	// prevUser is the OS user recorded before this start.
+	prevUser string
 }
 
 // changed reports whether a server running as rec would differ from p.
 func (p *startPlan) changed(rec *record) bool {
-	return configChanged(p.files) || !slices.Equal(rec.Command, p.start.Args) || rec.Preload != p.preload || p.secure != ""
+	return configChanged(p.files) || !slices.Equal(rec.Command, p.start.Args) || rec.Preload != p.preload ||
+		p.secure != "" || p.setPassword || p.prevUser != p.user.Name
 }
 
 // plan applies spec to rec (binary, port, layout, password...) and works
@@ -47,10 +54,8 @@ func (m *Manager) plan(rec *record, spec Spec, isNew bool) (*startPlan, error) {
 	if err := m.applySpec(rec, spec, bin); err != nil {
 		return nil, err
 	}
-	if p.user, err = m.serverUserFor(p.eng); err != nil {
-		return nil, err
-	}
-	rec.ServerUser = p.user.Name
+	p.user = m.serverUserName(rec.Name)
+	p.prevUser, rec.ServerUser = rec.ServerUser, p.user.Name
 	l := p.eng.Layout(m.dir(rec.Name), m.serverDir(rec.Name, p.user), rec.Port)
 	if rec.Initialized && rec.Layout.Datadir != l.Datadir {
 		// An older dbarena ran MySQL-family servers as root, in the
@@ -78,14 +83,15 @@ func (m *Manager) plan(rec *record, spec Spec, isNew bool) (*startPlan, error) {
 	}
 	p.acct = account{User: rec.User, Password: pw, Database: rec.Database}
 	p.admin = p.eng.AdminTarget(p.cfg)
-	if rs, ok := p.eng.(rootSecurer); ok {
-		if p.admin.Password, err = adminPassword(m.dir(rec.Name)); err != nil {
-			return nil, fmt.Errorf("sandbox %q: %w", rec.Name, err)
-		}
-		if !rec.Secured {
-			host, _ := os.Hostname()
-			p.secure = rs.secureSQL(p.admin.Password, host)
-		}
+	if p.admin.Password, err = adminPassword(m.dir(rec.Name)); err != nil {
+		return nil, fmt.Errorf("sandbox %q: %w", rec.Name, err)
+	}
+	if rs, ok := p.eng.(rootSecurer); ok && !rec.Secured {
+		host, _ := os.Hostname()
+		p.secure = rs.secureSQL(p.admin.Password, host)
+	}
+	if _, ok := p.eng.(passwordSetter); ok && rec.Initialized && !rec.Secured {
+		p.setPassword = true
 	}
 	p.start = p.eng.StartCommand(p.cfg)
 	if p.preload, err = allocatorPreload(rec.Allocator); err != nil {
@@ -213,5 +219,6 @@ func (m *Manager) serverConfig(rec *record, b Binary, u osUser) (serverConfig, e
 		Layout: rec.Layout, Binary: b, Basedir: rec.Basedir, Port: rec.Port,
 		Profile: rec.Profile, Settings: rec.Settings, BufferPool: pool,
 		AsRoot: os.Geteuid() == 0 && !u.set, FileLimit: fileLimit(),
+		PasswordFile: filepath.Join(rec.Layout.ServerDir, ".init-password"),
 	}, nil
 }

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"syscall"
 	"time"
 
 	"github.com/dbarena/dbarena/internal/dialect"
@@ -88,10 +89,18 @@ func (m *Manager) keepOrStop(ctx context.Context, rec *record, p *startPlan) (do
 // bringUp makes the directories, records the sandbox, initialises the data
 // directory if needed, writes the config and launches the server.
 func (m *Manager) bringUp(ctx context.Context, rec *record, p *startPlan) error {
+	u, err := m.ensure(p.user, rec.Name)
+	if err != nil {
+		return err
+	}
+	p.user = u
 	if err := m.prepareDirs(rec, p.user); err != nil {
 		return err
 	}
 	if err := m.save(rec); err != nil { // Remove can now find every path
+		return err
+	}
+	if err := m.adoptFiles(rec, p.user); err != nil {
 		return err
 	}
 	if err := m.initialize(ctx, rec, p); err != nil {
@@ -101,11 +110,60 @@ func (m *Manager) bringUp(ctx context.Context, rec *record, p *startPlan) error 
 		return err
 	}
 	m.cleanStale(rec)
+	if err := m.setSuperuserPassword(ctx, rec, p); err != nil {
+		return err
+	}
 	if portOpen(rec.Port) {
 		return &StartError{Name: rec.Name, Phase: "start", LogFile: rec.Layout.ErrorLog,
 			Err: fmt.Errorf("port %d on 127.0.0.1 is already in use by another process", rec.Port)}
 	}
 	return m.launch(ctx, rec, p)
+}
+
+// adoptFiles gives the server files of an initialised sandbox to u when
+// another OS user owns its data directory: a sandbox an older dbarena ran
+// as the OS user it shared with every sandbox of its flavor ("dbarena" or
+// "postgres") moves to its own user on its next start.
+func (m *Manager) adoptFiles(rec *record, u osUser) error {
+	if !rec.Initialized || !u.set {
+		return nil
+	}
+	fi, err := os.Lstat(rec.Layout.Datadir)
+	if err != nil {
+		return nil // initialize makes a new one
+	}
+	st, ok := fi.Sys().(*syscall.Stat_t)
+	if !ok || int(st.Uid) == u.UID {
+		return nil
+	}
+	dirs := []string{rec.Layout.ServerDir}
+	if !within(rec.Layout.RunDir, rec.Layout.ServerDir) {
+		dirs = append(dirs, rec.Layout.RunDir)
+	}
+	for _, d := range dirs {
+		if err := u.chownTree(d); err != nil {
+			return fmt.Errorf("sandbox %q: give its files to OS user %s: %w", rec.Name, u.Name, err)
+		}
+	}
+	return nil
+}
+
+// setSuperuserPassword gives the superuser of a data directory an older
+// dbarena made (trusted on the socket, no password) the admin password,
+// with the server stopped, before the new config requires it.
+func (m *Manager) setSuperuserPassword(ctx context.Context, rec *record, p *startPlan) error {
+	ps, ok := p.eng.(passwordSetter)
+	if !ok || !p.setPassword {
+		return nil
+	}
+	cmd, stdin := ps.setPasswordCommand(p.cfg, p.admin.Password)
+	offset := logSize(rec.Layout.ErrorLog)
+	if err := runInput(ctx, cmd, stdin, rec.Layout.ServerDir, p.user, rec.Layout.ErrorLog); err != nil {
+		return &StartError{Name: rec.Name, Phase: "secure", Err: err, LogFile: rec.Layout.ErrorLog,
+			LogTail: tailLog(rec.Layout.ErrorLog, offset, 20)}
+	}
+	rec.Secured, p.setPassword = true, false
+	return m.save(rec)
 }
 
 // initialize creates a fresh data directory unless it holds one already.
@@ -117,6 +175,13 @@ func (m *Manager) initialize(ctx context.Context, rec *record, p *startPlan) err
 	l, eng, u := rec.Layout, p.eng, p.user
 	if err := os.RemoveAll(l.Datadir); err != nil {
 		return fmt.Errorf("sandbox %q: clear half-initialised datadir: %w", rec.Name, err)
+	}
+	if _, ok := eng.(passwordAtInit); ok {
+		pwFile := p.cfg.PasswordFile
+		if err := writePrivate(pwFile, []byte(p.admin.Password+"\n"), u); err != nil {
+			return err
+		}
+		defer os.Remove(pwFile)
 	}
 	if eng.ConfigBeforeInit() {
 		if err := mkdirPrivate(l.Datadir, u); err != nil {
@@ -135,6 +200,9 @@ func (m *Manager) initialize(ctx context.Context, rec *record, p *startPlan) err
 		return fmt.Errorf("sandbox %q: %w", rec.Name, err)
 	}
 	rec.Initialized = true
+	if _, ok := eng.(passwordAtInit); ok {
+		rec.Secured = true
+	}
 	return m.save(rec)
 }
 

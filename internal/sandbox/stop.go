@@ -102,6 +102,12 @@ func (m *Manager) Remove(ctx context.Context, name string) error {
 	if err := m.stopLocked(ctx, name); err != nil {
 		return err
 	}
+	// A program the server started in a session of its own (COPY ... TO
+	// PROGRAM) outlives it: nothing may keep running as the sandbox's
+	// user once it is gone, nor hold its uid for a later one.
+	if m.ownUser(rec) {
+		killUserProcesses(ctx, rec.ServerUser)
+	}
 	var errs []error
 	for _, d := range rec.Layout.owned() {
 		if err := os.RemoveAll(d); err != nil {
@@ -116,6 +122,9 @@ func (m *Manager) Remove(ctx context.Context, name string) error {
 		}
 	}
 	if err := errors.Join(errs...); err != nil {
+		return fmt.Errorf("remove sandbox %q: %w", name, err)
+	}
+	if err := m.removeSandboxUser(ctx, rec); err != nil {
 		return fmt.Errorf("remove sandbox %q: %w", name, err)
 	}
 	return nil

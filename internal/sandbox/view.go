@@ -52,7 +52,9 @@ type Sandbox struct {
 	// TLSCA is the CA certificate of a TLS sandbox's server, for clients
 	// that verify it (tls-ca=, sslrootcert=); "" without TLS.
 	TLSCA string `json:"tls_ca,omitempty"`
-	// ServerUser is the OS user the server runs as, "" for dbarena's own.
+	// ServerUser is the OS user the server runs as, "" for dbarena's own
+	// (dbarena not running as root). A root dbarena gives each sandbox a
+	// system user of its own (see Manager.ServerUser).
 	ServerUser string `json:"server_user,omitempty"`
 
 	password string
@@ -69,8 +71,8 @@ func (s *Sandbox) Target() target.Target {
 }
 
 // AdminTarget is the server superuser's connection through the unix socket
-// (root with the sandbox's admin password, or postgres trusted on a socket
-// only the server's OS user and root can reach).
+// (root or postgres), with the sandbox's admin password: no sandbox trusts
+// a connection without one.
 func (s *Sandbox) AdminTarget() target.Target {
 	t := s.admin
 	t.Sandbox = s.Name
@@ -99,9 +101,9 @@ func (m *Manager) view(rec *record) *Sandbox {
 		s.admin.User, s.admin.Database = pgSuperuser, "postgres"
 	} else {
 		s.admin.User = "root"
-		if b, err := os.ReadFile(adminPasswordPath(rec.Layout.Dir)); err == nil {
-			s.admin.Password = strings.TrimRight(string(b), "\n")
-		}
+	}
+	if b, err := os.ReadFile(adminPasswordPath(rec.Layout.Dir)); err == nil {
+		s.admin.Password = strings.TrimRight(string(b), "\n")
 	}
 	return s
 }

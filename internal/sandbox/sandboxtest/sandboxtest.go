@@ -132,12 +132,46 @@ func Env(tb testing.TB, flavor target.Flavor) workload.Env {
 	return workload.Env{DB: db, Dialect: d, Target: tgt}
 }
 
+// NewHome returns the Manager of a new private home of the test's own, as
+// a second DBARENA_HOME on the host; its sandboxes are removed, and the
+// home deleted, when the test ends. Start sandboxes in it with StartIn.
+func NewHome(tb testing.TB) *sandbox.Manager {
+	tb.Helper()
+	home, err := os.MkdirTemp("", "dbarena-test-")
+	if err != nil {
+		tb.Fatalf("sandboxtest: create test home: %v", err)
+	}
+	m := sandbox.NewManager(home)
+	tb.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+		defer cancel()
+		list, err := m.List()
+		if err != nil {
+			tb.Errorf("sandboxtest: list %s: %v", home, err)
+		}
+		for _, sb := range list {
+			if err := m.Remove(ctx, sb.Name); err != nil && !errors.Is(err, sandbox.ErrNotFound) {
+				tb.Errorf("sandboxtest: remove %s: %v", sb.Name, err)
+			}
+		}
+		if err := os.RemoveAll(home); err != nil {
+			tb.Errorf("sandboxtest: %v", err)
+		}
+	})
+	return m
+}
+
 // StartNamed starts a sandbox of the test's own, which is removed when the
 // test ends. modify, if not nil, adjusts the spec (profile fast, a
 // generated name) before the start.
 func StartNamed(tb testing.TB, flavor target.Flavor, modify func(*sandbox.Spec)) *Sandbox {
 	tb.Helper()
-	m := Manager(tb)
+	return StartIn(tb, Manager(tb), flavor, modify)
+}
+
+// StartIn is StartNamed in the home of m (see NewHome).
+func StartIn(tb testing.TB, m *sandbox.Manager, flavor target.Flavor, modify func(*sandbox.Spec)) *Sandbox {
+	tb.Helper()
 	requireBinary(tb, m, flavor)
 	state.mu.Lock()
 	state.counter++

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -84,5 +85,42 @@ func TestAllocatorPreload(t *testing.T) {
 	}
 	if !strings.Contains(string(maps), "libjemalloc") {
 		t.Error("libjemalloc is not mapped into the server")
+	}
+}
+
+// TestHomesIsolated: sandboxes of two homes run as different OS users,
+// and the superuser of one cannot make its server write a log into the
+// other's data directory. Only a root dbarena has other OS users to give.
+func TestHomesIsolated(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("not root: every sandbox runs as the invoking user")
+	}
+	a := StartNamed(t, target.FlavorMariaDB, nil)
+	b := StartIn(t, NewHome(t), target.FlavorMariaDB, nil)
+	sa, err := a.Manager.Get(a.Name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sb, err := b.Manager.Get(b.Name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sa.ServerUser == "" || sa.ServerUser == sb.ServerUser {
+		t.Errorf("OS users %q and %q: want one of its own each", sa.ServerUser, sb.ServerUser)
+	}
+	db, err := dialect.MySQLDialect{}.Open(sa.AdminTarget(), dialect.OpenOptions{MaxConns: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	victim := filepath.Join(sb.Datadir, "x.log")
+	_, _ = db.ExecContext(ctx, "SET GLOBAL general_log_file = '"+victim+"'")
+	_, _ = db.ExecContext(ctx, "SET GLOBAL general_log = ON")
+	_, _ = db.ExecContext(ctx, "SELECT 1")
+	_, _ = db.ExecContext(ctx, "SET GLOBAL general_log = OFF")
+	if _, err := os.Lstat(victim); err == nil {
+		t.Errorf("the superuser of %s made its server write %s", sa.Dir, victim)
 	}
 }
