@@ -15,7 +15,7 @@ import (
 )
 
 // admin connects to the shared sandbox as the superuser through its Unix
-// socket, where the sandbox trusts the server's OS user.
+// socket, with the sandbox's admin password (no sandbox trusts a socket).
 func admin(t *testing.T) *Conn {
 	t.Helper()
 	server(t)
@@ -28,17 +28,17 @@ func admin(t *testing.T) *Conn {
 	if !strings.Contains(sock, "/.s.PGSQL.") {
 		sock += "/.s.PGSQL." + strconv.Itoa(at.Port)
 	}
-	return dial(t, Config{Socket: sock, User: at.User, Database: at.Database})
+	return dial(t, Config{Socket: sock, User: at.User, Password: at.Password, Database: at.Database})
 }
 
-// TestAuthMethods logs in with every method the client speaks: trust (the
-// superuser on the socket), SCRAM-SHA-256 (the sandbox's TCP default), md5
-// and password (roles given those methods in pg_hba.conf for the test).
+// TestAuthMethods logs in with every method the client speaks: SCRAM-SHA-256
+// (the sandbox's default, socket and TCP), trust, md5 and password (roles
+// given those methods in pg_hba.conf for the test).
 func TestAuthMethods(t *testing.T) {
 	cfg, _, _ := server(t)
 	a := admin(t)
-	if m := AuthMethod(a); m != "trust" {
-		t.Errorf("socket: %s, want trust", m)
+	if m := AuthMethod(a); m != "scram-sha-256" {
+		t.Errorf("socket: %s, want scram-sha-256", m)
 	}
 	c := dial(t, cfg)
 	if m := AuthMethod(c); m != "scram-sha-256" {
@@ -53,16 +53,17 @@ func TestAuthMethods(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, q := range []string{
-		"DROP ROLE IF EXISTS pw_md5", "DROP ROLE IF EXISTS pw_clear",
+		"DROP ROLE IF EXISTS pw_md5", "DROP ROLE IF EXISTS pw_clear", "DROP ROLE IF EXISTS pw_trust",
 		"SET password_encryption = 'md5'",
 		"CREATE ROLE pw_md5 LOGIN PASSWORD 'md5-secret'", "CREATE ROLE pw_clear LOGIN PASSWORD 'clear-secret'",
-		"GRANT ALL ON DATABASE " + cfg.Database + " TO pw_md5, pw_clear",
+		"CREATE ROLE pw_trust LOGIN",
+		"GRANT ALL ON DATABASE " + cfg.Database + " TO pw_md5, pw_clear, pw_trust",
 	} {
 		if _, err := a.Exec(q, nil); err != nil {
 			t.Fatalf("%s: %v", q, err)
 		}
 	}
-	lines := "host all pw_md5 127.0.0.1/32 md5\nhost all pw_clear 127.0.0.1/32 password\n"
+	lines := "host all pw_md5 127.0.0.1/32 md5\nhost all pw_clear 127.0.0.1/32 password\nhost all pw_trust 127.0.0.1/32 trust\n"
 	if err := os.WriteFile(hba, append([]byte(lines), orig...), 0o600); err != nil {
 		t.Fatal(err)
 	}
@@ -74,7 +75,7 @@ func TestAuthMethods(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, tc := range []struct{ user, password, method string }{
-		{"pw_md5", "md5-secret", "md5"}, {"pw_clear", "clear-secret", "password"},
+		{"pw_md5", "md5-secret", "md5"}, {"pw_clear", "clear-secret", "password"}, {"pw_trust", "", "trust"},
 	} {
 		t.Run(tc.method, func(t *testing.T) {
 			u := cfg
@@ -98,6 +99,9 @@ func TestAuthMethods(t *testing.T) {
 					t.Fatalf("no %s login within 30 s: %v", tc.method, err)
 				}
 				time.Sleep(50 * time.Millisecond)
+			}
+			if tc.method == "trust" {
+				return
 			}
 			u.Password = "wrong"
 			_, err := Dial(context.Background(), u)
