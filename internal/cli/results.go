@@ -95,7 +95,7 @@ func (a *App) resultsList(ctx context.Context, args []string) error {
 			filter.Tags[kv[0]] = kv[1]
 		}
 	}
-	st, err := a.openStore(ctx, path)
+	st, err := a.openStoreRead(ctx, path)
 	if err != nil {
 		return err
 	}
@@ -147,7 +147,7 @@ func (a *App) resultsShow(ctx context.Context, args []string) error {
 	if fs.NArg() != 1 {
 		return usagef("results show needs exactly one run ID")
 	}
-	st, err := a.openStore(ctx, path)
+	st, err := a.openStoreRead(ctx, path)
 	if err != nil {
 		return err
 	}
@@ -211,7 +211,7 @@ func (a *App) resultsExport(ctx context.Context, args []string) error {
 	if out == "" {
 		return usagef("results export: name the output file with -o FILE (or -o - for stdout)")
 	}
-	st, err := a.openStore(ctx, path)
+	st, err := a.openStoreRead(ctx, path)
 	if err != nil {
 		return err
 	}

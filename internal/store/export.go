@@ -154,8 +154,12 @@ type ImportResult struct {
 // with an error wrapping ErrBadInput that names the line. A run exported
 // while running is stored as aborted (no process here writes it).
 // Passwords are masked as in SaveRun.
+//
+// r may also hold one run summary (dbarena.run/v1, as --json writes it, or
+// the dbarena-run-*.json a run writes when it cannot store itself): that
+// run is imported alone.
 func (s *Store) Import(ctx context.Context, r io.Reader) (*ImportResult, error) {
-	hdr, runs, err := decodeExport(r)
+	hdr, runs, err := decodeImport(r)
 	if err != nil {
 		return nil, err
 	}
@@ -294,6 +298,33 @@ func isSameRun(a, b *summary.Run) bool {
 
 // importStatuses are the statuses an export may hold.
 var importStatuses = append([]string{summary.StatusRunning, summary.StatusAborted}, finalStatuses...)
+
+// decodeImport parses and checks what Import reads: an export file
+// (decodeExport) or one run summary (a --json file), told apart by their
+// start.
+func decodeImport(r io.Reader) (*exportHeader, []*summary.Run, error) {
+	br := bufio.NewReaderSize(r, 64<<10)
+	head, _ := br.Peek(64 << 10) // less at the end of r
+	line := head
+	if i := bytes.IndexByte(head, '\n'); i >= 0 {
+		line = head[:i]
+	}
+	if bytes.Contains(line, []byte(`"format"`)) || !bytes.Contains(head, []byte(`"schema"`)) {
+		return decodeExport(br)
+	}
+	b, err := io.ReadAll(io.LimitReader(br, maxLine+1))
+	if err != nil {
+		return nil, nil, fmt.Errorf("read: %w", err)
+	}
+	if len(b) > maxLine {
+		return nil, nil, fmt.Errorf("line 1: a run summary longer than %d MiB: %w", maxLine>>20, ErrBadInput)
+	}
+	run, err := decodeRun(b)
+	if err != nil {
+		return nil, nil, fmt.Errorf("line 1: not an export (no header) nor a valid run summary: %v: %w", err, ErrBadInput)
+	}
+	return &exportHeader{Format: ExportFormat, Runs: 1}, []*summary.Run{run}, nil
+}
 
 // decodeExport parses and checks an export file.
 func decodeExport(r io.Reader) (*exportHeader, []*summary.Run, error) {

@@ -160,7 +160,7 @@ func FuzzDecodeExport(f *testing.F) {
 	f.Add(good.Bytes())
 	f.Add([]byte(`{"format":"dbarena.export/v1","runs":0}` + "\n"))
 	f.Fuzz(func(t *testing.T, in []byte) {
-		hdr, runs, err := decodeExport(bytes.NewReader(in))
+		hdr, runs, err := decodeImport(bytes.NewReader(in))
 		if err != nil {
 			if !errors.Is(err, ErrBadInput) || !strings.HasPrefix(err.Error(), "line ") {
 				t.Fatalf("error %q is not a line-numbered ErrBadInput", err)
@@ -209,7 +209,7 @@ func TestFuzzSeeds(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: %v", e.Name(), err)
 		}
-		_, _, err = decodeExport(strings.NewReader(in))
+		_, _, err = decodeImport(strings.NewReader(in))
 		if valid := strings.HasPrefix(e.Name(), "valid-"); valid != (err == nil) {
 			t.Errorf("seed %s: decode error %v", e.Name(), err)
 		}
