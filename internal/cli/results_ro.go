@@ -41,5 +41,3 @@ func errUnwrapExit(err error) error {
 	}
 	return err
 }
-
-
