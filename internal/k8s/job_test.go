@@ -33,7 +33,7 @@ func TestJobRoundTrip(t *testing.T) {
 		t.Fatalf("%v\n%s", err, b)
 	}
 	s := got.Spec
-	if got.Name != "dbarena-bench-1-a" || got.Namespace != "perf" || got.Labels[LabelRun] != "Bench_1.a" {
+	if got.Name != Name("Bench_1.a") || !strings.HasPrefix(got.Name, "dbarena-bench-1-a-") || got.Namespace != "perf" || got.Labels[LabelRun] != "Bench_1.a" {
 		t.Errorf("metadata %+v", got.ObjectMeta)
 	}
 	if s.CompletionMode == nil || *s.CompletionMode != batchv1.IndexedCompletion || *s.Completions != 4 || *s.Parallelism != 4 ||
