@@ -89,3 +89,20 @@ func TestJobErrors(t *testing.T) {
 		t.Error("an unknown field decodes")
 	}
 }
+
+// TestNameInjective: run ids a DNS label cannot tell apart name different
+// Jobs, each a valid DNS label.
+func TestNameInjective(t *testing.T) {
+	seen := map[string]string{}
+	long := strings.Repeat("a", 63)
+	for _, key := range []string{"Abc", "abc", "ABC", "a_b", "a.b", "a-b", long, long[:62] + "b"} {
+		n := Name(key)
+		if other, ok := seen[n]; ok {
+			t.Errorf("%q and %q both name %s", other, key, n)
+		}
+		seen[n] = key
+		if len(n) > 63 || strings.HasSuffix(n, "-") || n != strings.ToLower(n) {
+			t.Errorf("Name(%q) = %q: not a DNS label", key, n)
+		}
+	}
+}
