@@ -1,12 +1,17 @@
 package cli
 
 import (
+	"context"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/dbarena/dbarena/internal/store"
+	"github.com/dbarena/dbarena/internal/summary"
 )
 
 // readOnlyDir makes dir read-only (a read-only bind mount of itself, which
@@ -108,5 +113,33 @@ func TestResultsStoreFullFallback(t *testing.T) {
 	again := dbarena(t, "results", "import", files[0], "--results", into).mustSucceed(t)
 	if !strings.Contains(again.stdout, "Imported 0 runs") || !strings.Contains(again.stdout, "Skipped 1 runs") {
 		t.Errorf("second import said %q", again.stdout)
+	}
+}
+
+// TestPlanShowReadOnlyStore: plan show only reads, so a read-only store
+// serves it.
+func TestPlanShowReadOnlyStore(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "r.db")
+	st, err := store.Open(context.Background(), path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	start := time.Date(2025, 5, 1, 10, 0, 0, 0, time.UTC)
+	for round := 1; round <= 2; round++ {
+		r := &summary.Run{Schema: summary.Schema, Status: summary.StatusComplete, Workload: "oltp_read_only", Threads: 2,
+			StartedAt: start.Add(time.Duration(round) * time.Minute), EndedAt: start.Add(time.Duration(round+1) * time.Minute),
+			Throughput: summary.Throughput{TPS: 100 + float64(round)},
+			Plan:       &summary.PlanRef{Name: "ro", Cell: "threads=2", Coords: map[string]string{"threads": "2"}, Round: round},
+			Tags:       map[string]string{"plan": "ro", "plan.cell": "threads=2", "plan.round": strconv.Itoa(round), "plan.session": "s1"}}
+		if _, err := st.SaveRun(context.Background(), r); err != nil {
+			t.Fatal(err)
+		}
+	}
+	st.Close()
+	want := dbarena(t, "plan", "show", "ro", "--results", path).mustSucceed(t)
+	readOnlyDir(t, filepath.Dir(path))
+	got := dbarena(t, "plan", "show", "ro", "--results", path).mustSucceed(t)
+	if got.stdout != want.stdout || !strings.Contains(got.stdout, "threads=2") {
+		t.Errorf("plan show on a read-only store:\n%s\nwant:\n%s", got.stdout, want.stdout)
 	}
 }
