@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"slices"
 	"time"
 
 	"github.com/dbarena/dbarena/internal/summary"
@@ -60,6 +61,9 @@ type exportedShard struct {
 	StartAt string           `json:"start_at,omitempty"`
 	Error   string           `json:"error,omitempty"`
 	Members []exportedMember `json:"members,omitempty"`
+	// implied: made from the file's shard runs (impliedShards), not
+	// listed; one the store has already is left as it is.
+	implied bool
 }
 
 type exportedMember struct {
@@ -181,6 +185,7 @@ func (s *Store) Import(ctx context.Context, r io.Reader) (*ImportResult, error) 
 		}
 		existing[i] = id
 	}
+	hdr.Sharded = append(hdr.Sharded, impliedShards(hdr.Sharded, runs)...)
 	newShards := make([]bool, len(hdr.Sharded))
 	for i, e := range hdr.Sharded {
 		br, err := s.ShardRun(ctx, e.Key)
@@ -190,6 +195,8 @@ func (s *Store) Import(ctx context.Context, r io.Reader) (*ImportResult, error) 
 			res.Sharded = append(res.Sharded, e.Key)
 		case err != nil:
 			return fail(err)
+		case e.implied:
+			// The store has this sharded run: its shards join it.
 		case br.Count != e.Count || formatTimeOrEmpty(br.StartAt) != e.StartAt:
 			return fail(fmt.Errorf("sharded run %q: this store has another run under that run id (%d shards, start %s): %w",
 				e.Key, br.Count, formatTimeOrEmpty(br.StartAt), ErrConflict))
@@ -226,6 +233,46 @@ func (s *Store) Import(ctx context.Context, r io.Reader) (*ImportResult, error) 
 		return fail(err)
 	}
 	return res, nil
+}
+
+// impliedShards are the barriers of the sharded runs whose shards' runs
+// are in the file (tagged shard_of, with their place in run.Shard) but
+// not the barrier itself (an export of shard runs by number, or by an
+// older dbarena): made from the runs, so that the imported shards keep
+// their sharded run's id. The start is the earliest shard's start; the
+// start skews are not known (0).
+func impliedShards(listed []exportedShard, runs []*summary.Run) []exportedShard {
+	have := map[string]bool{}
+	for _, e := range listed {
+		have[e.Key] = true
+	}
+	var out []exportedShard
+	at := map[string]int{}
+	for _, r := range runs {
+		key := r.Tags["shard_of"]
+		if key == "" || have[key] || !validKey(key) || r.Shard == nil || r.Shard.Count < 1 || r.Shard.Count > maxShardCount ||
+			r.Shard.Index < 0 || r.Shard.Index >= r.Shard.Count {
+			continue
+		}
+		i, ok := at[key]
+		if !ok {
+			i = len(out)
+			at[key] = i
+			out = append(out, exportedShard{Key: key, Count: r.Shard.Count, implied: true})
+		}
+		e := &out[i]
+		if e.Count != r.Shard.Count {
+			continue // shards that disagree: leave the run as it is
+		}
+		start := formatTime(r.StartedAt)
+		if e.StartAt == "" || start < e.StartAt {
+			e.StartAt = start
+		}
+		if !slices.ContainsFunc(e.Members, func(m exportedMember) bool { return m.Index == r.Shard.Index }) {
+			e.Members = append(e.Members, exportedMember{Index: r.Shard.Index, Host: r.Host.Hostname, ReadyAt: start, Started: true})
+		}
+	}
+	return out
 }
 
 func formatTimeOrEmpty(t time.Time) string {

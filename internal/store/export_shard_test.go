@@ -7,6 +7,8 @@ import (
 	"slices"
 	"testing"
 	"time"
+
+	"github.com/dbarena/dbarena/internal/summary"
 )
 
 // TestExportImportSharded: a sharded run exported whole (its barrier and
@@ -91,5 +93,44 @@ func TestExportImportSharded(t *testing.T) {
 				t.Errorf("refused import stored %d runs", len(rows))
 			}
 		})
+	}
+}
+
+// TestImportShardRunsByNumber: shard runs exported by number (no barrier
+// in the file) keep their sharded run's id: Import makes the barrier from
+// them, or joins the one the store has.
+func TestImportShardRunsByNumber(t *testing.T) {
+	ctx := context.Background()
+	src, _ := openBackend(t, "sqlite")
+	var ids []int64
+	for i := range 2 {
+		r := testRun(i, 1)
+		r.RunKey = "old-2"
+		r.Shard = &summary.Shard{Index: i, Count: 2}
+		r.Host.Hostname = "h" + string(rune('0'+i))
+		r.Tags = map[string]string{"shard_of": "old-2", "shard": string(rune('0' + i))}
+		ids = append(ids, save(t, src, r))
+	}
+	if err := src.JoinShard(ctx, "old-2", 0, 2, "h0"); err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	if err := src.Export(ctx, ids, &buf); err != nil {
+		t.Fatal(err)
+	}
+	dst, _ := openBackend(t, "sqlite")
+	res, err := dst.Import(ctx, bytes.NewReader(buf.Bytes()))
+	if err != nil || len(res.IDs) != 2 || !slices.Equal(res.Sharded, []string{"old-2"}) {
+		t.Fatalf("Import = %+v, %v", res, err)
+	}
+	br, err := dst.ShardRun(ctx, "old-2")
+	if err != nil || br.Count != 2 || len(br.Members) != 2 || br.Members[1].Host != "h1" || !br.StartAt.Equal(testRun(0, 0).StartedAt) {
+		t.Fatalf("implied barrier %+v, %v", br, err)
+	}
+	// Back into the store they came from: nothing new, no conflict with
+	// its own barrier.
+	res, err = src.Import(ctx, bytes.NewReader(buf.Bytes()))
+	if err != nil || len(res.IDs) != 0 || len(res.Skipped) != 2 || len(res.Sharded) != 0 {
+		t.Fatalf("re-import into the source = %+v, %v", res, err)
 	}
 }
