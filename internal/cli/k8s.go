@@ -44,6 +44,8 @@ type k8sOptions struct {
 	follow     time.Duration
 	kubeconfig string
 	context    string
+	// secrets are the credentials taken out of the pods' arguments.
+	secrets podSecrets
 }
 
 // k8sFlags are the flags k8s adds, with whether they take a value; they,
@@ -135,6 +137,13 @@ func (a *App) k8sRender(ctx context.Context, args []string, apply bool) error {
 	if hasPassword(o.target) {
 		errs = append(errs, fmt.Errorf("--target: put the password in the Secret's %q key, not in the Job", ko.spec.PasswordKey))
 	}
+	if _, detached := w.(workload.Detached); !detached && (o.target == "" || strings.HasPrefix(o.target, "sandbox:")) {
+		what := "--target " + o.target
+		if o.target == "" {
+			what = "no --target (the default sandbox)"
+		}
+		errs = append(errs, fmt.Errorf("%s: a pod cannot reach a sandbox of this machine; give the server's DSN, --target mysql://USER@HOST:PORT/DB or postgres://...", what))
+	}
 	if o.shard.shards >= 1 {
 		if _, err := shard.Config(o.cfg, 0, o.shard.shards); err != nil {
 			errs = append(errs, err)
@@ -159,6 +168,8 @@ func (a *App) k8sRender(ctx context.Context, args []string, apply bool) error {
 	ko.spec.RunKey, ko.spec.Shards = o.shard.key, o.shard.shards
 	ko.spec.Args = append(append([]string{"run", w.Name()}, dropFlags(rest, k8sFlags)...),
 		"--shards", fmt.Sprint(o.shard.shards), "--run-id", o.shard.key)
+	ko.spec.Args, ko.secrets = secretArgs(ko.spec.Args)
+	ko.spec.SecretArgs = ko.secrets.args
 	job, err := k8s.Job(ko.spec)
 	if err != nil {
 		return usagef("%w", err)
@@ -169,6 +180,10 @@ func (a *App) k8sRender(ctx context.Context, args []string, apply bool) error {
 	b, err := k8s.Marshal(job)
 	if err != nil {
 		return failed(err)
+	}
+	if len(ko.secrets.what) > 0 {
+		fmt.Fprintf(a.Stderr, "dbarena: credentials are not in the Job: the Secret %s must also hold %s\n",
+			ko.spec.Secret, strings.Join(ko.secrets.what, ", "))
 	}
 	if ko.out == "-" {
 		_, err := a.Stdout.Write(b)
@@ -214,6 +229,9 @@ func (a *App) k8sApply(ctx context.Context, o *runOptions, ko *k8sOptions, job *
 	if pw != "" {
 		data[ko.spec.PasswordKey] = []byte(pw)
 	}
+	for k, v := range ko.secrets.data {
+		data[k] = v
+	}
 	created, err := cl.EnsureSecret(ctx, ko.spec.Secret, data)
 	if err != nil {
 		return failed(err)
@@ -223,10 +241,16 @@ func (a *App) k8sApply(ctx context.Context, o *runOptions, ko *k8sOptions, job *
 		if pw != "" {
 			keys += fmt.Sprintf(", %q: the target's password from %s", ko.spec.PasswordKey, pwFrom)
 		}
+		for _, w := range ko.secrets.what {
+			keys += ", " + w
+		}
 		fmt.Fprintf(a.Stderr, "dbarena: created Secret %s/%s (%s)\n", ns, ko.spec.Secret, keys)
 	} else {
 		fmt.Fprintf(a.Stderr, "dbarena: Secret %s/%s exists: left as it is (the pods read its %q key as the results store)\n",
 			ns, ko.spec.Secret, ko.spec.ResultsKey)
+		if len(ko.secrets.what) > 0 {
+			fmt.Fprintf(a.Stderr, "dbarena: the pods also read from it %s\n", strings.Join(ko.secrets.what, ", "))
+		}
 	}
 	if err := cl.CreateJob(ctx, job); errors.Is(err, k8s.ErrJobExists) {
 		return jobExists(ns, name)

@@ -40,8 +40,8 @@ func TestK8sRenderErrors(t *testing.T) {
 		{[]string{"k8s", "render", "oltp_point_select", "--shards", "4", "--image", "i", "--threads", "2"}, "--threads 2"},
 		{[]string{"k8s", "render", "oltp_point_select", "--shards", "2", "--image", "i", "--run-id", "9x"}, "--run-id"},
 		{[]string{"k8s", "render", "oltp_point_select", "--shards", "2", "--image", "i", "--target", "mysql://u@h/db", "--password-file", "pw"}, "put the password in the Secret"},
-		{[]string{"k8s", "run", "oltp_point_select", "--shards", "2", "--threads", "2", "--image", "i", "--results", results, "--kubeconfig", "/nonexistent/kubeconfig"}, "--kubeconfig"},
-		{[]string{"k8s", "run", "oltp_point_select", "--shards", "2", "--threads", "2", "--image", "i", "--results", results, "--password-file", "pw"}, "apply to a DSN --target"},
+		{[]string{"k8s", "run", "oltp_point_select", "--shards", "2", "--threads", "2", "--image", "i", "--results", results, "--target", "mysql://u@h/db", "--kubeconfig", "/nonexistent/kubeconfig"}, "--kubeconfig"},
+		{[]string{"k8s", "run", "oltp_point_select", "--shards", "2", "--threads", "2", "--image", "i", "--results", results, "--password-file", "pw"}, "a pod cannot reach a sandbox"},
 		{[]string{"k8s", "nope"}, "unknown k8s command"},
 	} {
 		r := dbarena(t, tc.args...)
@@ -60,7 +60,7 @@ func TestK8sRender(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "job.yaml")
 	dbarena(t, "k8s", "render", "oltp_point_select", "--tables", "1", "--table-size", "1000", "--threads", "2",
 		"--events", "41", "--monitor", "none", "--shards", "2", "--run-id", "pods", "--image", "dbarena:test",
-		"--cpu", "500m", "-o", path).mustSucceed(t)
+		"--cpu", "500m", "--target", "mysql://u@db.example:3306/sbtest", "-o", path).mustSucceed(t)
 	b, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
@@ -71,9 +71,9 @@ func TestK8sRender(t *testing.T) {
 	}
 	c := job.Spec.Template.Spec.Containers[0]
 	wantArgs := []string{"run", "oltp_point_select", "--tables", "1", "--table-size", "1000", "--threads", "2",
-		"--events", "41", "--monitor", "none", "--shards", "2", "--run-id", "pods"}
+		"--events", "41", "--monitor", "none", "--target", "mysql://u@db.example:3306/sbtest", "--shards", "2", "--run-id", "pods"}
 	if !slices.Equal(c.Args, wantArgs) || *job.Spec.Completions != 2 || c.Resources.Requests.Cpu().String() != "500m" ||
-		job.Name != "dbarena-pods" {
+		job.Name != k8s.Name("pods") || !strings.HasPrefix(job.Name, "dbarena-pods-") {
 		t.Fatalf("job %s: pod args %q, completions %d, cpu %v", job.Name, c.Args, *job.Spec.Completions, c.Resources.Requests.Cpu())
 	}
 }
@@ -335,7 +335,7 @@ func TestK8sRun(t *testing.T) {
 	r := <-done
 	r.mustSucceed(t)
 	if !strings.Contains(r.stdout, "Run follow (complete, 2 shards)") || !strings.Contains(r.stderr, "2 of 2 shards ended; 30 events") ||
-		!strings.Contains(r.stderr, "created Secret ctxns/dbarena") || !strings.Contains(r.stderr, "created Job ctxns/dbarena-follow (2 pods)") {
+		!strings.Contains(r.stderr, "created Secret ctxns/dbarena") || !strings.Contains(r.stderr, "created Job ctxns/"+k8s.Name("follow")+" (2 pods)") {
 		t.Errorf("k8s run:\nstdout:\n%s\nstderr:\n%s", r.stdout, r.stderr)
 	}
 	if strings.Contains(r.stdout+r.stderr, pw) {
@@ -367,11 +367,13 @@ func TestK8sRun(t *testing.T) {
 // --context's) ends k8s run with exit 1 before it creates anything.
 func TestK8sRunJobExists(t *testing.T) {
 	api, kubeconfig := newFakeAPI(t)
-	api.jobs["otherns/dbarena-taken"] = &batchv1.Job{TypeMeta: metav1.TypeMeta{APIVersion: "batch/v1", Kind: "Job"},
-		ObjectMeta: metav1.ObjectMeta{Name: "dbarena-taken", Namespace: "otherns"}}
+	taken := k8s.Name("taken")
+	api.jobs["otherns/"+taken] = &batchv1.Job{TypeMeta: metav1.TypeMeta{APIVersion: "batch/v1", Kind: "Job"},
+		ObjectMeta: metav1.ObjectMeta{Name: taken, Namespace: "otherns"}}
 	r := dbarena(t, "k8s", "run", "oltp_point_select", "--threads", "2", "--events", "4", "--shards", "2", "--run-id", "taken",
-		"--image", "i", "--kubeconfig", kubeconfig, "--context", "other", "--results", filepath.Join(t.TempDir(), "r.db"))
-	if r.code != ExitFailed || !strings.Contains(r.stderr, "Job dbarena-taken already exists in namespace otherns") {
+		"--image", "i", "--kubeconfig", kubeconfig, "--context", "other", "--results", filepath.Join(t.TempDir(), "r.db"),
+		"--target", "mysql://u@db.example/sbtest")
+	if r.code != ExitFailed || !strings.Contains(r.stderr, "Job "+taken+" already exists in namespace otherns") {
 		t.Errorf("exit %d, stderr %q; want 1 and the Job named", r.code, r.stderr)
 	}
 	if p := api.posts(); len(p) > 0 {
@@ -406,14 +408,16 @@ func TestK8sRunJobFailed(t *testing.T) {
 		})
 	}
 	r := dbarena(t, "k8s", "run", "oltp_point_select", "--threads", "2", "--events", "4", "--shards", "2", "--run-id", "doomed",
-		"--image", "i", "--kubeconfig", kubeconfig, "--namespace", "bench", "--follow-timeout", "2m", "--results", filepath.Join(t.TempDir(), "r.db"))
+		"--image", "i", "--kubeconfig", kubeconfig, "--namespace", "bench", "--follow-timeout", "2m", "--results", filepath.Join(t.TempDir(), "r.db"),
+		"--target", "mysql://u@db.example/sbtest")
+	doomed := k8s.Name("doomed")
 	for _, want := range []string{
 		"Secret bench/dbarena exists: left as it is",
-		"created Job bench/dbarena-doomed (2 pods)",
-		"Job dbarena-doomed: 3 pod(s) failed",
-		"shard 0 (pod dbarena-doomed-0-x7k2p) failed: Error, exit code 3: dbarena: $DBARENA_RESULTS: connection refused",
-		"Job bench/dbarena-doomed failed before any shard reached the results store: BackoffLimitExceeded: Job has reached the specified backoff limit; " +
-			"shard 0 (pod dbarena-doomed-0-x7k2p) failed: Error, exit code 3: dbarena: $DBARENA_RESULTS: connection refused\n",
+		"created Job bench/" + doomed + " (2 pods)",
+		"Job " + doomed + ": 3 pod(s) failed",
+		"shard 0 (pod " + doomed + "-0-x7k2p) failed: Error, exit code 3: dbarena: $DBARENA_RESULTS: connection refused",
+		"Job bench/" + doomed + " failed before any shard reached the results store: BackoffLimitExceeded: Job has reached the specified backoff limit; " +
+			"shard 0 (pod " + doomed + "-0-x7k2p) failed: Error, exit code 3: dbarena: $DBARENA_RESULTS: connection refused\n",
 	} {
 		if !strings.Contains(r.stderr, want) {
 			t.Errorf("stderr lacks %q:\n%s", want, r.stderr)

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"time"
 
 	"github.com/spf13/pflag"
 
@@ -74,6 +75,9 @@ func planFlags(name string) (*planOptions, *pflag.FlagSet) {
 	fs.BoolVar(&o.resume, "resume", false, "continue the plan's latest session, skipping rounds already complete")
 	fs.BoolVar(&o.asJSON, "json", false, "print JSON")
 	fs.BoolVar(&o.keep, "keep-servers", false, "leave the plan's sandboxes running at the end")
+	if name == "run" {
+		durationFlag(fs, &o.wait, "wait", 0, "when another plan run of this plan holds its lock, wait up to this long for it (0: fail at once)")
+	}
 	return o, fs
 }
 
@@ -83,6 +87,7 @@ type planOptions struct {
 	resume  bool
 	asJSON  bool
 	keep    bool
+	wait    time.Duration
 }
 
 // planFile parses the flags of plan command name and loads its plan FILE.
@@ -137,6 +142,11 @@ func (a *App) planRun(ctx context.Context, args []string) error {
 	for _, w := range warnings {
 		fmt.Fprintln(a.Stderr, "warning:", w)
 	}
+	unlock, err := a.lockPlan(p.Name, o.wait)
+	if err != nil {
+		return err
+	}
+	defer unlock()
 	st, err := a.openStore(ctx, o.results)
 	if err != nil {
 		return usagef("--results: %w", err)

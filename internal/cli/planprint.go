@@ -33,7 +33,7 @@ func (a *App) planShow(ctx context.Context, args []string) error {
 	if fs.NArg() != 1 {
 		return usagef("plan show needs exactly one plan NAME")
 	}
-	st, err := a.openStore(ctx, o.results)
+	st, err := a.openStoreRead(ctx, o.results)
 	if err != nil {
 		return usagef("--results: %w", err)
 	}

@@ -6,11 +6,13 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
 	"text/tabwriter"
 
+	"github.com/dbarena/dbarena/internal/shard"
 	"github.com/dbarena/dbarena/internal/store"
 	"github.com/dbarena/dbarena/internal/workload"
 )
@@ -19,8 +21,8 @@ const resultsUsage = `dbarena results COMMAND
 
   list [--json] [--tag KEY=VALUE ...] [--workload NAME] [--limit N] [--results PATH|DSN]
   show ID [--json] [--results PATH|DSN]
-  export ID... -o FILE [--results PATH|DSN]   runs to a file (JSON lines, dbarena.export/v1); -o - for stdout
-  import FILE [--results PATH|DSN]            runs from an export file, all or none, with new ids
+  export ID... -o FILE [--results PATH|DSN]   runs (a sharded run's --run-id: whole) to a file (JSON lines, dbarena.export/v1); -o - for stdout
+  import FILE [--results PATH|DSN]            runs from an export file, all or none, with new ids; runs already in the store are skipped
 `
 
 func (a *App) results(ctx context.Context, args []string) error {
@@ -93,7 +95,7 @@ func (a *App) resultsList(ctx context.Context, args []string) error {
 			filter.Tags[kv[0]] = kv[1]
 		}
 	}
-	st, err := a.openStore(ctx, path)
+	st, err := a.openStoreRead(ctx, path)
 	if err != nil {
 		return err
 	}
@@ -145,7 +147,7 @@ func (a *App) resultsShow(ctx context.Context, args []string) error {
 	if fs.NArg() != 1 {
 		return usagef("results show needs exactly one run ID")
 	}
-	st, err := a.openStore(ctx, path)
+	st, err := a.openStoreRead(ctx, path)
 	if err != nil {
 		return err
 	}
@@ -195,25 +197,6 @@ func (a *App) resultsShow(ctx context.Context, args []string) error {
 	return nil
 }
 
-// parseRunIDs parses run ids given as arguments, each a number or a
-// comma-separated list of numbers.
-func parseRunIDs(cmd string, args []string) ([]int64, error) {
-	var ids []int64
-	for _, a := range args {
-		for _, f := range strings.Split(a, ",") {
-			id, err := strconv.ParseInt(strings.TrimSpace(f), 10, 64)
-			if err != nil || id < 1 {
-				return nil, usagef("%s: %q is not a run ID", cmd, f)
-			}
-			ids = append(ids, id)
-		}
-	}
-	if len(ids) == 0 {
-		return nil, usagef("%s needs at least one run ID", cmd)
-	}
-	return ids, nil
-}
-
 func (a *App) resultsExport(ctx context.Context, args []string) error {
 	var path, out string
 	fs := newFlagSet("results export")
@@ -222,20 +205,23 @@ func (a *App) resultsExport(ctx context.Context, args []string) error {
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
-	ids, err := parseRunIDs("results export", fs.Args())
-	if err != nil {
-		return err
+	if fs.NArg() == 0 {
+		return usagef("results export needs at least one run ID")
 	}
 	if out == "" {
 		return usagef("results export: name the output file with -o FILE (or -o - for stdout)")
 	}
-	st, err := a.openStore(ctx, path)
+	st, err := a.openStoreRead(ctx, path)
 	if err != nil {
 		return err
 	}
 	defer st.Close()
+	ids, keys, err := exportSelection(ctx, st, fs.Args())
+	if err != nil {
+		return err
+	}
 	if out == "-" {
-		return exportErr(st.Export(ctx, ids, a.Stdout))
+		return exportErr(st.ExportSharded(ctx, ids, keys, a.Stdout))
 	}
 	// Write a temporary file beside the output and rename it into place,
 	// so that a failure never leaves a partial export under its name.
@@ -244,7 +230,7 @@ func (a *App) resultsExport(ctx context.Context, args []string) error {
 		return usagef("-o %s: %w", out, err)
 	}
 	defer os.Remove(f.Name()) // fails harmlessly once renamed
-	if err := st.Export(ctx, ids, f); err != nil {
+	if err := st.ExportSharded(ctx, ids, keys, f); err != nil {
 		f.Close()
 		return exportErr(err)
 	}
@@ -294,17 +280,75 @@ func (a *App) resultsImport(ctx context.Context, args []string) error {
 		return err
 	}
 	defer st.Close()
-	ids, err := st.Import(ctx, f)
-	if errors.Is(err, store.ErrBadInput) {
+	res, err := st.Import(ctx, f)
+	if errors.Is(err, store.ErrBadInput) || errors.Is(err, store.ErrConflict) {
 		return usagef("results import: %s: %v", file, err)
 	}
 	if err != nil {
 		return failed(fmt.Errorf("results import: %s: %w", file, err))
 	}
+	fmt.Fprintf(a.Stdout, "Imported %d runs from %s into %s", len(res.IDs), file, st.Location())
+	if len(res.IDs) > 0 {
+		fmt.Fprintf(a.Stdout, " as runs %s", joinIDs(res.IDs))
+	}
+	fmt.Fprintln(a.Stdout)
+	if len(res.Skipped) > 0 {
+		fmt.Fprintf(a.Stdout, "Skipped %d runs already in the store (runs %s)\n", len(res.Skipped), joinIDs(res.Skipped))
+	}
+	for _, k := range res.Sharded {
+		fmt.Fprintf(a.Stdout, "Sharded run %s imported\n", k)
+	}
+	for _, k := range res.ShardedSkipped {
+		fmt.Fprintf(a.Stdout, "Sharded run %s already in the store\n", k)
+	}
+	return nil
+}
+
+func joinIDs(ids []int64) string {
 	s := make([]string, len(ids))
 	for i, id := range ids {
 		s[i] = strconv.FormatInt(id, 10)
 	}
-	fmt.Fprintf(a.Stdout, "Imported %d runs from %s into %s as runs %s\n", len(ids), file, st.Location(), strings.Join(s, ", "))
-	return nil
+	return strings.Join(s, ", ")
+}
+
+// exportSelection resolves the run IDs given to results export: numbers
+// (and lists of them, 1,2) are runs; a sharded run's --run-id is the run
+// with its shards' runs (every one stored, oldest first), exported whole.
+func exportSelection(ctx context.Context, st *store.Store, args []string) ([]int64, []string, error) {
+	var (
+		ids  []int64
+		keys []string
+	)
+	for _, a := range args {
+		for _, f := range strings.Split(a, ",") {
+			f = strings.TrimSpace(f)
+			if id, err := strconv.ParseInt(f, 10, 64); err == nil {
+				if id < 1 {
+					return nil, nil, usagef("results export: %q is not a run ID", f)
+				}
+				ids = append(ids, id)
+				continue
+			}
+			if shard.CheckKey(f) != nil {
+				return nil, nil, usagef("results export: %q is not a run ID (a number, or the --run-id of a sharded run)", f)
+			}
+			if _, err := st.ShardRun(ctx, f); errors.Is(err, store.ErrNotFound) {
+				return nil, nil, usagef("results export: %q is not a run ID, nor the --run-id of a sharded run in %s", f, st.Location())
+			} else if err != nil {
+				return nil, nil, failed(err)
+			}
+			rows, err := st.List(ctx, store.Filter{Tags: map[string]string{shard.TagRun: f}})
+			if err != nil {
+				return nil, nil, failed(err)
+			}
+			for _, r := range slices.Backward(rows) { // newest first
+				ids = append(ids, r.ID)
+			}
+			if !slices.Contains(keys, f) {
+				keys = append(keys, f)
+			}
+		}
+	}
+	return ids, keys, nil
 }

@@ -302,7 +302,7 @@ func writeJSON(path string, run *summary.Run) error {
 	if err != nil {
 		return err
 	}
-	return os.WriteFile(path, append(b, '\n'), 0o644)
+	return os.WriteFile(path, append(b, '\n'), 0o600)
 }
 
 // checkWritable fails early when a path cannot be written.

@@ -40,6 +40,8 @@ type shardOptions struct {
 	local   bool   // --local
 	key     string // --run-id
 	timeout time.Duration
+	// unresponsive bounds a local shard's silence (--shard-timeout).
+	unresponsive time.Duration
 
 	// index and count, once resolved; count is 0 for an ordinary run.
 	index, count int
@@ -71,6 +73,7 @@ func (o *shardOptions) flags(fs *pflag.FlagSet) {
 	fs.BoolVar(&o.local, "local", false, "with --shards N: start the N shards as processes of this machine and print the merged summary")
 	fs.StringVar(&o.key, "run-id", "", "the name every shard of one run shares (letters, digits, . _ -; starts with a letter); default with --local: a new one")
 	durationFlag(fs, &o.timeout, "barrier-timeout", shard.DefaultTimeout, "how long a shard waits at the start barrier for the others")
+	durationFlag(fs, &o.unresponsive, "shard-timeout", shard.DefaultUnresponsive, "with --local: a shard that sends no heartbeat this long (stopped, frozen) is killed and the run stopped and stored failed")
 	fs.StringVar(&o.planRef, "plan-ref", "", "the plan cell and round of a plan's sharded step (JSON; set by plan run)")
 	_ = fs.MarkHidden("plan-ref")
 }
@@ -142,6 +145,12 @@ func (a *App) prepareShard(w workload.Workload, o *runOptions) error {
 	s := &o.shard
 	if !s.sharded() {
 		return nil
+	}
+	if hb := a.Getenv(shard.HeartbeatEnv); hb != "" {
+		// A local shard: tell the coordinator this process still runs.
+		if err := shard.StartHeartbeat(hb); err != nil {
+			return usagef("%w", err)
+		}
 	}
 	cfg, err := s.splitConfig(o.cfg, s.index)
 	if err != nil {
@@ -259,6 +268,9 @@ func (a *App) runLocalShards(ctx context.Context, o *runOptions) error {
 	if _, err := s.splitConfig(o.cfg, 0); err != nil {
 		return usagef("%w", err)
 	}
+	if s.unresponsive <= 0 {
+		return usagef("--shard-timeout %v: want a positive duration", s.unresponsive)
+	}
 	st, err := a.openStore(ctx, o.results)
 	if err != nil {
 		return err
@@ -267,12 +279,18 @@ func (a *App) runLocalShards(ctx context.Context, o *runOptions) error {
 	ctx, stop := a.Interrupts(ctx)
 	defer stop()
 	local := a.localShards()
-	local.Output, local.Store = a.Stderr, st
+	local.Output, local.Store, local.Unresponsive = a.Stderr, st, s.unresponsive
 	exits, err := local.Run(ctx, localShardArgs(a.Args[1:]), s.key, s.count)
 	if err != nil {
 		return failed(err)
 	}
-	if early := stoppedBy(exits); early != nil {
+	if silent := unresponsiveShard(exits); silent != nil {
+		msg := silent.Error() + "; the other shards were stopped"
+		fmt.Fprintf(a.Stderr, "dbarena: %s\n", msg)
+		if err := st.FailShardRun(context.WithoutCancel(ctx), s.key, s.count, msg); err != nil {
+			return failed(err)
+		}
+	} else if early := stoppedBy(exits); early != nil {
 		fmt.Fprintf(a.Stderr, "dbarena: %s; the other shards were stopped at the start barrier\n", oneLine(early.Error()))
 	}
 	run, err := shard.Load(context.WithoutCancel(ctx), st, s.key)
@@ -291,6 +309,17 @@ func (a *App) runLocalShards(ctx context.Context, o *runOptions) error {
 	}
 	if run.Status != summary.StatusComplete {
 		return failed(fmt.Errorf("run %s %s: %s", s.key, run.Status, oneLine(strings.Join(append([]string{run.Error}, run.Notes...), "; "))))
+	}
+	return nil
+}
+
+// unresponsiveShard returns why Local killed the shard that stopped
+// answering, if one did.
+func unresponsiveShard(exits []error) *shard.UnresponsiveError {
+	for _, e := range exits {
+		if ue := (*shard.UnresponsiveError)(nil); errors.As(e, &ue) {
+			return ue
+		}
 	}
 	return nil
 }

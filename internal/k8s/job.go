@@ -6,6 +6,8 @@
 package k8s
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"strings"
@@ -14,6 +16,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/validation"
 	"sigs.k8s.io/yaml"
 )
 
@@ -53,16 +56,32 @@ type Spec struct {
 	TTL int32
 	// BackoffLimit is how many pod failures the Job tolerates.
 	BackoffLimit int32
+	// SecretArgs are the values of Args kept in the Secret.
+	SecretArgs []SecretArg
 }
 
-// Name is the Job's name: "dbarena-" and the run key, lower-cased, with
-// '_' and '.' made '-' (a DNS label).
+// Name is the Job's name, a DNS label: "dbarena-", the run key
+// lower-cased with '_' and '.' made '-' (cut to fit), and the first 8 hex
+// digits of the SHA-256 of the exact key, so that run ids a DNS label
+// cannot tell apart ("Abc" and "abc", "a_b" and "a.b") name different
+// Jobs.
 func Name(key string) string {
+	sum := sha256.Sum256([]byte(key))
+	suffix := "-" + hex.EncodeToString(sum[:4])
 	n := "dbarena-" + strings.NewReplacer("_", "-", ".", "-").Replace(strings.ToLower(key))
-	if len(n) > 63 {
-		n = n[:63]
+	if len(n) > 63-len(suffix) {
+		n = n[:63-len(suffix)]
 	}
-	return strings.TrimRight(n, "-")
+	return strings.TrimRight(n, "-") + suffix
+}
+
+// SecretArg is a secret value of the pods' command line (a URL's
+// password, an Authorization header): the Secret holds it under Key and
+// the pod reads it into the environment variable Env, which its argument
+// names as $(Env) (Kubernetes expands it), so the manifest never holds
+// the value.
+type SecretArg struct {
+	Env, Key string
 }
 
 // Job builds the Indexed Job of spec.
@@ -88,6 +107,27 @@ func Job(spec Spec) (*batchv1.Job, error) {
 	if spec.TTL < 0 || spec.BackoffLimit < 0 {
 		errs = append(errs, errors.New("--ttl and --backoff-limit must be >= 0"))
 	}
+	if spec.Namespace != "" {
+		if msgs := validation.IsDNS1123Label(spec.Namespace); len(msgs) > 0 {
+			errs = append(errs, fmt.Errorf("--namespace %q: not a namespace name (a DNS-1123 label): %s", spec.Namespace, msgs[0]))
+		}
+	}
+	if spec.Secret != "" {
+		if msgs := validation.IsDNS1123Subdomain(spec.Secret); len(msgs) > 0 {
+			errs = append(errs, fmt.Errorf("--secret %q: not a Secret name (a DNS-1123 subdomain): %s", spec.Secret, msgs[0]))
+		}
+	}
+	for flag, key := range map[string]string{"--results-key": spec.ResultsKey, "--password-key": spec.PasswordKey} {
+		if key == "" {
+			continue
+		}
+		if msgs := validation.IsConfigMapKey(key); len(msgs) > 0 {
+			errs = append(errs, fmt.Errorf("%s %q: not a Secret key: %s", flag, key, msgs[0]))
+		}
+	}
+	if msgs := validation.IsValidLabelValue(spec.RunKey); len(msgs) > 0 {
+		errs = append(errs, fmt.Errorf("--run-id %q: not a Kubernetes label value: %s", spec.RunKey, msgs[0]))
+	}
 	if len(errs) > 0 {
 		return nil, errors.Join(errs...)
 	}
@@ -103,6 +143,10 @@ func Job(spec Spec) (*batchv1.Job, error) {
 		optional := true
 		env = append(env, corev1.EnvVar{Name: EnvPassword, ValueFrom: &corev1.EnvVarSource{SecretKeyRef: &corev1.SecretKeySelector{
 			LocalObjectReference: corev1.LocalObjectReference{Name: spec.Secret}, Key: spec.PasswordKey, Optional: &optional}}})
+	}
+	for _, sa := range spec.SecretArgs {
+		env = append(env, corev1.EnvVar{Name: sa.Env, ValueFrom: &corev1.EnvVarSource{SecretKeyRef: &corev1.SecretKeySelector{
+			LocalObjectReference: corev1.LocalObjectReference{Name: spec.Secret}, Key: sa.Key}}})
 	}
 	job := &batchv1.Job{
 		TypeMeta:   metav1.TypeMeta{APIVersion: "batch/v1", Kind: "Job"},

@@ -33,7 +33,7 @@ func TestJobRoundTrip(t *testing.T) {
 		t.Fatalf("%v\n%s", err, b)
 	}
 	s := got.Spec
-	if got.Name != "dbarena-bench-1-a" || got.Namespace != "perf" || got.Labels[LabelRun] != "Bench_1.a" {
+	if got.Name != Name("Bench_1.a") || !strings.HasPrefix(got.Name, "dbarena-bench-1-a-") || got.Namespace != "perf" || got.Labels[LabelRun] != "Bench_1.a" {
 		t.Errorf("metadata %+v", got.ObjectMeta)
 	}
 	if s.CompletionMode == nil || *s.CompletionMode != batchv1.IndexedCompletion || *s.Completions != 4 || *s.Parallelism != 4 ||
@@ -87,5 +87,22 @@ func TestJobErrors(t *testing.T) {
 	}
 	if _, err := k8sdecode.Decode([]byte("apiVersion: batch/v1\nkind: Job\nspec:\n  parallelizm: 3\n")); err == nil {
 		t.Error("an unknown field decodes")
+	}
+}
+
+// TestNameInjective: run ids a DNS label cannot tell apart name different
+// Jobs, each a valid DNS label.
+func TestNameInjective(t *testing.T) {
+	seen := map[string]string{}
+	long := strings.Repeat("a", 63)
+	for _, key := range []string{"Abc", "abc", "ABC", "a_b", "a.b", "a-b", long, long[:62] + "b"} {
+		n := Name(key)
+		if other, ok := seen[n]; ok {
+			t.Errorf("%q and %q both name %s", other, key, n)
+		}
+		seen[n] = key
+		if len(n) > 63 || strings.HasSuffix(n, "-") || n != strings.ToLower(n) {
+			t.Errorf("Name(%q) = %q: not a DNS label", key, n)
+		}
 	}
 }

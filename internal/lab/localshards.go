@@ -15,7 +15,8 @@ import (
 // runs its shards: N processes of this binary on this machine (Local),
 // each `dbarena run` with the step's arguments (Job.RunArgs), its target
 // (Job.TargetArg) and the results store, sharing the start barrier; the
-// merged run is read back from Store.
+// merged run is read back from Store. A shard that sends no heartbeat for
+// Local.Unresponsive (shard.DefaultUnresponsive if 0) stops the step.
 type LocalShards struct {
 	Local shard.Local
 	// Store is the results store the shards write to.
@@ -27,6 +28,11 @@ type LocalShards struct {
 }
 
 var _ ShardRunner = LocalShards{}
+
+// shardFailer stores a sharded run's error (*store.Store does).
+type shardFailer interface {
+	FailShardRun(ctx context.Context, key string, count int, msg string) error
+}
 
 // Run implements ShardRunner.
 func (ls LocalShards) Run(ctx context.Context, j Job, key string) (*summary.Run, error) {
@@ -53,9 +59,22 @@ func (ls LocalShards) Run(ctx context.Context, j Job, key string) (*summary.Run,
 	if password != "" {
 		local.Env = append(append([]string(nil), local.Env...), "DBARENA_PASSWORD="+password)
 	}
+	if local.Unresponsive <= 0 {
+		local.Unresponsive = shard.DefaultUnresponsive
+	}
 	exits, err := local.Run(ctx, args, key, j.Shards())
 	if err != nil {
 		return nil, err
+	}
+	for _, e := range exits {
+		// A shard that stopped answering stopped the step: say so in
+		// the sharded run, which then is failed.
+		var ue *shard.UnresponsiveError
+		if f, ok := ls.Store.(shardFailer); ok && errors.As(e, &ue) {
+			if err := f.FailShardRun(context.WithoutCancel(ctx), key, j.Shards(), ue.Error()+"; the other shards were stopped"); err != nil {
+				return nil, err
+			}
+		}
 	}
 	run, err := ls.Load(context.WithoutCancel(ctx), key)
 	if errors.Is(err, store.ErrNotFound) {

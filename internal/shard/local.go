@@ -6,10 +6,13 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"os/exec"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
+	"time"
 
 	"github.com/dbarena/dbarena/internal/store"
 )
@@ -39,6 +42,18 @@ type Local struct {
 	Store interface {
 		ShardRun(ctx context.Context, key string) (*store.ShardRun, error)
 	}
+	// Unresponsive, if > 0, bounds how long a shard may go without a
+	// heartbeat (each shard beats through a pipe, HeartbeatEnv, from the
+	// start of its process to its end, whatever its work): a shard
+	// silent so long (stopped by SIGSTOP, frozen) is killed (SIGKILL),
+	// the others are interrupted (SIGINT) and, Grace later, killed, so
+	// that Run returns within Unresponsive + Grace (and the time the
+	// kernel takes to end them) after a shard stopped answering. Its
+	// exit error wraps ErrUnresponsive.
+	Unresponsive time.Duration
+	// Grace is how long the other shards have to end once one stopped
+	// answering, before they are killed (DefaultGrace if 0).
+	Grace time.Duration
 }
 
 // ErrStopped is wrapped by the exit error of a shard Run interrupted
@@ -69,6 +84,8 @@ func (l Local) Run(ctx context.Context, args []string, key string, n int) ([]err
 	cmds := make([]*exec.Cmd, n)
 	exits := make([]error, n)
 	tails := make([]*tail, n)
+	lastBeat := make(beats, n)
+	exited := make([]atomic.Bool, n)
 	var wg sync.WaitGroup
 	failed := make(chan int, n) // shards that exited with an error
 	for i := range cmds {
@@ -82,16 +99,36 @@ func (l Local) Run(ctx context.Context, args []string, key string, n int) ([]err
 			cmd.Stdin = nil
 		}
 		pr, pw := io.Pipe()
+		var beatR, beatW *os.File
+		if err == nil && l.Unresponsive > 0 {
+			if beatR, beatW, err = os.Pipe(); err == nil {
+				cmd.ExtraFiles = append(cmd.ExtraFiles, beatW)
+				cmd.Env = append(cmd.Env, fmt.Sprintf("%s=%d:%v", HeartbeatEnv, 2+len(cmd.ExtraFiles), heartbeatEvery(l.Unresponsive)))
+			}
+		}
 		if err == nil {
 			cmd.Stdout, cmd.Stderr = pw, pw
 			err = cmd.Start()
 		}
+		if beatW != nil {
+			beatW.Close() // the shard's copy is its own
+		}
 		if err != nil {
+			if beatR != nil {
+				beatR.Close()
+			}
 			for _, c := range cmds[:i] {
 				_ = c.Process.Kill()
 			}
 			wg.Wait()
 			return nil, fmt.Errorf("start shard %d: %w", i, err)
+		}
+		lastBeat.beat(i)
+		if beatR != nil {
+			go func() {
+				defer beatR.Close()
+				readBeats(beatR, lastBeat, i)
+			}()
 		}
 		cmds[i], tails[i] = cmd, &tail{}
 		if l.Started != nil {
@@ -107,6 +144,7 @@ func (l Local) Run(ctx context.Context, args []string, key string, n int) ([]err
 			defer wg.Done()
 			err := cmd.Wait()
 			exits[i] = err
+			exited[i].Store(true)
 			pw.Close()
 			if err != nil {
 				failed <- i
@@ -120,11 +158,47 @@ func (l Local) Run(ctx context.Context, args []string, key string, n int) ([]err
 	}()
 	cause := -1 // the shard whose failure before the start interrupted the others
 	ctxDone := ctx.Done()
+	var (
+		watch  <-chan time.Time // looks for a shard without heartbeat
+		killAt <-chan time.Time // the end of the others' grace
+	)
+	silent := -1 // the first shard that stopped answering
+	silentFor := time.Duration(0)
+	if l.Unresponsive > 0 {
+		t := time.NewTicker(heartbeatEvery(l.Unresponsive))
+		defer t.Stop()
+		watch = t.C
+	}
 wait:
 	for {
 		select {
 		case <-done:
 			break wait
+		case <-watch:
+			for i := range cmds {
+				if d := lastBeat.since(i); !exited[i].Load() && d > l.Unresponsive {
+					silent, silentFor, watch = i, d.Round(time.Second), nil
+					_ = cmds[i].Process.Kill()
+					for j, c := range cmds {
+						if j != i {
+							_ = c.Process.Signal(syscall.SIGINT)
+						}
+					}
+					grace := l.Grace
+					if grace <= 0 {
+						grace = DefaultGrace
+					}
+					killAt = time.After(grace)
+					break
+				}
+			}
+		case <-killAt:
+			killAt = nil
+			for i, c := range cmds {
+				if !exited[i].Load() {
+					_ = c.Process.Kill()
+				}
+			}
 		case i := <-failed:
 			if cause < 0 && ctx.Err() == nil && l.beforeStart(ctx, key) {
 				cause = i
@@ -144,7 +218,12 @@ wait:
 			if t := tails[i].String(); t != "" {
 				err = fmt.Errorf("%w: %s", err, t)
 			}
-			if cause >= 0 && i != cause {
+			switch {
+			case i == silent:
+				err = fmt.Errorf("%w: %w", &UnresponsiveError{Index: i, PID: cmds[i].Process.Pid, Silent: silentFor}, err)
+			case silent >= 0:
+				err = fmt.Errorf("%w (shard %d stopped answering): %w", ErrStopped, silent, err)
+			case cause >= 0 && i != cause:
 				err = fmt.Errorf("%w (shard %d failed before the start): %w", ErrStopped, cause, err)
 			}
 			exits[i] = fmt.Errorf("shard %d: %w", i, err)

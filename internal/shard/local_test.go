@@ -175,3 +175,41 @@ sleep 1; echo done`)}
 		t.Errorf("exits %v, want shard 0 well, shard 1 failed", exits)
 	}
 }
+
+// TestLocalUnresponsive: a shard that stops beating (SIGSTOP) is killed
+// once Unresponsive passed, the others are interrupted, and one that
+// ignores the interrupt is killed Grace later; Run returns within that
+// bound, naming the silent shard.
+func TestLocalUnresponsive(t *testing.T) {
+	script := `beat() { while :; do printf . >&${DBARENA_SHARD_HEARTBEAT%%:*} || exit 9; sleep 0.1; done; }
+case "$2" in
+0/3) trap 'exit 130' INT; beat ;;
+1/3) printf . >&${DBARENA_SHARD_HEARTBEAT%%:*}; sleep 0.5; kill -STOP $$ ;;
+2/3) trap '' INT; beat ;;
+esac`
+	l := Local{Command: shCommand(script), Unresponsive: time.Second, Grace: 2 * time.Second}
+	t0 := time.Now()
+	exits, err := l.Run(context.Background(), nil, "k-1", 3)
+	took := time.Since(t0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if took > 20*time.Second {
+		t.Errorf("Run took %v, want about 0.5 + 1 + 2 s", took)
+	}
+	var ue *UnresponsiveError
+	if !errors.As(exits[1], &ue) || ue.Index != 1 || ue.PID == 0 || !errors.Is(exits[1], ErrUnresponsive) {
+		t.Fatalf("shard 1: %v, want it unresponsive", exits[1])
+	}
+	if !strings.Contains(exits[1].Error(), "shard 1 stopped answering: no heartbeat for") {
+		t.Errorf("shard 1: %v", exits[1])
+	}
+	for _, i := range []int{0, 2} {
+		if !errors.Is(exits[i], ErrStopped) || !strings.Contains(exits[i].Error(), "shard 1 stopped answering") {
+			t.Errorf("shard %d: %v, want stopped because of shard 1", i, exits[i])
+		}
+	}
+	if !strings.Contains(exits[2].Error(), "killed") {
+		t.Errorf("shard 2 ignored SIGINT, want it killed after the grace: %v", exits[2])
+	}
+}

@@ -92,7 +92,8 @@ func merged(status string) bool {
 // shard's own figures in Shards. Only shards that ran to their end are
 // merged; a shard that failed, was interrupted, died (aborted) or never
 // stored a run is listed with its status and makes the run degraded
-// (failed when none ran to its end; running while one still runs).
+// (failed when none ran to its end; running while one still runs). A
+// run whose coordinator stored an error (br.Error) is failed with it.
 func Merge(br *store.ShardRun, runs map[int]*summary.Run) (*summary.Run, error) {
 	if br == nil || br.Count < 1 {
 		return nil, errors.New("merge shards: no sharded run")
@@ -219,6 +220,14 @@ func Merge(br *store.ShardRun, runs map[int]*summary.Run) (*summary.Run, error) 
 		}
 	}
 	switch {
+	case br.Error != "":
+		// The coordinator's verdict (a shard stopped answering): the run
+		// was stopped, whatever its shards stored.
+		out.Status = summary.StatusFailed
+		out.Error = br.Error
+		if len(included) > 0 {
+			out.Notes = append(out.Notes, fmt.Sprintf("the figures are those of shards %s only", formatInts(included)))
+		}
 	case len(running) > 0 && len(bad) == 0:
 		out.Status = summary.StatusRunning
 	case len(included) == 0:

@@ -72,10 +72,11 @@ func TestExportImport(t *testing.T) {
 		t.Run("into "+name, func(t *testing.T) {
 			dst, _ := openBackend(t, name)
 			save(t, dst, testRun(7, 1)) // ids differ from the source's
-			got, err := dst.Import(ctx, bytes.NewReader(buf.Bytes()))
+			res, err := dst.Import(ctx, bytes.NewReader(buf.Bytes()))
 			if err != nil {
 				t.Fatalf("Import: %v", err)
 			}
+			got := res.IDs
 			if len(got) != len(want) {
 				t.Fatalf("Import returned %d ids, want %d", len(got), len(want))
 			}
@@ -127,9 +128,9 @@ func TestImportBadInput(t *testing.T) {
 	s, _ := openBackend(t, "sqlite")
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			ids, err := s.Import(context.Background(), strings.NewReader(tt.in))
+			res, err := s.Import(context.Background(), strings.NewReader(tt.in))
 			if err == nil {
-				t.Fatalf("Import succeeded with ids %v", ids)
+				t.Fatalf("Import succeeded: %+v", res)
 			}
 			msg := err.Error()
 			if !errors.Is(err, ErrBadInput) || !strings.HasPrefix(msg, "line "+strconv.Itoa(tt.line)+": ") ||
@@ -142,9 +143,9 @@ func TestImportBadInput(t *testing.T) {
 		t.Errorf("failed imports stored %d runs (%v)", len(rows), err)
 	}
 	// Blank lines and a missing final newline are fine.
-	ids, err := s.Import(context.Background(), strings.NewReader(hdr+"\n"+run1+"\n"+strings.TrimSuffix(run2, "\n")))
-	if err != nil || len(ids) != 2 {
-		t.Errorf("Import with blank lines = %v, %v", ids, err)
+	res, err := s.Import(context.Background(), strings.NewReader(hdr+"\n"+run1+"\n"+strings.TrimSuffix(run2, "\n")))
+	if err != nil || len(res.IDs) != 2 {
+		t.Errorf("Import with blank lines = %+v, %v", res, err)
 	}
 }
 
@@ -159,7 +160,7 @@ func FuzzDecodeExport(f *testing.F) {
 	f.Add(good.Bytes())
 	f.Add([]byte(`{"format":"dbarena.export/v1","runs":0}` + "\n"))
 	f.Fuzz(func(t *testing.T, in []byte) {
-		runs, err := decodeExport(bytes.NewReader(in))
+		hdr, runs, err := decodeImport(bytes.NewReader(in))
 		if err != nil {
 			if !errors.Is(err, ErrBadInput) || !strings.HasPrefix(err.Error(), "line ") {
 				t.Fatalf("error %q is not a line-numbered ErrBadInput", err)
@@ -167,10 +168,10 @@ func FuzzDecodeExport(f *testing.F) {
 			return
 		}
 		var out bytes.Buffer
-		if err := encodeExport(&out, runs); err != nil {
+		if err := encodeExport(&out, runs, hdr.Sharded...); err != nil {
 			t.Fatalf("re-encode: %v", err)
 		}
-		again, err := decodeExport(&out)
+		_, again, err := decodeExport(&out)
 		if err != nil {
 			t.Fatalf("re-decode: %v\n%s", err, out.Bytes())
 		}
@@ -208,7 +209,7 @@ func TestFuzzSeeds(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: %v", e.Name(), err)
 		}
-		_, err = decodeExport(strings.NewReader(in))
+		_, _, err = decodeImport(strings.NewReader(in))
 		if valid := strings.HasPrefix(e.Name(), "valid-"); valid != (err == nil) {
 			t.Errorf("seed %s: decode error %v", e.Name(), err)
 		}

@@ -30,6 +30,8 @@ func migrations() []migration {
 			sql: [3]string{sqliteBackend: sqliteV2, mysqlBackend: mysqlV2, postgresBackend: postgresV2}},
 		{name: "start barrier of sharded runs",
 			sql: [3]string{sqliteBackend: sqliteV3, mysqlBackend: mysqlV3, postgresBackend: postgresV3}},
+		{name: "the coordinator's verdict on a sharded run",
+			sql: [3]string{sqliteBackend: sqliteV4, mysqlBackend: mysqlV4, postgresBackend: postgresV4}},
 	}
 }
 
@@ -454,6 +456,22 @@ CREATE TABLE shard_members (
 	skew_ms  DOUBLE PRECISION NOT NULL DEFAULT 0,
 	PRIMARY KEY (run_key, shard)
 );
+`
+
+// sqliteV4 holds the error a sharded run's coordinator stored (a shard that
+// stopped answering, FailShardRun): it makes the merged run failed.
+const sqliteV4 = `
+ALTER TABLE shard_runs ADD COLUMN error TEXT NOT NULL DEFAULT '';
+`
+
+// mysqlV4 is sqliteV4 for the MySQL family.
+const mysqlV4 = `
+ALTER TABLE shard_runs ADD COLUMN error VARCHAR(2048) NOT NULL DEFAULT '';
+`
+
+// postgresV4 is sqliteV4 for PostgreSQL.
+const postgresV4 = `
+ALTER TABLE shard_runs ADD COLUMN error TEXT NOT NULL DEFAULT '';
 `
 
 // statements splits a step into its statements.

@@ -31,6 +31,8 @@ type ShardRun struct {
 	Count   int
 	StartAt time.Time
 	Members []ShardMember
+	// Error is the coordinator's verdict (FailShardRun), "" if none.
+	Error string
 }
 
 // JoinShard registers shard index of count shards of the sharded run key
@@ -142,7 +144,7 @@ func (s *Store) ShardRun(ctx context.Context, key string) (*ShardRun, error) {
 	}
 	r := &ShardRun{Key: key}
 	var start string
-	err := s.db.QueryRowContext(ctx, s.be.rebind("SELECT shards, start_at FROM shard_runs WHERE run_key = ?"), key).Scan(&r.Count, &start)
+	err := s.db.QueryRowContext(ctx, s.be.rebind("SELECT shards, start_at, error FROM shard_runs WHERE run_key = ?"), key).Scan(&r.Count, &start, &r.Error)
 	if errors.Is(err, sql.ErrNoRows) {
 		return fail(ErrNotFound)
 	}
@@ -179,4 +181,33 @@ func (s *Store) ShardRun(ctx context.Context, key string) (*ShardRun, error) {
 		return fail(err)
 	}
 	return r, nil
+}
+
+// maxShardError bounds the stored length of a sharded run's error.
+const maxShardError = 2000
+
+// FailShardRun stores msg as the error of sharded run key of count shards
+// (creating its row when no shard joined yet): the coordinator's verdict,
+// such as a shard that stopped answering, which makes the merged run
+// failed. A later call replaces the message.
+func (s *Store) FailShardRun(ctx context.Context, key string, count int, msg string) error {
+	if len(msg) > maxShardError {
+		msg = msg[:maxShardError]
+	}
+	_, err := s.inTx(ctx, func(tx *sql.Tx) (int64, error) {
+		res, err := s.exec(ctx, tx, "UPDATE shard_runs SET error = ? WHERE run_key = ?", msg, key)
+		if err != nil {
+			return 0, err
+		}
+		if n, err := res.RowsAffected(); err == nil && n > 0 {
+			return 0, nil
+		}
+		_, err = s.exec(ctx, tx, "INSERT INTO shard_runs (run_key, shards, created_at, error) VALUES (?, ?, ?, ?)",
+			key, count, formatTime(time.Now()), msg)
+		return 0, err
+	})
+	if err != nil {
+		return fmt.Errorf("store the error of sharded run %q in %s: %w", key, s.loc, err)
+	}
+	return nil
 }

@@ -70,3 +70,32 @@ func TestShardBarrier(t *testing.T) {
 		})
 	}
 }
+
+// TestFailShardRun: the coordinator's verdict is stored on the sharded
+// run, joined or not yet.
+func TestFailShardRun(t *testing.T) {
+	for _, name := range backendNames {
+		t.Run(name, func(t *testing.T) {
+			s, _ := openBackend(t, name)
+			ctx := context.Background()
+			if err := s.JoinShard(ctx, "r1", 0, 2, "h0"); err != nil {
+				t.Fatal(err)
+			}
+			if err := s.FailShardRun(ctx, "r1", 2, "shard 1 stopped answering"); err != nil {
+				t.Fatal(err)
+			}
+			if err := s.FailShardRun(ctx, "r2", 3, "shard 0 stopped answering"); err != nil { // none joined
+				t.Fatal(err)
+			}
+			for key, want := range map[string]string{"r1": "shard 1 stopped answering", "r2": "shard 0 stopped answering"} {
+				r, err := s.ShardRun(ctx, key)
+				if err != nil || r.Error != want {
+					t.Errorf("ShardRun(%s) = %+v, %v; want error %q", key, r, err, want)
+				}
+			}
+			if r, _ := s.ShardRun(ctx, "r2"); r.Count != 3 || len(r.Members) != 0 {
+				t.Errorf("r2 = %+v", r)
+			}
+		})
+	}
+}
