@@ -102,7 +102,7 @@ func (a *App) report(ctx context.Context, args []string) error {
 		return usagef("%w", errs[0])
 	}
 
-	st, err := a.openStore(ctx, path)
+	st, err := a.openStoreRead(ctx, path)
 	if err != nil {
 		return err
 	}
@@ -273,7 +273,7 @@ func (a *App) compare(ctx context.Context, args []string) error {
 	if fs.NArg() != 2 {
 		return usagef("compare needs two run IDs: dbarena compare ID_A ID_B")
 	}
-	st, err := a.openStore(ctx, path)
+	st, err := a.openStoreRead(ctx, path)
 	if err != nil {
 		return err
 	}

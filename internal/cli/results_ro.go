@@ -9,7 +9,7 @@ import (
 )
 
 // openStoreRead opens the results store named by a --results value for a
-// command that only reads it (results list, show, export). It opens it as
+// command that only reads it (results list, show, export, report, compare). It opens it as
 // openStore does; when that fails for a store file that exists (mode 0444,
 // a read-only directory or file system), it opens the file read-only
 // instead (store.OpenReadOnly), and fails with the first error only when

@@ -48,6 +48,9 @@ func TestResultsReadOnlyStore(t *testing.T) {
 	if !strings.HasPrefix(exp.stdout, `{"format":"dbarena.export/v1","runs":1}`) {
 		t.Errorf("export: %.80q", exp.stdout)
 	}
+	html := filepath.Join(t.TempDir(), "r.html")
+	dbarena(t, "report", itoa(ids[0]), itoa(ids[1]), "--results", src, "-o", html).mustSucceed(t)
+	dbarena(t, "compare", itoa(ids[0]), itoa(ids[1]), "--results", src).mustSucceed(t)
 	// Writing still fails, with one line saying why.
 	out := filepath.Join(t.TempDir(), "x.jsonl")
 	if err := os.WriteFile(out, []byte(exp.stdout), 0o600); err != nil {
