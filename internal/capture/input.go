@@ -10,6 +10,9 @@ import (
 type Record struct {
 	// At is the start time in Unix microseconds.
 	At int64
+	// Line is the log line the record comes from (0: unknown), for
+	// errors found after parsing.
+	Line int64
 	Event
 }
 

@@ -44,6 +44,7 @@ type General struct {
 	emit     func(*capture.Record) error
 	sessions map[string]*session
 	rec      capture.Record
+	line     int64 // of the entry Entry is given, when known
 }
 
 type session struct {
@@ -72,7 +73,7 @@ func (g *General) Entry(at int64, id, command, arg string) error {
 	}
 	s.seen = true
 	r := &g.rec
-	*r = capture.Record{At: at}
+	*r = capture.Record{At: at, Line: g.line}
 	switch command {
 	case "Connect":
 		if strings.HasPrefix(arg, "Access denied") {
@@ -164,9 +165,9 @@ func ParseGeneral(r io.Reader, in *capture.Input, emit func(*capture.Record) err
 			return nil
 		}
 		pend = false
+		g.line = pLine
 		return g.Entry(pAt, pID, pCmd, arena.String(pArg))
 	}
-	_ = pLine
 	for {
 		line, err := lr.Next()
 		if err == io.EOF {

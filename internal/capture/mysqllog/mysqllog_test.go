@@ -189,11 +189,12 @@ func TestSlowMalformed(t *testing.T) {
 		log  string
 		line string
 	}{
-		"sql first":   {"SELECT 1;\n", "x.log:1: "},
-		"no time":     {"# User@Host: a[a] @ h []  Id: 1\n# Query_time: 1\nSELECT 1;\n", "x.log:1: "},
-		"no id":       {"# Time: 241122 22:50:01\n# User@Host: a[a] @ h []\n# Query_time: 1\nSELECT 1;\n", "x.log:2: "},
-		"bad time":    {"# Time: 2024-99-22T22:50:01Z\n", "x.log:1: "},
-		"no duration": {"# Time: 241122 22:50:01\n# User@Host: a[a] @ h []  Id: 1\nSELECT 1;\n", "x.log:2: "},
+		"sql first":     {"SELECT 1;\n", "x.log:1: "},
+		"no time":       {"# User@Host: a[a] @ h []  Id: 1\n# Query_time: 1\nSELECT 1;\n", "x.log:1: "},
+		"no id":         {"# Time: 241122 22:50:01\n# User@Host: a[a] @ h []\n# Query_time: 1\nSELECT 1;\n", "x.log:2: "},
+		"bad time":      {"# Time: 2024-99-22T22:50:01Z\n", "x.log:1: "},
+		"no duration":   {"# Time: 241122 22:50:01\n# User@Host: a[a] @ h []  Id: 1\nSELECT 1;\n", "x.log:2: "},
+		"huge duration": {"# Time: 241122 22:50:01\n# User@Host: a[a] @ h []  Id: 1\n# Query_time: 9000000000000000000000.5\nSELECT 1;\n", "x.log:2: Query_time of "},
 	} {
 		t.Run(name, func(t *testing.T) {
 			_, _, err := parse(t, slow, c.log, false)

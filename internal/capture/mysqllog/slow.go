@@ -202,7 +202,7 @@ func seconds(v string) (int64, bool) {
 		case c == '.' && !dot:
 			dot = true
 		case isDigit(c) && !dot:
-			us = us*10 + int64(c-'0')
+			us = min(us*10+int64(c-'0'), capture.MaxTUS/1e6+1) // out of range, and no overflow below
 		case isDigit(c):
 			if scale > 1 {
 				scale /= 10
@@ -250,6 +250,9 @@ func (p *slowParser) flush() error {
 	}
 	if !p.hasDur {
 		return p.in.Bad(p.line, "slow log entry without Query_time")
+	}
+	if p.durUS > capture.MaxTUS {
+		return p.in.Bad(p.line, "Query_time of %d s out of range (at most %d s)", p.durUS/1e6, int64(capture.MaxTUS/1e6))
 	}
 	if p.admin != "" && p.admin != "Quit" {
 		p.in.Ignore("slow log administrator command " + p.admin)
@@ -306,6 +309,7 @@ func (p *slowParser) flush() error {
 }
 
 func (p *slowParser) put(r capture.Record) error {
+	r.Line = p.line
 	p.rec = r
 	return p.emit(&p.rec)
 }
