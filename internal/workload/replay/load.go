@@ -40,6 +40,7 @@ type event struct {
 	kind    uint8
 	class   uint8
 	ordered bool  // the statement has ORDER BY: its result is compared in order
+	acct    uint8 // an account statement, never sent: its kind's index in Capture.AcctKinds plus 1
 	fp      int32 // index in Capture.FPs; -1 for connect, quit, close
 	ord     int32 // statement ordinal in the capture (query, execute); -1 otherwise
 	durUS   int64 // captured duration; -1 unknown
@@ -89,6 +90,9 @@ type Capture struct {
 	// previous one did: only some events then end on a whole second, where
 	// a log with microseconds has next to none.
 	WholeSeconds bool
+	// AcctKinds names the kinds of the account and privilege statements
+	// the capture holds (see accountKind), which a replay skips.
+	AcctKinds []string
 }
 
 // Header is the capture's header.
@@ -188,6 +192,14 @@ func Read(r io.Reader, name string) (*Capture, error) {
 				c.FPs = append(c.FPs, FP{ID: fingerprint.ID(fp), Text: fp})
 			}
 			ev.fp = i
+			if k := accountKind(text, flavor == fingerprint.Postgres); k != "" {
+				j := slices.Index(c.AcctKinds, k)
+				if j < 0 {
+					j = len(c.AcctKinds)
+					c.AcctKinds = append(c.AcctKinds, k)
+				}
+				ev.acct = uint8(min(j+1, 255))
+			}
 			ev.class = classify(fp)
 			ev.ordered = strings.Contains(fp, "order by")
 			if ev.kind != kPrepare {

@@ -60,6 +60,9 @@ type Workload struct {
 	lag      lagSeries
 	stats    []*workerStats // one per slot
 
+	watch watchdog     // finds a frozen server
+	lost  atomic.Int64 // statements and connects that met a lost or unanswered connection
+
 	// digests holds, with --record-results, each statement's result
 	// digest by capture ordinal (0: not run).
 	digests []uint64
