@@ -329,8 +329,16 @@ func Files(paths []string, o Options, w io.Writer) (Result, error) {
 }
 
 // ToFile is Files writing to the file out, atomically (a temporary file
-// renamed into place).
+// renamed into place). An out that is one of the logs (the same file, by
+// any name: a symbolic or hard link) is refused.
 func ToFile(paths []string, o Options, out string) (Result, error) {
+	if ost, err := os.Stat(out); err == nil {
+		for _, p := range paths {
+			if ist, err := os.Stat(p); err == nil && os.SameFile(ist, ost) {
+				return Result{}, fmt.Errorf("-o %s: it is the log %s (the same file): write the capture elsewhere", out, p)
+			}
+		}
+	}
 	tmp, err := os.CreateTemp(filepath.Dir(out), "."+filepath.Base(out)+".*")
 	if err != nil {
 		return Result{}, err

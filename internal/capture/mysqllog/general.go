@@ -168,6 +168,7 @@ func ParseGeneral(r io.Reader, in *capture.Input, emit func(*capture.Record) err
 		g.line = pLine
 		return g.Entry(pAt, pID, pCmd, arena.String(pArg))
 	}
+	var lastLine []byte
 	for {
 		line, err := lr.Next()
 		if err == io.EOF {
@@ -176,6 +177,7 @@ func ParseGeneral(r io.Reader, in *capture.Input, emit func(*capture.Record) err
 		if err != nil {
 			return fmt.Errorf("%s: %w", in.Name, err)
 		}
+		lastLine = line
 		if in.Stats != nil {
 			in.Stats.Lines++
 		}
@@ -240,6 +242,12 @@ func ParseGeneral(r io.Reader, in *capture.Input, emit func(*capture.Record) err
 			pArg = append(pArg, '\n')
 			pArg = append(pArg, line...)
 		}
+	}
+	if lr.Partial && pend && len(bytes.TrimSpace(lastLine)) > 0 {
+		// The last line was cut off: the entry it starts or continues
+		// is incomplete, not one to glue to what came before.
+		in.CutOff(lr.N, pLine)
+		pend = false
 	}
 	return flush()
 }

@@ -27,6 +27,7 @@ func ParseSlow(r io.Reader, in *capture.Input, emit func(*capture.Record) error)
 	p := slowParser{in: in, emit: emit, sessions: map[string]*slowSession{}}
 	lr := capture.NewLineReader(r)
 	banner := 0
+	var lastLine []byte
 	for {
 		line, err := lr.Next()
 		if err == io.EOF {
@@ -35,6 +36,7 @@ func ParseSlow(r io.Reader, in *capture.Input, emit func(*capture.Record) error)
 		if err != nil {
 			return fmt.Errorf("%s: %w", in.Name, err)
 		}
+		lastLine = line
 		if in.Stats != nil {
 			in.Stats.Lines++
 		}
@@ -73,6 +75,13 @@ func ParseSlow(r io.Reader, in *capture.Input, emit func(*capture.Record) error)
 			p.body.WriteByte('\n')
 		}
 		p.body.Write(line)
+	}
+	if lr.Partial && p.open && len(bytes.TrimSpace(lastLine)) > 0 {
+		// The last line was cut off: the entry it belongs to is
+		// incomplete (a statement cut short, or its header).
+		in.CutOff(lr.N, p.line)
+		p.open = false
+		p.body.Reset()
 	}
 	return p.flush()
 }
