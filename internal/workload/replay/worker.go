@@ -305,11 +305,16 @@ func (w *worker) Next(ctx context.Context, stop <-chan struct{}) (time.Time, err
 func (w *worker) open(ctx context.Context, db string) bool {
 	st := w.st
 	db = w.sessionDB(db)
-	octx := w.opctx(ctx)
+	dctx, cancel := context.WithTimeout(w.opctx(ctx), connectTimeout)
 	w.wl.watch.begin(w)
-	c, err := dial(octx, w.env, db)
+	c, err := dial(dctx, w.env, db)
 	w.wl.watch.end(w, w.answered(err))
+	timedOut := err != nil && errors.Is(dctx.Err(), context.DeadlineExceeded)
+	cancel()
 	if err = w.stalled(ctx, err); err != nil {
+		if timedOut {
+			err = &connectError{err: err}
+		}
 		if ctx.Err() == nil && w.env.Dialect.Classify(err).Kind == dialect.ConnLost {
 			w.lost = err
 			return false
