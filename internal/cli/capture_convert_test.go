@@ -56,3 +56,28 @@ func TestCaptureConvertCutOffLog(t *testing.T) {
 		t.Errorf("capture %q (%v): the cut entry is kept", b, err)
 	}
 }
+
+// TestCaptureTimesOutOfRange: times that would overflow are refused with
+// FILE:LINE and exit 2, in a capture file (run replay) and in a log
+// (capture convert) (issue 33, item 9).
+func TestCaptureTimesOutOfRange(t *testing.T) {
+	dir := t.TempDir()
+	capFile := filepath.Join(dir, "far.capture")
+	if err := os.WriteFile(capFile, []byte(`{"schema":"dbarena.capture/v1","flavor":"mysql"}`+"\n"+
+		`{"session":"1","t_us":0,"kind":"query","sql":"SELECT 1"}`+"\n"+
+		`{"session":"1","t_us":9000000000000000000,"kind":"query","sql":"SELECT 1"}`+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r := dbarena(t, "run", "replay", "--capture", capFile)
+	if r.code != ExitUsage || !strings.Contains(r.stderr, capFile+":3: t_us 9000000000000000000 out of range") {
+		t.Errorf("run replay: exit %d, stderr %q; want 2 and %s:3", r.code, r.stderr, capFile)
+	}
+	log := filepath.Join(dir, "general.log")
+	if err := os.WriteFile(log, []byte("2024-11-22T22:50:01.000100Z\t    8 Query\tSELECT 1\n9999-11-22T22:50:01.000100Z\t    8 Query\tSELECT 2\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r = dbarena(t, "capture", "convert", log, "--from", "mysql-general", "-o", filepath.Join(dir, "c.capture"))
+	if r.code != ExitUsage || !strings.Contains(r.stderr, log+":2: ") || !strings.Contains(r.stderr, "out of range") {
+		t.Errorf("capture convert: exit %d, stderr %q; want 2 and %s:2", r.code, r.stderr, log)
+	}
+}
