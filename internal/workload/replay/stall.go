@@ -24,7 +24,8 @@ import (
 //   - when a statement or a connect has waited stallAfter without any
 //     reply from the server on any connection, a watchdog opens a probe
 //     connection; when that gets no answer within probeTimeout, every
-//     statement in flight is abandoned (its connection closed) as lost;
+//     statement in flight is abandoned as lost (the run's sockets are
+//     closed, or, when it records none, the calls' contexts cancelled);
 //   - a lost connection is the runner's to replace, for at most
 //     --reconnect-timeout, after which the run fails (the server is gone)
 //     or, if one came back, the run is degraded.
@@ -156,6 +157,12 @@ func (d *watchdog) run(ctx context.Context, stop <-chan struct{}, env workload.E
 		}
 		d.stalls.Add(1)
 		d.current().cancel()
+		if env.Sockets != nil {
+			// Statements run under a context that is never cancelled:
+			// closing the run's sockets ends them (the runner's pool
+			// opens new connections as it needs them).
+			env.Sockets.CloseAll()
+		}
 	}
 }
 

@@ -120,10 +120,22 @@ func (w *worker) opctx(ctx context.Context) context.Context {
 	return w.octx
 }
 
-// stalled turns the error of a call the watchdog abandoned into a
-// stallError.
-func (w *worker) stalled(ctx context.Context, err error) error {
-	if err != nil && ctx.Err() == nil && w.octx != nil && w.octx.Err() != nil {
+// callCtx is the context of a statement and the epoch it runs in. When
+// the run records its sockets (env.Sockets), the watchdog aborts a stall
+// by closing them, and statements run under ctx itself, which spares the
+// drivers a cancellable context per statement; otherwise under opctx.
+func (w *worker) callCtx(ctx context.Context) (context.Context, *epoch) {
+	if w.env.Sockets != nil {
+		return ctx, w.wl.watch.current()
+	}
+	octx := w.opctx(ctx)
+	return octx, w.ep
+}
+
+// stalled turns the error of a call the watchdog abandoned (its epoch
+// ended while it ran) into a stallError.
+func (w *worker) stalled(ctx context.Context, ep *epoch, err error) error {
+	if err != nil && ctx.Err() == nil && ep != nil && ep.ctx.Err() != nil {
 		return &stallError{waited: stallAfter + probeTimeout}
 	}
 	return err
@@ -266,11 +278,11 @@ func (w *worker) Next(ctx context.Context, stop <-chan struct{}) (time.Time, err
 		case kPrepare:
 			st.ei++
 			if wl.prepared == PreparedServer {
-				octx := w.opctx(ctx)
+				octx, ep := w.callCtx(ctx)
 				wl.watch.begin(w)
 				err := st.conn.prepare(octx, e.name, e.sql)
 				wl.watch.end(w, w.answered(err))
-				if err = w.stalled(ctx, err); err != nil {
+				if err = w.stalled(ctx, ep, err); err != nil {
 					if w.env.Dialect.Classify(err).Kind == dialect.ConnLost {
 						w.lost = err
 						return time.Time{}, nil
@@ -282,11 +294,11 @@ func (w *worker) Next(ctx context.Context, stop <-chan struct{}) (time.Time, err
 		case kClose:
 			st.ei++
 			if wl.prepared == PreparedServer {
-				octx := w.opctx(ctx)
+				octx, ep := w.callCtx(ctx)
 				wl.watch.begin(w)
 				err := st.conn.deallocate(octx, e.name)
 				wl.watch.end(w, w.answered(err))
-				if err = w.stalled(ctx, err); err != nil && w.env.Dialect.Classify(err).Kind == dialect.ConnLost {
+				if err = w.stalled(ctx, ep, err); err != nil && w.env.Dialect.Classify(err).Kind == dialect.ConnLost {
 					w.lost = err
 					return time.Time{}, nil
 				}
@@ -306,12 +318,13 @@ func (w *worker) open(ctx context.Context, db string) bool {
 	st := w.st
 	db = w.sessionDB(db)
 	dctx, cancel := context.WithTimeout(w.opctx(ctx), connectTimeout)
+	ep := w.ep
 	w.wl.watch.begin(w)
 	c, err := dial(dctx, w.env, db)
 	w.wl.watch.end(w, w.answered(err))
 	timedOut := err != nil && errors.Is(dctx.Err(), context.DeadlineExceeded)
 	cancel()
-	if err = w.stalled(ctx, err); err != nil {
+	if err = w.stalled(ctx, ep, err); err != nil {
 		if timedOut {
 			err = &connectError{err: err}
 		}
@@ -382,7 +395,7 @@ func (w *worker) Event(ctx context.Context, ev *workload.Event) error {
 	hash := wl.digests != nil && st.loop == 0
 	w.res = result{}
 	st.sent++
-	octx := w.opctx(ctx)
+	octx, ep := w.callCtx(ctx)
 	wl.watch.begin(w)
 	start := time.Now()
 	var err error
@@ -398,7 +411,7 @@ func (w *worker) Event(ctx context.Context, ev *workload.Event) error {
 	}
 	end := time.Now()
 	wl.watch.end(w, w.answered(err))
-	err = w.stalled(ctx, err)
+	err = w.stalled(ctx, ep, err)
 	if err != nil && w.env.Dialect.Classify(err).Kind == dialect.ConnLost {
 		wl.lost.Add(1)
 	}
