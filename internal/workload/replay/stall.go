@@ -70,9 +70,27 @@ type watchdog struct {
 	once     sync.Once
 	last     atomic.Int64 // unix ns of the last reply from the server
 	inflight atomic.Int64 // server calls in flight
-	oldest   sync.Map     // worker -> unix ns its call began
 	cur      atomic.Pointer[epoch]
 	stalls   atomic.Int64
+
+	mu      sync.Mutex
+	workers map[*worker]struct{} // whose calls are watched (worker.callStart)
+}
+
+// watch registers w; forget undoes it.
+func (d *watchdog) watch(w *worker) {
+	d.mu.Lock()
+	if d.workers == nil {
+		d.workers = map[*worker]struct{}{}
+	}
+	d.workers[w] = struct{}{}
+	d.mu.Unlock()
+}
+
+func (d *watchdog) forget(w *worker) {
+	d.mu.Lock()
+	delete(d.workers, w)
+	d.mu.Unlock()
 }
 
 func newEpoch() *epoch {
@@ -100,14 +118,14 @@ func (d *watchdog) rearm() {
 
 // begin marks a server call of w in flight.
 func (d *watchdog) begin(w *worker) {
-	d.oldest.Store(w, time.Now().UnixNano())
+	w.callStart.Store(time.Now().UnixNano())
 	d.inflight.Add(1)
 }
 
 // end marks w's call done; answered says the server replied (with a
 // result or an error of its own).
 func (d *watchdog) end(w *worker, answered bool) {
-	d.oldest.Delete(w)
+	w.callStart.Store(0)
 	d.inflight.Add(-1)
 	if answered {
 		d.last.Store(time.Now().UnixNano())
@@ -138,10 +156,14 @@ func (d *watchdog) run(ctx context.Context, stop <-chan struct{}, env workload.E
 			continue
 		}
 		var waiting bool
-		d.oldest.Range(func(_, v any) bool {
-			waiting = waiting || now-v.(int64) >= int64(stallAfter)
-			return !waiting
-		})
+		d.mu.Lock()
+		for w := range d.workers {
+			if at := w.callStart.Load(); at != 0 && now-at >= int64(stallAfter) {
+				waiting = true
+				break
+			}
+		}
+		d.mu.Unlock()
 		if !waiting {
 			continue
 		}

@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"math"
+	"sync/atomic"
 	"time"
 
 	"github.com/dbarena/dbarena/internal/dialect"
@@ -50,6 +51,9 @@ type worker struct {
 	octx   context.Context
 	ostop  func() bool
 	ocanc  context.CancelFunc
+	// callStart is when the server call in flight began (unix ns; 0:
+	// none), for the watchdog.
+	callStart atomic.Int64
 }
 
 var (
@@ -70,6 +74,7 @@ func (wl *Workload) DialWorker(ctx context.Context, env workload.Env, id int, _ 
 		return nil, errors.New("replay: more workers than slots")
 	}
 	w := &worker{wl: wl, env: env, st: slots[id], stats: wl.stats[id]}
+	wl.watch.watch(w)
 	st := w.st
 	if st.started && st.conn == nil && st.si < len(st.sessions) && !st.skip {
 		// The runner replaces a lost connection: the session goes on, on
@@ -79,6 +84,7 @@ func (wl *Workload) DialWorker(ctx context.Context, env workload.Env, id int, _ 
 		c, err := dial(ctx, env, w.sessionDB(""))
 		if err != nil {
 			if env.Dialect.Classify(err).Kind == dialect.ConnLost {
+				wl.watch.forget(w)
 				return nil, err
 			}
 			w.stats.connectErr()
@@ -442,6 +448,7 @@ func (w *worker) Event(ctx context.Context, ev *workload.Event) error {
 // Close implements workload.Worker: it closes the session's connection
 // (the slot's place is kept for a worker made again after a lost one).
 func (w *worker) Close() error {
+	w.wl.watch.forget(w)
 	w.closeConn()
 	if w.ostop != nil {
 		w.ostop()
