@@ -49,6 +49,13 @@ type Header struct {
 	Skipped int64 `json:"skipped,omitempty"`
 }
 
+// MaxTUS bounds t_us and dur_us: a capture spans at most 10 years (365.25
+// days each), so that times scaled by a replay's --speed and converted to
+// nanoseconds stay far from overflowing.
+const MaxTUS = 10 * 36525 * 24 * 3600 * 1e6 / 100
+
+const maxSpan = "10 years"
+
 // Event is one thing a session did.
 type Event struct {
 	// Session identifies the client connection (a thread id, a PostgreSQL
@@ -162,8 +169,11 @@ func (e *Event) Validate() error {
 	if e.Session == "" {
 		return errors.New("event without a session")
 	}
-	if e.TUS < 0 {
-		return fmt.Errorf("negative t_us %d", e.TUS)
+	if e.TUS < 0 || e.TUS > MaxTUS {
+		return fmt.Errorf("t_us %d out of range (0 to %d, %s)", e.TUS, int64(MaxTUS), maxSpan)
+	}
+	if e.DurUS != nil && (*e.DurUS < 0 || *e.DurUS > MaxTUS) {
+		return fmt.Errorf("dur_us %d out of range (0 to %d, %s)", *e.DurUS, int64(MaxTUS), maxSpan)
 	}
 	switch e.Kind {
 	case KindConnect, KindQuit:

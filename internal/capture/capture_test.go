@@ -58,6 +58,11 @@ func TestReaderErrorsNameLine(t *testing.T) {
 		{`{"schema":"dbarena.capture/v1"}` + "\n" + `{"session":"1","kind":"query","sql":"x"}` + "\n{bad\n", "c:3:"},
 		{`{"schema":"dbarena.capture/v1"}` + "\n" + `{"session":"1","kind":"nope"}` + "\n", `c:2: unknown kind "nope"`},
 		{`{"schema":"dbarena.capture/v1"}` + "\n" + `{"kind":"quit"}` + "\n", "c:2: event without a session"},
+		// Times that would overflow a replay's schedule (issue 33, item 9).
+		{`{"schema":"dbarena.capture/v1"}` + "\n" + `{"session":"1","kind":"query","sql":"x","t_us":9000000000000000000}` + "\n", "c:2: t_us 9000000000000000000 out of range"},
+		{`{"schema":"dbarena.capture/v1"}` + "\n" + `{"session":"1","kind":"query","sql":"x","t_us":1}` + "\n" +
+			`{"session":"1","kind":"query","sql":"x","t_us":2,"dur_us":315576000000001}` + "\n", "c:3: dur_us 315576000000001 out of range"},
+		{`{"schema":"dbarena.capture/v1"}` + "\n" + `{"session":"1","kind":"query","sql":"x","t_us":1,"dur_us":-5}` + "\n", "c:2: dur_us -5 out of range"},
 	} {
 		r, err := NewReader(strings.NewReader(tc.in), "c")
 		if err == nil {

@@ -10,6 +10,9 @@ import (
 type Record struct {
 	// At is the start time in Unix microseconds.
 	At int64
+	// Line is the log line the record comes from (0: unknown), for
+	// errors found after parsing.
+	Line int64
 	Event
 }
 
@@ -42,6 +45,26 @@ type Stats struct {
 	Masked int64
 	// Filtered counts events left out by the filters.
 	Filtered int64
+	// Warnings are things left out that are not malformed lines (a log's
+	// cut-off last entry), each "FILE:LINE: what"; at most maxWarnings.
+	Warnings []string
+}
+
+// maxWarnings bounds Stats.Warnings.
+const maxWarnings = 20
+
+// Warn records a warning about line of the input.
+func (in *Input) Warn(line int64, format string, args ...any) {
+	if in.Stats == nil || len(in.Stats.Warnings) >= maxWarnings {
+		return
+	}
+	in.Stats.Warnings = append(in.Stats.Warnings, fmt.Sprintf("%s:%d: %s", in.Name, line, fmt.Sprintf(format, args...)))
+}
+
+// CutOff is the warning about a log whose last line has no newline: the
+// entry it belongs to (from line first) is cut off and left out.
+func (in *Input) CutOff(last, first int64) {
+	in.Warn(last, "the log ends in the middle of a line (no newline at the end): the entry from line %d, cut off, is left out", first)
 }
 
 // Bad reports a malformed line: an error naming file:line, or, with

@@ -13,6 +13,10 @@ type LineReader struct {
 	// N is the number of the line Next returned last (1-based).
 	N     int64
 	Bytes int64
+	// Partial says the line Next returned last ended the input without a
+	// newline: a log cut off mid-line (a writer killed, a copy taken while
+	// the server wrote).
+	Partial bool
 }
 
 // NewLineReader reads r with a 1 MiB buffer.
@@ -39,6 +43,7 @@ func (l *LineReader) Next() ([]byte, error) {
 	}
 	l.N++
 	l.Bytes += int64(len(line))
+	l.Partial = err == io.EOF
 	if n := len(line); n > 0 && line[n-1] == '\n' {
 		line = line[:n-1]
 	}

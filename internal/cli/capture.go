@@ -164,6 +164,9 @@ func (a *App) reportConversion(res convert.Result, out string, took time.Duratio
 	if res.Stats.Skipped > 0 {
 		fmt.Fprintf(a.Stderr, "dbarena capture: skipped %d malformed lines (--skip-bad); the first: %s\n", res.Stats.Skipped, res.Stats.FirstBad)
 	}
+	for _, w := range res.Stats.Warnings {
+		fmt.Fprintf(a.Stderr, "dbarena capture: warning: %s\n", w)
+	}
 	if res.Stats.Filtered > 0 {
 		fmt.Fprintf(a.Stderr, "dbarena capture: %d events left out by the filters\n", res.Stats.Filtered)
 	}

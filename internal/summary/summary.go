@@ -338,6 +338,17 @@ type Replay struct {
 	// ConnectErrors counts sessions that could not connect (their
 	// statements were skipped).
 	ConnectErrors int64 `json:"connect_errors,omitempty"`
+	// Sent counts the statements sent to the server (run or failed),
+	// warm-up included.
+	Sent int64 `json:"sent,omitempty"`
+	// Skipped counts the statements of the capture that were not sent, by
+	// reason: "account statement: KIND" (never replayed, docs/CLI.md),
+	// "session could not connect", "not run: the server stopped
+	// answering", "not run: the run ended first".
+	Skipped map[string]int64 `json:"skipped,omitempty"`
+	// LostConnections counts statements and connects that met a lost
+	// connection or a server that did not answer.
+	LostConnections int64 `json:"lost_connections,omitempty"`
 	// Results, with --record-results, holds each statement's result digest
 	// in capture order (base64 of little-endian uint64s, 0 = not run).
 	Results string `json:"results,omitempty"`

@@ -74,3 +74,20 @@ func TestCollectorSessionTimeNeverGoesBack(t *testing.T) {
 		t.Fatalf("b not raised to a's start:\n%s", buf.String())
 	}
 }
+
+// TestCollectorRefusesTimesOutOfRange: a log whose events span more than
+// capture.MaxTUS (an entry dated 9999 among ones of 2024) is refused with
+// the file and line of the far entry (issue 33, item 9).
+func TestCollectorRefusesTimesOutOfRange(t *testing.T) {
+	log := "2024-11-22T22:50:01.000100Z\t    8 Query\tSELECT 1\n" +
+		"9999-11-22T22:50:01.000100Z\t    8 Query\tSELECT 2\n"
+	var st capture.Stats
+	c := NewCollector(capture.Filter{}, &st)
+	if err := Parse(strings.NewReader(log), "g.log", Options{From: MySQLGeneral}, c); err != nil {
+		t.Fatal(err)
+	}
+	_, err := c.Write(io.Discard, capture.Header{})
+	if err == nil || !strings.HasPrefix(err.Error(), "g.log:2: ") || !strings.Contains(err.Error(), "out of range") {
+		t.Fatalf("want g.log:2: ... out of range, got %v", err)
+	}
+}

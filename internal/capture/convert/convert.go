@@ -112,6 +112,13 @@ type Collector struct {
 	lastAt map[string]int64
 	sorted bool
 	last   int64
+	// file is the log Parse reads; first and lastAt the earliest and
+	// latest records kept, where they came from, for the span check.
+	file            string
+	any             bool
+	earlyAt, lateAt int64
+	earlyL, lateL   int64
+	earlyF, lateF   string
 }
 
 // NewCollector returns an empty Collector counting into stats.
@@ -148,6 +155,13 @@ func (c *Collector) Add(r *capture.Record) error {
 		c.sorted = false
 	}
 	c.last = r.At
+	if !c.any || r.At < c.earlyAt {
+		c.earlyAt, c.earlyL, c.earlyF = r.At, r.Line, c.file
+	}
+	if !c.any || r.At > c.lateAt {
+		c.lateAt, c.lateL, c.lateF = r.At, r.Line, c.file
+	}
+	c.any = true
 	if len(c.chunks) == 0 || len(c.chunks[len(c.chunks)-1]) == chunkSize {
 		c.chunks = append(c.chunks, make([]capture.Record, 0, chunkSize))
 	}
@@ -166,6 +180,9 @@ func (c *Collector) Len() int { return c.n }
 // kept) and writes the capture to w with header h (Start is set from
 // the first event).
 func (c *Collector) Write(w io.Writer, h capture.Header) (capture.Header, error) {
+	if err := c.checkSpan(); err != nil {
+		return h, err
+	}
 	recs := make([]*capture.Record, 0, c.n)
 	for _, ch := range c.chunks {
 		for i := range ch {
@@ -192,11 +209,31 @@ func (c *Collector) Write(w io.Writer, h capture.Header) (capture.Header, error)
 	return h, cw.Flush()
 }
 
+// checkSpan refuses records that would span more than capture.MaxTUS.
+func (c *Collector) checkSpan() error {
+	if !c.any || c.lateAt-c.earlyAt <= capture.MaxTUS {
+		return nil
+	}
+	where := func(f string, line int64) string {
+		if f == "" {
+			f = "(log)"
+		}
+		if line > 0 {
+			return fmt.Sprintf("%s:%d", f, line)
+		}
+		return f
+	}
+	return fmt.Errorf("%s: time %s is more than 10 years after the log's first event (%s at %s): out of range",
+		where(c.lateF, c.lateL), time.UnixMicro(c.lateAt).UTC().Format(time.RFC3339),
+		time.UnixMicro(c.earlyAt).UTC().Format(time.RFC3339), where(c.earlyF, c.earlyL))
+}
+
 // Parse runs the parser of o.From on r (named name in errors) into c.
 // The parser and the collector (masking, filtering, keeping) run on two
 // goroutines, handing records over in batches.
 func Parse(r io.Reader, name string, o Options, c *Collector) error {
 	in := &capture.Input{Name: name, SkipBad: o.SkipBad, Loc: o.Loc, Stats: c.Stats}
+	c.file = name
 	const batchSize = 1024
 	batches := make(chan []capture.Record, 4)
 	free := make(chan []capture.Record, 6)
@@ -292,8 +329,16 @@ func Files(paths []string, o Options, w io.Writer) (Result, error) {
 }
 
 // ToFile is Files writing to the file out, atomically (a temporary file
-// renamed into place).
+// renamed into place). An out that is one of the logs (the same file, by
+// any name: a symbolic or hard link) is refused.
 func ToFile(paths []string, o Options, out string) (Result, error) {
+	if ost, err := os.Stat(out); err == nil {
+		for _, p := range paths {
+			if ist, err := os.Stat(p); err == nil && os.SameFile(ist, ost) {
+				return Result{}, fmt.Errorf("-o %s: it is the log %s (the same file): write the capture elsewhere", out, p)
+			}
+		}
+	}
 	tmp, err := os.CreateTemp(filepath.Dir(out), "."+filepath.Base(out)+".*")
 	if err != nil {
 		return Result{}, err

@@ -44,6 +44,7 @@ type General struct {
 	emit     func(*capture.Record) error
 	sessions map[string]*session
 	rec      capture.Record
+	line     int64 // of the entry Entry is given, when known
 }
 
 type session struct {
@@ -72,7 +73,7 @@ func (g *General) Entry(at int64, id, command, arg string) error {
 	}
 	s.seen = true
 	r := &g.rec
-	*r = capture.Record{At: at}
+	*r = capture.Record{At: at, Line: g.line}
 	switch command {
 	case "Connect":
 		if strings.HasPrefix(arg, "Access denied") {
@@ -164,9 +165,10 @@ func ParseGeneral(r io.Reader, in *capture.Input, emit func(*capture.Record) err
 			return nil
 		}
 		pend = false
+		g.line = pLine
 		return g.Entry(pAt, pID, pCmd, arena.String(pArg))
 	}
-	_ = pLine
+	var lastLine []byte
 	for {
 		line, err := lr.Next()
 		if err == io.EOF {
@@ -175,6 +177,7 @@ func ParseGeneral(r io.Reader, in *capture.Input, emit func(*capture.Record) err
 		if err != nil {
 			return fmt.Errorf("%s: %w", in.Name, err)
 		}
+		lastLine = line
 		if in.Stats != nil {
 			in.Stats.Lines++
 		}
@@ -239,6 +242,12 @@ func ParseGeneral(r io.Reader, in *capture.Input, emit func(*capture.Record) err
 			pArg = append(pArg, '\n')
 			pArg = append(pArg, line...)
 		}
+	}
+	if lr.Partial && pend && len(bytes.TrimSpace(lastLine)) > 0 {
+		// The last line was cut off: the entry it starts or continues
+		// is incomplete, not one to glue to what came before.
+		in.CutOff(lr.N, pLine)
+		pend = false
 	}
 	return flush()
 }

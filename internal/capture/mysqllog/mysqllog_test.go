@@ -189,11 +189,12 @@ func TestSlowMalformed(t *testing.T) {
 		log  string
 		line string
 	}{
-		"sql first":   {"SELECT 1;\n", "x.log:1: "},
-		"no time":     {"# User@Host: a[a] @ h []  Id: 1\n# Query_time: 1\nSELECT 1;\n", "x.log:1: "},
-		"no id":       {"# Time: 241122 22:50:01\n# User@Host: a[a] @ h []\n# Query_time: 1\nSELECT 1;\n", "x.log:2: "},
-		"bad time":    {"# Time: 2024-99-22T22:50:01Z\n", "x.log:1: "},
-		"no duration": {"# Time: 241122 22:50:01\n# User@Host: a[a] @ h []  Id: 1\nSELECT 1;\n", "x.log:2: "},
+		"sql first":     {"SELECT 1;\n", "x.log:1: "},
+		"no time":       {"# User@Host: a[a] @ h []  Id: 1\n# Query_time: 1\nSELECT 1;\n", "x.log:1: "},
+		"no id":         {"# Time: 241122 22:50:01\n# User@Host: a[a] @ h []\n# Query_time: 1\nSELECT 1;\n", "x.log:2: "},
+		"bad time":      {"# Time: 2024-99-22T22:50:01Z\n", "x.log:1: "},
+		"no duration":   {"# Time: 241122 22:50:01\n# User@Host: a[a] @ h []  Id: 1\nSELECT 1;\n", "x.log:2: "},
+		"huge duration": {"# Time: 241122 22:50:01\n# User@Host: a[a] @ h []  Id: 1\n# Query_time: 9000000000000000000000.5\nSELECT 1;\n", "x.log:2: Query_time of "},
 	} {
 		t.Run(name, func(t *testing.T) {
 			_, _, err := parse(t, slow, c.log, false)
@@ -238,4 +239,53 @@ func FuzzSlow(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestCutOffLastLine: a log whose last line has no newline (cut off while
+// written) loses its last entry with a warning naming file:line; the cut
+// text is never glued to the statement before (issue 33, item 13).
+func TestCutOffLastLine(t *testing.T) {
+	for name, c := range map[string]struct {
+		f    func(*strings.Reader, *capture.Input, func(*capture.Record) error) error
+		log  string
+		want []string // the statements kept
+		line string
+	}{
+		"general new entry": {general, "2024-11-22T22:50:01.000100Z\t    8 Query\tSELECT 1\n2024-11-22T22:50:01.000200Z\t    8 Query\tSELECT 2 FROM t WH",
+			[]string{"SELECT 1"}, "x.log:2: "},
+		"general continuation": {general, "2024-11-22T22:50:01.000100Z\t    8 Query\tSELECT 1\n2024-11-22T22:50:01.000200Z\t    8 Query\tSELECT 2\nFROM t WH",
+			[]string{"SELECT 1"}, "x.log:3: "},
+		"general whole": {general, "2024-11-22T22:50:01.000100Z\t    8 Query\tSELECT 1\n", []string{"SELECT 1"}, ""},
+		"slow statement": {slow, "# Time: 2024-11-22T22:50:01.000100Z\n# User@Host: a[a] @ h []  Id: 1\n# Query_time: 1\nSELECT 1;\n" +
+			"# Time: 2024-11-22T22:50:02.000100Z\n# User@Host: a[a] @ h []  Id: 1\n# Query_time: 1\nSELECT 2\nFROM t WH",
+			[]string{"SELECT 1"}, "x.log:9: "},
+		"slow header": {slow, "# Time: 2024-11-22T22:50:01.000100Z\n# User@Host: a[a] @ h []  Id: 1\n# Query_time: 1\nSELECT 1;\n" +
+			"# Time: 2024-11-22T22:50:02.000100Z\n# User@Host: a[a] @ h []  Id: 1\n# Query_ti",
+			[]string{"SELECT 1"}, "x.log:7: "},
+	} {
+		t.Run(name, func(t *testing.T) {
+			recs, st, err := parse(t, c.f, c.log, false)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []string
+			for _, r := range recs {
+				if r.Kind == capture.KindQuery {
+					got = append(got, r.SQL)
+				}
+			}
+			if strings.Join(got, "|") != strings.Join(c.want, "|") {
+				t.Errorf("statements %q, want %q", got, c.want)
+			}
+			if c.line == "" {
+				if len(st.Warnings) != 0 {
+					t.Errorf("warnings %q for a whole log", st.Warnings)
+				}
+				return
+			}
+			if len(st.Warnings) != 1 || !strings.HasPrefix(st.Warnings[0], c.line) || !strings.Contains(st.Warnings[0], "cut off") {
+				t.Errorf("warnings %q, want one at %s", st.Warnings, c.line)
+			}
+		})
+	}
 }

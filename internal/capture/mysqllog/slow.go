@@ -27,6 +27,7 @@ func ParseSlow(r io.Reader, in *capture.Input, emit func(*capture.Record) error)
 	p := slowParser{in: in, emit: emit, sessions: map[string]*slowSession{}}
 	lr := capture.NewLineReader(r)
 	banner := 0
+	var lastLine []byte
 	for {
 		line, err := lr.Next()
 		if err == io.EOF {
@@ -35,6 +36,7 @@ func ParseSlow(r io.Reader, in *capture.Input, emit func(*capture.Record) error)
 		if err != nil {
 			return fmt.Errorf("%s: %w", in.Name, err)
 		}
+		lastLine = line
 		if in.Stats != nil {
 			in.Stats.Lines++
 		}
@@ -73,6 +75,13 @@ func ParseSlow(r io.Reader, in *capture.Input, emit func(*capture.Record) error)
 			p.body.WriteByte('\n')
 		}
 		p.body.Write(line)
+	}
+	if lr.Partial && p.open && len(bytes.TrimSpace(lastLine)) > 0 {
+		// The last line was cut off: the entry it belongs to is
+		// incomplete (a statement cut short, or its header).
+		in.CutOff(lr.N, p.line)
+		p.open = false
+		p.body.Reset()
 	}
 	return p.flush()
 }
@@ -202,7 +211,7 @@ func seconds(v string) (int64, bool) {
 		case c == '.' && !dot:
 			dot = true
 		case isDigit(c) && !dot:
-			us = us*10 + int64(c-'0')
+			us = min(us*10+int64(c-'0'), capture.MaxTUS/1e6+1) // out of range, and no overflow below
 		case isDigit(c):
 			if scale > 1 {
 				scale /= 10
@@ -250,6 +259,9 @@ func (p *slowParser) flush() error {
 	}
 	if !p.hasDur {
 		return p.in.Bad(p.line, "slow log entry without Query_time")
+	}
+	if p.durUS > capture.MaxTUS {
+		return p.in.Bad(p.line, "Query_time of %d s out of range (at most %d s)", p.durUS/1e6, int64(capture.MaxTUS/1e6))
 	}
 	if p.admin != "" && p.admin != "Quit" {
 		p.in.Ignore("slow log administrator command " + p.admin)
@@ -306,6 +318,7 @@ func (p *slowParser) flush() error {
 }
 
 func (p *slowParser) put(r capture.Record) error {
+	r.Line = p.line
 	p.rec = r
 	return p.emit(&p.rec)
 }

@@ -51,6 +51,9 @@ func ParseCSV(r io.Reader, in *capture.Input, emit func(*capture.Record) error) 
 		start := lr.N
 		rec = append(rec[:0], line...)
 		for bytes.Count(rec, []byte{'"'})%2 == 1 {
+			if lr.Partial {
+				break
+			}
 			line, err = lr.Next()
 			if err == io.EOF {
 				return in.Bad(start, "csvlog record with an unterminated quoted field")
@@ -63,6 +66,11 @@ func ParseCSV(r io.Reader, in *capture.Input, emit func(*capture.Record) error) 
 		}
 		if len(rec) == 0 {
 			continue
+		}
+		if lr.Partial && len(bytes.TrimSpace(rec)) > 0 {
+			// The log ends mid-record: the record is cut off.
+			in.CutOff(lr.N, start)
+			break
 		}
 		var ok bool
 		fields, scratch, ok = splitCSV(rec, fields[:0], scratch[:0])

@@ -96,6 +96,9 @@ func (h *handler) handle(m *message) error {
 		if !ok {
 			return h.in.Bad(m.line, "bad duration %q", ms)
 		}
+		if d < 0 || d > capture.MaxTUS {
+			return h.in.Bad(m.line, "duration %s ms out of range (at most %d ms)", ms, int64(capture.MaxTUS/1e3))
+		}
 		after = strings.TrimLeft(after, " ")
 		if after == "" {
 			// log_duration: the duration of the session's last statement.
@@ -107,7 +110,7 @@ func (h *handler) handle(m *message) error {
 		dur, t = &d, after
 	}
 	s := h.session(m)
-	r := capture.Record{At: m.at, Event: capture.Event{Session: m.session}}
+	r := capture.Record{At: m.at, Line: m.line, Event: capture.Event{Session: m.session}}
 	switch {
 	case strings.HasPrefix(t, "statement: "):
 		r.Kind, r.SQL = capture.KindQuery, t[len("statement: "):]
@@ -218,6 +221,7 @@ func millis(s string) (int64, bool) {
 	if err != nil || w < 0 {
 		return 0, false
 	}
+	w = min(w, capture.MaxTUS/1000+1) // out of range, and no overflow below
 	us := w * 1000
 	scale := int64(100)
 	for i := 0; i < len(frac); i++ {

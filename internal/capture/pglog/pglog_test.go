@@ -199,3 +199,39 @@ func FuzzPrefix(f *testing.F) {
 		}
 	})
 }
+
+// TestCutOffLastLine: a PostgreSQL log whose last line has no newline
+// loses its last message with a warning naming file:line (issue 33, item
+// 13): a cut continuation, parameters or csv record is not kept.
+func TestCutOffLastLine(t *testing.T) {
+	head := "2024-11-22 22:50:01.100 UTC [100] app@shop LOG:  connection authorized: user=app database=shop\n" +
+		"2024-11-22 22:50:01.200 UTC [100] app@shop LOG:  statement: SELECT 1\n"
+	csvCut := strings.TrimSuffix(csv15, "\n")
+	csvCut = csvCut[:strings.LastIndex(csvCut, "\n")+1] + `2024-11-22 22:50:01.600 UTC,"app","shop",100,"[local]",6740f1a1.64,7,"idle",2024-11-22 22:50:01 UTC,3/5,0,LOG,00000,"statement: SELECT 9`
+	for name, c := range map[string]struct {
+		f     func(*strings.Reader, *capture.Input, func(*capture.Record) error) error
+		log   string
+		cut   string // text that must not be kept
+		line  string
+		whole bool
+	}{
+		"stderr continuation": {stderrParse("%m [%p] %q%u@%d "), head + "2024-11-22 22:50:01.300 UTC [100] app@shop LOG:  statement: SELECT 2,\n\t3 FR", "SELECT 2", "pg.log:4: ", false},
+		"stderr new message":  {stderrParse("%m [%p] %q%u@%d "), head + "2024-11-22 22:50:01.300 UTC [100] app@shop LOG:  statement: SELECT 2 FR", "SELECT 2", "pg.log:3: ", false},
+		"csv record":          {csvParse, csvCut, "SELECT 9", "pg.log:", false},
+	} {
+		t.Run(name, func(t *testing.T) {
+			recs, st, err := run(t, c.f, c.log, false)
+			if err != nil && !strings.Contains(err.Error(), "no statements") && !strings.Contains(err.Error(), "disconnection") {
+				t.Fatal(err)
+			}
+			for _, r := range recs {
+				if strings.Contains(r.SQL, c.cut) {
+					t.Errorf("cut-off text kept: %+v", r)
+				}
+			}
+			if len(st.Warnings) != 1 || !strings.HasPrefix(st.Warnings[0], c.line) || !strings.Contains(st.Warnings[0], "cut off") {
+				t.Errorf("warnings %q, want one at %s", st.Warnings, c.line)
+			}
+		})
+	}
+}

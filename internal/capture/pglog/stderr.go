@@ -2,6 +2,7 @@ package pglog
 
 import (
 	"bufio"
+	"bytes"
 	"fmt"
 	"io"
 	"strconv"
@@ -69,6 +70,22 @@ func ParseStderr(r io.Reader, in *capture.Input, o StderrOptions, emit func(*cap
 		}
 		if in.Stats != nil {
 			in.Stats.Lines++
+		}
+		if lr.Partial && len(bytes.TrimSpace(line)) > 0 {
+			// The last line was cut off: a message it continues is
+			// incomplete, and so is one it starts.
+			cont := len(line) > 0 && line[0] == '\t'
+			if !cont && have && pfx.match(line, &ts, in.Location(), &f) {
+				sev, _, _ := severity(line[f.restOffset:])
+				cont = sev == "DETAIL" // the parameters of the message before
+			}
+			if cont && have {
+				in.CutOff(lr.N, cur.line)
+				have = false
+			} else {
+				in.CutOff(lr.N, lr.N)
+			}
+			break
 		}
 		if len(line) > 0 && line[0] == '\t' {
 			if !have {

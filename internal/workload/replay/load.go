@@ -40,6 +40,7 @@ type event struct {
 	kind    uint8
 	class   uint8
 	ordered bool  // the statement has ORDER BY: its result is compared in order
+	acct    uint8 // an account statement, never sent: its kind's index in Capture.AcctKinds plus 1
 	fp      int32 // index in Capture.FPs; -1 for connect, quit, close
 	ord     int32 // statement ordinal in the capture (query, execute); -1 otherwise
 	durUS   int64 // captured duration; -1 unknown
@@ -89,6 +90,9 @@ type Capture struct {
 	// previous one did: only some events then end on a whole second, where
 	// a log with microseconds has next to none.
 	WholeSeconds bool
+	// AcctKinds names the kinds of the account and privilege statements
+	// the capture holds (see accountKind), which a replay skips.
+	AcctKinds []string
 }
 
 // Header is the capture's header.
@@ -188,6 +192,14 @@ func Read(r io.Reader, name string) (*Capture, error) {
 				c.FPs = append(c.FPs, FP{ID: fingerprint.ID(fp), Text: fp})
 			}
 			ev.fp = i
+			if k := accountKind(text, flavor == fingerprint.Postgres); k != "" {
+				j := slices.Index(c.AcctKinds, k)
+				if j < 0 {
+					j = len(c.AcctKinds)
+					c.AcctKinds = append(c.AcctKinds, k)
+				}
+				ev.acct = uint8(min(j+1, 255))
+			}
 			ev.class = classify(fp)
 			ev.ordered = strings.Contains(fp, "order by")
 			if ev.kind != kPrepare {
@@ -241,6 +253,13 @@ func after(s, prev *session) bool {
 // last session it follows that was freed last; with fold > 0 onto fold slots, each session to
 // the slot that is free first. A session occupies its slot from its first
 // event until its last statement ends (see follows).
+//
+// Slots are kept in heaps, so that placing a session costs O(log slots),
+// not a look at every slot: with fold == 0, the slots a session may follow
+// (their last session no longer busy at its start) in one heap by when
+// they were freed, latest first, and the others in one by when their last
+// session stops being busy; with fold > 0, all by when they are free. A
+// slot that moves leaves a stale entry behind, recognised by its version.
 func assign(sessions []*session, fold int, wholeSeconds bool) []*slot {
 	sorted := slices.Clone(sessions)
 	slices.SortStableFunc(sorted, func(a, b *session) int {
@@ -255,8 +274,39 @@ func assign(sessions []*session, fold int, wholeSeconds bool) []*slot {
 	var slots []*slot
 	var free []int64                 // when each slot's last session stopped needing it
 	var last []*session              // each slot's last session
+	var ver []int                    // each slot's version: heap entries of older ones are stale
 	slotOf := map[*session]int{}     // where each session went
 	byTick := map[int64][]*session{} // sessions placed, by the second their last statement was logged in
+	// fold == 0: busy holds slots whose last session is still busy (by
+	// its busy time, earliest first), ready those a session may follow
+	// (latest freed first, then the lowest index). fold > 0: ready holds
+	// every slot, free first (then the lowest index).
+	busy := &slotHeap{less: func(a, b slotEntry) bool { return a.key < b.key || a.key == b.key && a.i < b.i }}
+	ready := &slotHeap{less: func(a, b slotEntry) bool {
+		if fold > 0 {
+			return a.key < b.key || a.key == b.key && a.i < b.i
+		}
+		return a.key > b.key || a.key == b.key && a.i < b.i
+	}}
+	place := func(i int) { // (re)files slot i after a change
+		ver[i]++
+		switch {
+		case fold > 0:
+			ready.push(slotEntry{key: free[i], i: i, v: ver[i]})
+		default:
+			busy.push(slotEntry{key: last[i].busy, i: i, v: ver[i]})
+		}
+	}
+	top := func(h *slotHeap) (slotEntry, bool) { // the heap's first valid entry
+		for h.len() > 0 {
+			e := h.top()
+			if e.v == ver[e.i] {
+				return e, true
+			}
+			h.pop()
+		}
+		return slotEntry{}, false
+	}
 	for _, s := range sorted {
 		best := -1
 		if fold == 0 && wholeSeconds {
@@ -273,27 +323,39 @@ func assign(sessions []*session, fold int, wholeSeconds bool) []*slot {
 				best = slotOf[pred]
 			}
 		}
-		for i, f := range free {
-			if best >= 0 && fold == 0 {
-				break
+		if fold == 0 && best < 0 {
+			// The slots s may follow (follows: their last session's busy
+			// time has come; a slot it follows by the log's lines had a
+			// pred above), the one freed last.
+			for {
+				e, ok := top(busy)
+				if !ok || e.key > s.start {
+					break
+				}
+				busy.pop()
+				ready.push(slotEntry{key: free[e.i], i: e.i, v: e.v})
 			}
-			// Folded, the slot free first; otherwise the one freed last
-			// of those s may follow: most likely the session s depends on.
-			if fold > 0 && (best < 0 || f < free[best]) || fold == 0 && follows(s, last[i], wholeSeconds) && (best < 0 || f > free[best]) {
-				best = i
+			if e, ok := top(ready); ok {
+				best = e.i
 			}
 		}
-		if best < 0 && (fold == 0 || len(slots) < fold) {
+		if fold > 0 {
+			if e, ok := top(ready); ok {
+				best = e.i
+			}
+		}
+		newSlot := func() int {
 			slots = append(slots, &slot{})
-			free, last = append(free, 0), append(last, nil)
-			best = len(slots) - 1
+			free, last, ver = append(free, 0), append(last, nil), append(ver, 0)
+			return len(slots) - 1
+		}
+		if best < 0 && (fold == 0 || len(slots) < fold) {
+			best = newSlot()
 		} else if best < 0 {
 			best = 0
 		}
 		if fold > 0 && len(slots) < fold && last[best] != nil && !follows(s, last[best], wholeSeconds) {
-			slots = append(slots, &slot{})
-			free, last = append(free, 0), append(last, nil)
-			best = len(slots) - 1
+			best = newSlot()
 		}
 		slots[best].sessions = append(slots[best].sessions, s)
 		// A session starting at the very time another ended follows it:
@@ -301,10 +363,65 @@ func assign(sessions []*session, fold int, wholeSeconds bool) []*slot {
 		// the tick its predecessor's last statement ran, and may depend on
 		// what it did.
 		free[best], last[best] = max(free[best], s.busy), s
+		place(best)
 		slotOf[s] = best
 		if wholeSeconds {
 			byTick[s.busyTick] = append(byTick[s.busyTick], s)
 		}
 	}
 	return slots
+}
+
+// slotEntry is a slot in a slotHeap: its key, index and version.
+type slotEntry struct {
+	key  int64
+	i, v int
+}
+
+// slotHeap is a binary heap of slots ordered by less.
+type slotHeap struct {
+	e    []slotEntry
+	less func(a, b slotEntry) bool
+}
+
+func (h *slotHeap) len() int         { return len(h.e) }
+func (h *slotHeap) top() slotEntry   { return h.e[0] }
+func (h *slotHeap) push(e slotEntry) { h.e = append(h.e, e); h.up(len(h.e) - 1) }
+
+func (h *slotHeap) pop() {
+	n := len(h.e) - 1
+	h.e[0] = h.e[n]
+	h.e = h.e[:n]
+	if n > 0 {
+		h.down(0)
+	}
+}
+
+func (h *slotHeap) up(j int) {
+	for j > 0 {
+		p := (j - 1) / 2
+		if !h.less(h.e[j], h.e[p]) {
+			return
+		}
+		h.e[j], h.e[p] = h.e[p], h.e[j]
+		j = p
+	}
+}
+
+func (h *slotHeap) down(j int) {
+	for {
+		l := 2*j + 1
+		if l >= len(h.e) {
+			return
+		}
+		m := l
+		if r := l + 1; r < len(h.e) && h.less(h.e[r], h.e[l]) {
+			m = r
+		}
+		if !h.less(h.e[m], h.e[j]) {
+			return
+		}
+		h.e[j], h.e[m] = h.e[m], h.e[j]
+		j = m
+	}
 }

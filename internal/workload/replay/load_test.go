@@ -87,3 +87,21 @@ func TestInline(t *testing.T) {
 		}
 	}
 }
+
+// TestSpeedOutOfRange: a slow --speed over a long capture would overflow
+// the schedule; it is refused naming the flag (issue 33, item 9).
+func TestSpeedOutOfRange(t *testing.T) {
+	b := &builder{flavor: "mysql"}
+	b.add("s", 0, capture.KindQuery, "SELECT 1")
+	b.add("s", 300_000_000_000, capture.KindQuery, "SELECT 2") // ms: 9.5 years
+	wl := New().(*Workload)
+	wl.file, wl.speedFlag = b.file(t), "0.0001"
+	errs := wl.Validate()
+	if len(errs) != 1 || !strings.Contains(errs[0].Error(), "--speed 0.0001") {
+		t.Fatalf("errs %v, want one naming --speed", errs)
+	}
+	wl.speedFlag = "1"
+	if errs := wl.Validate(); len(errs) != 0 {
+		t.Fatalf("speed 1: %v", errs)
+	}
+}

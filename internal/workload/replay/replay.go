@@ -24,6 +24,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/dbarena/dbarena/internal/capture"
 	"github.com/dbarena/dbarena/internal/workload"
 )
 
@@ -59,6 +60,9 @@ type Workload struct {
 	lag      lagSeries
 	stats    []*workerStats // one per slot
 
+	watch watchdog     // finds a frozen server
+	lost  atomic.Int64 // statements and connects that met a lost or unanswered connection
+
 	// digests holds, with --record-results, each statement's result
 	// digest by capture ordinal (0: not run).
 	digests []uint64
@@ -76,6 +80,10 @@ var (
 	_ workload.MeasureBeginner = (*Workload)(nil)
 	_ workload.Demander        = (*Workload)(nil)
 )
+
+// maxScheduleUS bounds a paced replay's schedule (the span over --speed),
+// in µs: its due times in ns stay far from overflowing.
+const maxScheduleUS = float64(capture.MaxTUS)
 
 // New returns the workload with its defaults.
 func New() workload.Workload {
@@ -160,6 +168,10 @@ func (wl *Workload) Validate() []error {
 	}
 	if c.Statements == 0 {
 		errs = append(errs, fmt.Errorf("--capture %s: no statements to replay", wl.file))
+	}
+	if wl.speed > 0 && float64(c.Span)/wl.speed > maxScheduleUS {
+		errs = append(errs, fmt.Errorf("--speed %s: the capture's span of %.0f s would take %.0f s, more than the 10 years a replay may last",
+			wl.speedFlag, float64(c.Span)/1e6, float64(c.Span)/1e6/wl.speed))
 	}
 	wl.capture = c
 	wl.pg = c.Header.Flavor == "postgres"

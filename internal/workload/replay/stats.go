@@ -311,13 +311,15 @@ func (wl *Workload) Summarize(run *summary.Run) {
 	}
 	r := &summary.Replay{Capture: wl.file, Source: wl.capture.Header.Source, Flavor: wl.capture.Header.Flavor,
 		Sessions: len(sessions), Statements: stmts, Speed: wl.speed, SpanS: float64(wl.capture.Span) / 1e6,
-		ConnectErrors: connectErrs, KeptUp: true}
+		ConnectErrors: connectErrs, KeptUp: true, LostConnections: wl.lost.Load()}
+	wl.skips(r)
 	if wl.speed > 0 {
 		r.ExpectedS = r.SpanS / wl.speed
 		l := latencyOf(&lag)
 		r.LagMS = &l
 		r.KeptUpLimitMS = float64(keptUpLimit) / float64(time.Millisecond)
-		r.KeptUp = lag.n == 0 || l.P99 < r.KeptUpLimitMS
+		// Statements skipped for want of a connection were not kept up with.
+		r.KeptUp = (lag.n == 0 || l.P99 < r.KeptUpLimitMS) && r.LostConnections == 0 && r.Skipped[skipNoConn] == 0 && r.Skipped[skipGone] == 0
 		wl.lag.mu.Lock()
 		for i := range wl.lag.secs {
 			s := &wl.lag.secs[i]
@@ -350,6 +352,50 @@ func (wl *Workload) Summarize(run *summary.Run) {
 		}
 	}
 	run.Replay = r
+}
+
+// Reasons a statement was not sent (summary.Replay.Skipped).
+const (
+	skipAccount = "account statement: "
+	skipNoConn  = "session could not connect"
+	skipGone    = "not run: the server stopped answering"
+	skipEnded   = "not run: the run ended first"
+)
+
+// skips fills r.Sent and r.Skipped from the slots' counts; the workers are
+// done.
+func (wl *Workload) skips(r *summary.Replay) {
+	wl.mu.Lock()
+	slots := wl.slots
+	wl.mu.Unlock()
+	var sent, noConn, acct int64
+	byKind := map[string]int64{}
+	for _, st := range slots {
+		sent += st.sent
+		noConn += st.noConn
+		for i, n := range st.acct {
+			if i > 0 && n > 0 {
+				byKind[skipAccount+wl.capture.AcctKinds[i-1]] += n
+				acct += n
+			}
+		}
+	}
+	r.Sent = sent
+	if noConn > 0 {
+		byKind[skipNoConn] = noConn
+	}
+	if !wl.loop {
+		if left := r.Statements - sent - noConn - acct; left > 0 {
+			if r.LostConnections > 0 {
+				byKind[skipGone] = left
+			} else {
+				byKind[skipEnded] = left
+			}
+		}
+	}
+	if len(byKind) > 0 {
+		r.Skipped = byKind
+	}
 }
 
 // IntervalHeader implements workload.Reporter.
@@ -400,12 +446,31 @@ func (wl *Workload) FormatSummary(run *summary.Run) string {
 		verdict := "yes"
 		if !r.KeptUp {
 			verdict = "NO"
+			if r.Skipped[skipNoConn]+r.Skipped[skipGone] > 0 || r.LostConnections > 0 {
+				verdict = "NO (connections were lost; statements were skipped)"
+			}
 		}
 		fmt.Fprintf(&b, "Behind schedule (ms): p50 %.2f p95 %.2f p99 %.2f max %.2f; kept up (p99 lag < %g ms): %s\n",
 			r.LagMS.P50, r.LagMS.P95, r.LagMS.P99, r.LagMS.Max, r.KeptUpLimitMS, verdict)
 	}
 	if r.ConnectErrors > 0 {
 		fmt.Fprintf(&b, "Sessions that could not connect (statements skipped): %d\n", r.ConnectErrors)
+	}
+	if r.LostConnections > 0 {
+		fmt.Fprintf(&b, "Statements and connects that lost their connection or got no answer: %d\n", r.LostConnections)
+	}
+	if len(r.Skipped) > 0 {
+		var total int64
+		reasons := make([]string, 0, len(r.Skipped))
+		for k, n := range r.Skipped {
+			total += n
+			reasons = append(reasons, k)
+		}
+		slices.Sort(reasons)
+		fmt.Fprintf(&b, "Statements not sent: %d of %d (sent %d):\n", total, r.Statements, r.Sent)
+		for _, k := range reasons {
+			fmt.Fprintf(&b, "  %-50s %d\n", k, r.Skipped[k])
+		}
 	}
 	ids := make([]string, 0, len(run.PerType))
 	for id := range run.PerType {
