@@ -71,17 +71,21 @@ func Check(ctx context.Context, db *sql.DB, flavor target.Flavor, need workload.
 // Raise lifts the limits a run asking for need would hit on a sandbox
 // dbarena started: on the MySQL family SET GLOBAL raises max_connections,
 // max_prepared_stmt_count and table_open_cache until the server restarts.
-// It returns one note per raised limit; a limit it cannot raise live
-// (open_files_limit, PostgreSQL's max_connections) is a *LimitError whose
-// Fix names the sandbox setting to change. db is the run's pool, as for
-// Check; admin is the sandbox superuser's connection, which sets the global
+// It returns one note per raised limit. A limit it cannot raise far enough
+// (open_files_limit or PostgreSQL's max_connections, which are not live, or
+// a need beyond the setting's largest value) is a *LimitError whose Fix
+// says what to do; then Raise changes nothing at all, so a refused run
+// leaves the server as it found it. db is the run's pool, as for Check;
+// admin is the sandbox superuser's connection, which sets the global
 // variables (the workload account may not).
 func Raise(ctx context.Context, db, admin *sql.DB, flavor target.Flavor, need workload.Demand, extraConns int) (notes []string, err error) {
 	limits, err := measure(ctx, []*sql.DB{db, admin}, flavor, need, extraConns)
 	if err != nil {
 		return nil, err
 	}
+	var raise []limit
 	var errs []error
+	var largest map[string]int64
 	for _, l := range limits {
 		if l.need <= l.have {
 			continue
@@ -92,6 +96,21 @@ func Raise(ctx context.Context, db, admin *sql.DB, flavor target.Flavor, need wo
 			}
 			continue
 		}
+		if largest == nil {
+			if largest, err = maxima(ctx, admin); err != nil {
+				return nil, err
+			}
+		}
+		if top, ok := largest[l.setting]; ok && l.need > top && !l.soft {
+			errs = append(errs, l.err(fmt.Sprintf("the server's largest value is %d", top)))
+			continue
+		}
+		raise = append(raise, l)
+	}
+	if len(errs) > 0 {
+		return nil, errors.Join(errs...)
+	}
+	for _, l := range raise {
 		to := l.need
 		if l.ceiling > 0 && to > l.ceiling {
 			to = l.ceiling
@@ -113,6 +132,33 @@ func Raise(ctx context.Context, db, admin *sql.DB, flavor target.Flavor, need wo
 		}
 	}
 	return notes, errors.Join(errs...)
+}
+
+// maxima reads the largest values the MySQL-family server behind admin
+// accepts for the settings Raise may set: from MariaDB's
+// information_schema.SYSTEM_VARIABLES or MySQL 8's
+// performance_schema.variables_info; on servers with neither,
+// max_connections' documented ceiling (100000, every version).
+func maxima(ctx context.Context, admin *sql.DB) (map[string]int64, error) {
+	const names = "('max_connections', 'max_prepared_stmt_count', 'table_open_cache')"
+	for _, q := range []string{
+		"SELECT VARIABLE_NAME, NUMERIC_MAX_VALUE FROM information_schema.SYSTEM_VARIABLES WHERE VARIABLE_NAME IN " + strings.ToUpper(names),
+		"SELECT VARIABLE_NAME, MAX_VALUE FROM performance_schema.variables_info WHERE VARIABLE_NAME IN " + names,
+	} {
+		conn, err := admin.Conn(ctx)
+		if err != nil {
+			return nil, fmt.Errorf("preflight: %w", err)
+		}
+		m, err := readPairs(ctx, conn, q)
+		conn.Close()
+		if err == nil && len(m) > 0 {
+			return m, nil
+		}
+		if ctx.Err() != nil {
+			return nil, fmt.Errorf("preflight: %w", ctx.Err())
+		}
+	}
+	return map[string]int64{"max_connections": 100000}, nil
 }
 
 // fixFor is the usual way to raise l on a server dbarena did not start.

@@ -176,19 +176,42 @@ func TestMySQLLimits(t *testing.T) {
 		t.Errorf("second Raise = %q, %v; want nothing to do", notes, err)
 	}
 
-	// Beyond what the server allows: the limits say so.
+	// Beyond what the server allows: the limits say so, and nothing is
+	// raised (a refused run leaves the server as it was).
+	before := globals(t, admin)
 	huge := workload.Demand{Connections: 200000, PreparedPerConn: 30000}
 	_, err = preflight.Raise(ctx, db, admin, target.FlavorMariaDB, huge, 2)
 	got = limits(err)
-	if p := got["max_prepared_stmt_count"]; p == nil || p.Have != 1<<32-1 || p.Need != 6e9 {
-		t.Errorf("Raise past the maximum: prepared statements %+v, want have 4294967295, need 6e9 (all: %v)", p, err)
+	if p := got["max_prepared_stmt_count"]; p == nil || p.Need != 6e9 || !strings.Contains(p.Error(), "largest value is 4294967295") {
+		t.Errorf("Raise past the maximum: prepared statements %v, want need 6e9, largest 4294967295 (all: %v)", p, err)
 	}
-	if c := got["max_connections"]; c == nil || c.Have != 100000 || !strings.Contains(c.Error(), "largest value is 100000") {
-		t.Errorf("Raise past the maximum: connections %v, want have 100000 (the largest)", c)
+	if c := got["max_connections"]; c == nil || !strings.Contains(c.Error(), "largest value is 100000") {
+		t.Errorf("Raise past the maximum: connections %v, want the largest, 100000", c)
 	}
 	if f := got["open_files_limit"]; f == nil || !strings.Contains(f.Error(), "--set open_files_limit=") {
 		t.Errorf("Raise past the file limit: %v, want an open_files_limit error naming --set", err)
 	}
+	if after := globals(t, admin); after != before {
+		t.Errorf("a refused Raise changed the server: %s, then %s", before, after)
+	}
+	// One limit out of reach (the file limit) keeps the others as they are.
+	fileBound := workload.Demand{Connections: 90000}
+	if _, err := preflight.Raise(ctx, db, admin, target.FlavorMariaDB, fileBound, 2); limits(err)["open_files_limit"] == nil {
+		t.Errorf("Raise of 90000 connections: %v, want the file limit", err)
+	}
+	if after := globals(t, admin); after != before {
+		t.Errorf("a refused Raise changed the server: %s, then %s", before, after)
+	}
+}
+
+// globals reads the settings Raise may change.
+func globals(t *testing.T, db *sql.DB) string {
+	t.Helper()
+	var s string
+	if err := db.QueryRow("SELECT CONCAT_WS(' ', @@max_connections, @@max_prepared_stmt_count, @@table_open_cache)").Scan(&s); err != nil {
+		t.Fatal(err)
+	}
+	return s
 }
 
 func TestPostgresLimits(t *testing.T) {
