@@ -69,6 +69,16 @@ type Config struct {
 	// trying to make a new one (with exponential back-off) before the run
 	// fails with ErrUnreachable.
 	ReconnectTimeout time.Duration
+	// StallTimeout ends the run as failed (wrapping ErrStalled) when no
+	// event, error, retry or reconnect was reported by any worker for that
+	// long while an event that began at least that long ago is still
+	// running: the server stopped answering (frozen, or a network that
+	// swallows packets) and every worker waits for it. The connections
+	// are closed at once (Abort) so the waiting workers return. Idle time
+	// (a rate or a replay's schedule with nothing due) never counts: only
+	// a running event does. 0 disables the watchdog; raise it for
+	// statements that legitimately run longer.
+	StallTimeout time.Duration
 	// Connect is how often workers open a new connection (0: persistent).
 	// Each such connect and set-up is timed apart from the events
 	// (Result.Connect); refusals are counted in ConnectErrors and retried
@@ -115,6 +125,11 @@ type Config struct {
 	IntervalHistograms bool
 }
 
+// DefaultStallTimeout is Config.StallTimeout's default: longer than
+// InnoDB's default lock wait (50 s), so a run whose every worker waits for
+// a lock is not taken for a frozen server.
+const DefaultStallTimeout = 60 * time.Second
+
 // DefaultConfig returns sysbench's defaults: one thread for 10 seconds, no
 // warm-up, no intervals, closed loop.
 func DefaultConfig() Config {
@@ -124,6 +139,7 @@ func DefaultConfig() Config {
 		MaxRetries:       100,
 		StopGrace:        10 * time.Second,
 		ReconnectTimeout: 30 * time.Second,
+		StallTimeout:     DefaultStallTimeout,
 	}
 }
 
@@ -172,6 +188,9 @@ func (c Config) Validate() []error {
 	}
 	if c.ReconnectTimeout <= 0 {
 		add("--reconnect-timeout must be > 0, got %v", c.ReconnectTimeout)
+	}
+	if c.StallTimeout < 0 {
+		add("--stall-timeout must be >= 0 (0 = never), got %v", c.StallTimeout)
 	}
 	if c.FirstWorker < 0 {
 		add("the first worker id must be >= 0, got %d", c.FirstWorker)
