@@ -16,6 +16,7 @@ import (
 	"github.com/dbarena/dbarena/internal/dialect"
 	"github.com/dbarena/dbarena/internal/pgwire"
 	"github.com/dbarena/dbarena/internal/poller"
+	"github.com/dbarena/dbarena/internal/rawsock"
 	"github.com/dbarena/dbarena/internal/target"
 	"github.com/dbarena/dbarena/internal/workload"
 	"github.com/dbarena/dbarena/internal/workload/script/pgscript"
@@ -201,14 +202,14 @@ func (w *worker) Event(ctx context.Context, ev *workload.Event) error {
 			if err != nil {
 				return &pgscript.Error{File: s.Name, Line: c.Line, Msg: err.Error()}
 			}
+			d, err := c.SleepFor(v.I)
+			if err != nil {
+				return &pgscript.Error{File: s.Name, Line: c.Line, Msg: err.Error()}
+			}
 			// As in pgbench, the sleep is part of the script's latency
 			// (not an Event.Pause).
-			// poller.Sleep: under --jobs the worker's thread serves the
-			// others meanwhile, as pgbench's threads do.
-			if d := time.Duration(v.I*c.Unit) * time.Microsecond; d > 0 {
-				if err := poller.Sleep(ctx, d); err != nil {
-					return err
-				}
+			if err := sleep(ctx, d); err != nil {
+				return err
 			}
 			pc++
 		case pgscript.If, pgscript.Elif, pgscript.Else, pgscript.Endif:
@@ -643,4 +644,47 @@ func (w *worker) Close() error {
 		}
 	}
 	return nil
+}
+
+// sleepSlice is the longest wait of a worker of a poller group (--jobs)
+// between two looks at the run's stop.
+const sleepSlice = 50 * time.Millisecond
+
+// sleep waits d, or until the run stops (workload.ErrStopped: the event is
+// cut short, so a \sleep longer than the time left does not hold the run
+// past its end) or ctx ends. A worker of a poller group sleeps through
+// poller.Sleep, so that its thread serves the others meanwhile, as
+// pgbench's threads do, in slices so that it sees the stop.
+func sleep(ctx context.Context, d time.Duration) error {
+	if d <= 0 {
+		return nil
+	}
+	stop := workload.Stop(ctx)
+	if rawsock.WaiterFrom(ctx) == nil {
+		t := time.NewTimer(d)
+		defer t.Stop()
+		select {
+		case <-t.C:
+			return nil
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-stop:
+			return workload.ErrStopped
+		}
+	}
+	until := time.Now().Add(d)
+	for {
+		select {
+		case <-stop:
+			return workload.ErrStopped
+		default:
+		}
+		left := time.Until(until)
+		if left <= 0 {
+			return nil
+		}
+		if err := poller.Sleep(ctx, min(left, sleepSlice)); err != nil {
+			return err
+		}
+	}
 }
