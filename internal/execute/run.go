@@ -236,9 +236,15 @@ func Run(ctx context.Context, st Store, s *Session, spec Spec, obs Observer) (*O
 	}
 
 	// Read the server's side after the workers' connections are gone. An
-	// interrupted run ends at once: the user asked to stop.
+	// interrupted run ends at once: the user asked to stop; so does a
+	// stalled one: the server does not answer (each read would wait for
+	// its time limit).
 	s.Close()
-	if counterErr == nil && !res.Interrupted {
+	stalled := errors.Is(res.Err, runner.ErrStalled)
+	if stalled {
+		run.Notes = append(run.Notes, "server counters and settings not read: the server stopped answering")
+	}
+	if counterErr == nil && !res.Interrupted && !stalled {
 		delta, err := counters.delta(bg, before)
 		switch {
 		case err == nil:

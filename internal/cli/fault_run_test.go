@@ -1,0 +1,121 @@
+package cli
+
+// Fault cases of `dbarena run` for each workload family (OLTP, TPC-C,
+// pgbench-style scripts) on both flavors: the server is frozen (SIGSTOP)
+// or killed (SIGKILL) during a long timed run. The run must end within the
+// documented bound after the fault (--stall-timeout for a frozen server,
+// --reconnect-timeout for a dead one), fail (exit 1), and be stored
+// failed.
+
+import (
+	"context"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/dbarena/dbarena/internal/sandbox"
+	"github.com/dbarena/dbarena/internal/summary"
+)
+
+// Short bounds, so the suite stays within a few minutes of CI: the run
+// itself is set to last a minute, far longer than either bound.
+const (
+	faultStall     = 3 * time.Second // --stall-timeout
+	faultReconnect = 2 * time.Second // --reconnect-timeout
+	// faultMargin is what ending a run may take after its bound: the stop,
+	// abandoning the stuck workers, the last interval, storing the run. It
+	// bounds a hang, it does not time dbarena.
+	faultMargin = 15 * time.Second
+)
+
+// faultWorkload is one workload family of the run fault cases.
+type faultWorkload struct {
+	name    string
+	prepare []string // after "prepare"; nil: faultSandbox's oltp tables
+	run     []string // after "run"
+}
+
+func faultWorkloads() []faultWorkload {
+	return []faultWorkload{
+		{"oltp", nil, []string{"oltp_read_write", "--tables", "1", "--table-size", "2000"}},
+		{"tpcc", []string{"tpcc", "--warehouses", "1", "--threads", "2"}, []string{"tpcc", "--warehouses", "1"}},
+		{"script", []string{"script", "--scale", "1", "--threads", "2"}, []string{"script", "--builtin", "tpcb-like"}},
+	}
+}
+
+// faultRun starts a one-minute run of w on tg, signals the server with sig
+// after a few seconds and returns the run's result, its --json summary, its
+// stored run and how long it took to end after the signal.
+func faultRun(t *testing.T, tg, name string, w faultWorkload, sig syscall.Signal) (result, *summary.Run, *summary.Run, time.Duration) {
+	t.Helper()
+	results, js := filepath.Join(t.TempDir(), "r.db"), jsonPath(t)
+	args := append([]string{"run"}, w.run...)
+	args = append(args, tg, "--threads", "4", "--time", "60", "--report-interval", "1", "--results", results,
+		"--json", js, "--stall-timeout", faultStall.String(), "--reconnect-timeout", faultReconnect.String())
+	ar := startRun(t, args...)
+	time.Sleep(3 * time.Second)
+	signalServer(t, name, sig)
+	at := time.Now()
+	r := ar.wait(t)
+	took := time.Since(at)
+	t.Logf("%s: ended %.1f s after the signal, exit %d", w.name, took.Seconds(), r.code)
+	return r, readSummary(t, js), storedRun(t, results), took
+}
+
+// TestFaultRunServerGone: a frozen server and a killed one, during OLTP,
+// TPC-C and script runs, on MariaDB and PostgreSQL. (OLTP under kill -9 is
+// TestFaultServerKilledMidRun.)
+func TestFaultRunServerGone(t *testing.T) {
+	for _, fl := range faultFlavors() {
+		t.Run(string(fl), func(t *testing.T) {
+			tg, sb := faultSandbox(t, fl)
+			for _, w := range faultWorkloads() {
+				if w.prepare != nil {
+					dbarena(t, append(append([]string{"prepare"}, w.prepare...), tg, "--monitor", "none")...).mustSucceed(t)
+				}
+			}
+			for _, w := range faultWorkloads() {
+				t.Run("SIGSTOP/"+w.name, func(t *testing.T) {
+					t.Cleanup(func() { signalServer(t, sb.Name, syscall.SIGCONT) })
+					r, run, stored, took := faultRun(t, tg, sb.Name, w, syscall.SIGSTOP)
+					signalServer(t, sb.Name, syscall.SIGCONT)
+					if took > faultStall+faultMargin {
+						t.Errorf("ended %v after the freeze, want within --stall-timeout %v + %v", took, faultStall, faultMargin)
+					}
+					if r.code != ExitFailed || run.Status != summary.StatusFailed || stored.Status != summary.StatusFailed {
+						t.Fatalf("exit %d, status %s, stored %s: want 1 and failed\n%s\n%s", r.code, run.Status, stored.Status,
+							tail(r.stdout, 2000), r.stderr)
+					}
+					if !strings.Contains(run.Error, "server stopped answering for 3s") || !strings.Contains(r.stderr+r.stdout, "stopped answering") {
+						t.Errorf("error %q, stderr %q: want the stall named", run.Error, r.stderr)
+					}
+					if run.Totals.Unfinished == 0 {
+						t.Errorf("no unfinished events: the stalled ones are lost")
+					}
+				})
+			}
+			for _, w := range faultWorkloads()[1:] {
+				t.Run("SIGKILL/"+w.name, func(t *testing.T) {
+					r, run, stored, took := faultRun(t, tg, sb.Name, w, syscall.SIGKILL)
+					ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+					defer cancel()
+					if _, err := suite.mgr.Start(ctx, sandbox.Spec{Name: sb.Name}); err != nil {
+						t.Fatalf("restart: %v", err)
+					}
+					if took > faultReconnect+faultMargin {
+						t.Errorf("ended %v after the kill, want within --reconnect-timeout %v + %v", took, faultReconnect, faultMargin)
+					}
+					if r.code != ExitFailed || run.Status != summary.StatusFailed || stored.Status != summary.StatusFailed {
+						t.Fatalf("exit %d, status %s, stored %s: want 1 and failed\n%s\n%s", r.code, run.Status, stored.Status,
+							tail(r.stdout, 2000), r.stderr)
+					}
+					if run.Error == "" {
+						t.Errorf("failed without an error")
+					}
+				})
+			}
+		})
+	}
+}
