@@ -9,6 +9,7 @@ package cli
 
 import (
 	"context"
+	"os"
 	"path/filepath"
 	"strings"
 	"syscall"
@@ -115,6 +116,33 @@ func TestFaultRunServerGone(t *testing.T) {
 						t.Errorf("failed without an error")
 					}
 				})
+			}
+		})
+	}
+}
+
+// TestFaultRunLongStatementNoStall: statements longer than --stall-timeout
+// on a server that answers are no stall: the watchdog's probe gets its
+// answer and the run completes.
+func TestFaultRunLongStatementNoStall(t *testing.T) {
+	needServers(t)
+	for _, f := range flavors() {
+		t.Run(f.name, func(t *testing.T) {
+			sql := "SELECT SLEEP(5);\n"
+			if f.target == pgTarget {
+				sql = "SELECT pg_sleep(5);\n"
+			}
+			script := filepath.Join(t.TempDir(), "long.sql")
+			if err := os.WriteFile(script, []byte(sql), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			js := jsonPath(t)
+			r := dbarena(t, withTarget(f.target, "run", "script", "--file", script, "--threads", "2", "--time", "7",
+				"--stall-timeout", "1", "--json", js, "--results", filepath.Join(t.TempDir(), "r.db"))...)
+			run := readSummary(t, js)
+			if r.code != ExitOK || run.Status != summary.StatusComplete || run.Totals.Events < 2 {
+				t.Fatalf("exit %d, status %s, %d events, error %q: want a complete run", r.code, run.Status,
+					run.Totals.Events, run.Error)
 			}
 		})
 	}

@@ -8,10 +8,12 @@ package execute
 
 import (
 	"context"
+	"database/sql"
 	"errors"
 	"fmt"
 	"maps"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/dbarena/dbarena/internal/dialect"
@@ -124,6 +126,9 @@ func Run(ctx context.Context, st Store, s *Session, spec Spec, obs Observer) (*O
 	// run under a context the drivers need not watch.
 	if !detached {
 		cfg.Abort = s.Sockets.CloseAll
+		probe, closeProbe := newStallProbe(s)
+		defer closeProbe()
+		cfg.Probe = probe
 	}
 	mctx := context.WithoutCancel(ctx) // sampling has its own time limits
 	mon := StartMonitor(mctx, spec.Home, s, spec.Monitor)
@@ -390,3 +395,26 @@ func isServerLimit(code string) bool {
 // oneLine folds s onto one line, as cli and lab do with errors they store
 // or print.
 func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
+
+// newStallProbe returns the runner's stall probe (runner.Config.Probe): a
+// ping on a connection of its own, opened only when a stall is suspected
+// (the workers hold the session's pool), and the function that closes it.
+func newStallProbe(s *Session) (probe func(context.Context) error, closeProbe func()) {
+	var db *sql.DB
+	var openErr error
+	var once sync.Once
+	probe = func(ctx context.Context) error {
+		once.Do(func() { db, openErr = s.Dialect.Open(s.Target, dialect.OpenOptions{MaxConns: 1}) })
+		if openErr != nil {
+			return openErr
+		}
+		return db.PingContext(ctx)
+	}
+	closeProbe = func() {
+		once.Do(func() {}) // no probe after this
+		if db != nil {
+			db.Close()
+		}
+	}
+	return probe, closeProbe
+}

@@ -665,10 +665,32 @@ func (r *run) stalledSince(cutoff int64) (n int) {
 	return n
 }
 
+// probeTimeout is how long the stall watchdog waits for Config.Probe (at
+// most Config.StallTimeout).
+const probeTimeout = 5 * time.Second
+
+// probe calls Config.Probe and sends whether the server answered within
+// probeTimeout: with an error of its own (too many connections...) it did;
+// timed out, or with its connection lost or refused, it did not. Without a
+// Probe, it did not.
+func (r *run) probe(answered chan<- bool) {
+	if r.cfg.Probe == nil {
+		answered <- false
+		return
+	}
+	ctx, cancel := context.WithTimeout(r.wctx, r.probeTimeout())
+	defer cancel()
+	err := r.cfg.Probe(ctx)
+	answered <- err == nil || (ctx.Err() == nil && r.classify(err).Kind != dialect.ConnLost)
+}
+
+func (r *run) probeTimeout() time.Duration { return min(probeTimeout, r.cfg.StallTimeout) }
+
 // stall ends the run for Config.StallTimeout: n events have been running
-// for longer, and nothing ended meanwhile. The workers are cancelled at
-// once (no stop grace: they wait for a server that does not answer), which
-// closes the run's connections (Config.Abort).
+// for longer, nothing ended meanwhile, and the server did not answer a
+// probe. The workers are cancelled at once (no stop grace: they wait for
+// a server that does not answer), which closes the run's connections
+// (Config.Abort).
 func (r *run) stall(n int) {
 	r.fail(fmt.Errorf("%w for %v: no event ended while %d ran (--stall-timeout)", ErrStalled, r.cfg.StallTimeout, n))
 	r.cancelWorkers()
@@ -764,10 +786,18 @@ func (r *run) coordinate(ctx context.Context, cb *callbacks, onInterval func(Int
 	interrupted := false
 	var work TickWork
 
-	// lastProgress is when the coordinator last found a record (ns since
-	// t0), for the stall watchdog (Config.StallTimeout).
+	// The stall watchdog (Config.StallTimeout): lastProgress is when the
+	// coordinator last found a record (ns since t0), or the server last
+	// answered its probe; probing is set while a probe is under way.
+	// Workloads without a database (Detached) have their own time limits.
 	var lastProgress int64
 	stallAfter := int64(cfg.StallTimeout)
+	if r.detached != nil {
+		stallAfter = 0
+	}
+	answered := make(chan bool, 1)
+	probing := false
+	var probeBy int64 // a Probe that ignores its context counts as no answer
 
 	timer := time.NewTimer(time.Hour)
 	defer timer.Stop()
@@ -798,8 +828,27 @@ loop:
 		})
 		work.add(threadCPU() - tickStart)
 		stalled := 0
-		if stallAfter > 0 && now-lastProgress >= stallAfter && !r.stopped.Load() {
-			stalled = r.stalledSince(now - stallAfter)
+		if probing {
+			ok, got := false, false
+			select {
+			case ok = <-answered:
+				got = true
+			default:
+				got = now > probeBy
+			}
+			if got {
+				probing = false
+				if ok { // long statements, not a frozen server
+					lastProgress = now
+				} else if now-lastProgress >= stallAfter {
+					stalled = r.stalledSince(now - stallAfter)
+				}
+			}
+		} else if stallAfter > 0 && now-lastProgress >= stallAfter && !r.stopped.Load() &&
+			r.stalledSince(now-stallAfter) > 0 {
+			probing, probeBy = true, now+int64(r.probeTimeout()+time.Second)
+			answered = make(chan bool, 1) // an abandoned probe answers into the old one
+			go r.probe(answered)
 		}
 		switch {
 		case r.stopped.Load():

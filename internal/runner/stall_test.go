@@ -3,7 +3,9 @@ package runner
 import (
 	"context"
 	"errors"
+	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -36,6 +38,12 @@ func TestStallEndsRun(t *testing.T) {
 			c.StopGrace = time.Hour // the watchdog does not wait for the grace
 			c.StallTimeout = 300 * time.Millisecond
 			c.Abort = func() { once.Do(func() { close(aborted) }) }
+			var probes atomic.Int64
+			c.Probe = func(ctx context.Context) error { // a ping the frozen server never answers
+				probes.Add(1)
+				<-ctx.Done()
+				return ctx.Err()
+			}
 			if warm {
 				c.Warmup = time.Hour
 			}
@@ -49,8 +57,11 @@ func TestStallEndsRun(t *testing.T) {
 			if !warm && (res.Unfinished != 3 || res.Errors != 0) {
 				t.Errorf("Unfinished %d Errors %d, want the 3 stalled events unfinished", res.Unfinished, res.Errors)
 			}
-			if want := "server stopped answering for 300ms"; res.Err.Error()[:len(want)] != want {
+			if want := "server stopped answering for 300ms"; !strings.HasPrefix(res.Err.Error(), want) {
 				t.Errorf("error %q", res.Err)
+			}
+			if probes.Load() != 1 {
+				t.Errorf("%d probes, want 1", probes.Load())
 			}
 		})
 	}
@@ -138,5 +149,45 @@ func TestStopWakesSleeper(t *testing.T) {
 	}
 	if took := time.Since(start); took > 10*time.Second { // a bound on a hang, not a speed
 		t.Errorf("run took %v: the sleepers held it past its end", took)
+	}
+}
+
+// TestStallNotWhileServerAnswers: every worker runs a long statement, but
+// the server answers the probe: the run goes on to its end, probing again
+// after each further --stall-timeout.
+func TestStallNotWhileServerAnswers(t *testing.T) {
+	aborted := make(chan struct{})
+	var once sync.Once
+	h := newHarness(t, frozenAfter(5, aborted))
+	c := testConfig(2, 0)
+	c.Duration = 1100 * time.Millisecond
+	c.StopGrace = 50 * time.Millisecond
+	c.StallTimeout = 200 * time.Millisecond
+	c.Abort = func() { once.Do(func() { close(aborted) }) }
+	var probes atomic.Int64
+	c.Probe = func(context.Context) error { probes.Add(1); return nil }
+	res := h.runBounded(t, context.Background(), c, nil)
+	if res.Err != nil || res.Unfinished != 2 || res.Elapsed < c.Duration {
+		t.Errorf("Err %v Unfinished %d Elapsed %v: want the run to its end", res.Err, res.Unfinished, res.Elapsed)
+	}
+	if n := probes.Load(); n < 2 {
+		t.Errorf("%d probes, want one per --stall-timeout without progress", n)
+	}
+}
+
+// TestStallProbeIgnoresContext: a probe that never returns counts as no
+// answer once its time is up.
+func TestStallProbeIgnoresContext(t *testing.T) {
+	aborted := make(chan struct{})
+	var once sync.Once
+	h := newHarness(t, frozenAfter(5, aborted))
+	c := testConfig(1, 1<<40)
+	c.StallTimeout = 100 * time.Millisecond
+	c.Abort = func() { once.Do(func() { close(aborted) }) }
+	block := make(chan struct{})
+	t.Cleanup(func() { close(block) })
+	c.Probe = func(context.Context) error { <-block; return nil }
+	if res := h.runBounded(t, context.Background(), c, nil); !errors.Is(res.Err, ErrStalled) {
+		t.Errorf("Err %v, want ErrStalled", res.Err)
 	}
 }
