@@ -77,6 +77,24 @@ func TestFaultRunServerGone(t *testing.T) {
 					dbarena(t, append(append([]string{"prepare"}, w.prepare...), tg, "--monitor", "none")...).mustSucceed(t)
 				}
 			}
+			// Not a fault, but the same bound on the same data: TPC-C's
+			// keying and think times (up to 10 x 12 s) wake at the run's
+			// end instead of holding it for the stop grace.
+			t.Run("think/tpcc", func(t *testing.T) {
+				js := jsonPath(t)
+				start := time.Now()
+				r := dbarena(t, "run", "tpcc", "--warehouses", "1", "--think", tg, "--threads", "2", "--time", "2",
+					"--json", js, "--results", filepath.Join(t.TempDir(), "r.db"))
+				took := time.Since(start)
+				t.Logf("--time 2 with think times: ended after %.1f s", took.Seconds())
+				r.mustSucceed(t)
+				if took > 8*time.Second { // the stop grace is 10 s
+					t.Errorf("run took %v: think times held it past --time 2", took)
+				}
+				if run := readSummary(t, js); run.Status != summary.StatusComplete || run.Totals.Errors != 0 {
+					t.Errorf("status %s errors %d: want complete", run.Status, run.Totals.Errors)
+				}
+			})
 			for _, w := range faultWorkloads() {
 				t.Run("SIGSTOP/"+w.name, func(t *testing.T) {
 					t.Cleanup(func() { signalServer(t, sb.Name, syscall.SIGCONT) })

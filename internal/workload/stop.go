@@ -3,6 +3,10 @@ package workload
 import (
 	"context"
 	"errors"
+	"time"
+
+	"github.com/dbarena/dbarena/internal/poller"
+	"github.com/dbarena/dbarena/internal/rawsock"
 )
 
 // ErrStopped, returned (or wrapped) by Worker.Event, says the event was cut
@@ -26,4 +30,47 @@ func WithStop(ctx context.Context, stop <-chan struct{}) context.Context {
 func Stop(ctx context.Context) <-chan struct{} {
 	ch, _ := ctx.Value(stopKey{}).(<-chan struct{})
 	return ch
+}
+
+// sleepSlice is the longest wait of a worker of a poller group (--jobs)
+// between two looks at the run's stop.
+const sleepSlice = 50 * time.Millisecond
+
+// Sleep waits d, or until the run stops (ErrStopped: the event is cut
+// short, so a wait longer than the time left does not hold the run past
+// its end) or ctx ends (its error). A worker of a poller group sleeps
+// through poller.Sleep, so that its thread serves the others meanwhile,
+// in slices so that it sees the stop.
+func Sleep(ctx context.Context, d time.Duration) error {
+	if d <= 0 {
+		return nil
+	}
+	stop := Stop(ctx)
+	if rawsock.WaiterFrom(ctx) == nil {
+		t := time.NewTimer(d)
+		defer t.Stop()
+		select {
+		case <-t.C:
+			return nil
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-stop:
+			return ErrStopped
+		}
+	}
+	until := time.Now().Add(d)
+	for {
+		select {
+		case <-stop:
+			return ErrStopped
+		default:
+		}
+		left := time.Until(until)
+		if left <= 0 {
+			return nil
+		}
+		if err := poller.Sleep(ctx, min(left, sleepSlice)); err != nil {
+			return err
+		}
+	}
 }

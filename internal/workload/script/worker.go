@@ -16,7 +16,6 @@ import (
 	"github.com/dbarena/dbarena/internal/dialect"
 	"github.com/dbarena/dbarena/internal/pgwire"
 	"github.com/dbarena/dbarena/internal/poller"
-	"github.com/dbarena/dbarena/internal/rawsock"
 	"github.com/dbarena/dbarena/internal/target"
 	"github.com/dbarena/dbarena/internal/workload"
 	"github.com/dbarena/dbarena/internal/workload/script/pgscript"
@@ -208,7 +207,7 @@ func (w *worker) Event(ctx context.Context, ev *workload.Event) error {
 			}
 			// As in pgbench, the sleep is part of the script's latency
 			// (not an Event.Pause).
-			if err := sleep(ctx, d); err != nil {
+			if err := workload.Sleep(ctx, d); err != nil {
 				return err
 			}
 			pc++
@@ -644,47 +643,4 @@ func (w *worker) Close() error {
 		}
 	}
 	return nil
-}
-
-// sleepSlice is the longest wait of a worker of a poller group (--jobs)
-// between two looks at the run's stop.
-const sleepSlice = 50 * time.Millisecond
-
-// sleep waits d, or until the run stops (workload.ErrStopped: the event is
-// cut short, so a \sleep longer than the time left does not hold the run
-// past its end) or ctx ends. A worker of a poller group sleeps through
-// poller.Sleep, so that its thread serves the others meanwhile, as
-// pgbench's threads do, in slices so that it sees the stop.
-func sleep(ctx context.Context, d time.Duration) error {
-	if d <= 0 {
-		return nil
-	}
-	stop := workload.Stop(ctx)
-	if rawsock.WaiterFrom(ctx) == nil {
-		t := time.NewTimer(d)
-		defer t.Stop()
-		select {
-		case <-t.C:
-			return nil
-		case <-ctx.Done():
-			return ctx.Err()
-		case <-stop:
-			return workload.ErrStopped
-		}
-	}
-	until := time.Now().Add(d)
-	for {
-		select {
-		case <-stop:
-			return workload.ErrStopped
-		default:
-		}
-		left := time.Until(until)
-		if left <= 0 {
-			return nil
-		}
-		if err := poller.Sleep(ctx, min(left, sleepSlice)); err != nil {
-			return err
-		}
-	}
 }
