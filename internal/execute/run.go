@@ -81,6 +81,10 @@ const DefaultCheckpoint = time.Minute
 // counter probe, the monitor's server sampler and one to spare.
 const extraConns = 3
 
+// answerTimeout is how long the server may take to answer a ping after
+// the run before its counters and settings are left unread.
+const answerTimeout = 2 * time.Second
+
 // readyTimeout bounds the readiness check of a workload's data.
 const readyTimeout = time.Minute
 
@@ -246,6 +250,13 @@ func Run(ctx context.Context, st Store, s *Session, spec Spec, obs Observer) (*O
 	// its time limit).
 	s.Close()
 	stalled := errors.Is(res.Err, runner.ErrStalled)
+	if !stalled && counterErr == nil && !res.Interrupted {
+		// A server frozen as the run ended (its events cut after the stop
+		// grace) would hold each read for counterTimeout.
+		pctx, cancel := context.WithTimeout(bg, answerTimeout)
+		stalled = counters.db.PingContext(pctx) != nil && pctx.Err() != nil
+		cancel()
+	}
 	if stalled {
 		run.Notes = append(run.Notes, "server counters and settings not read: the server stopped answering")
 	}
