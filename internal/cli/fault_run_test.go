@@ -61,8 +61,9 @@ func faultRun(t *testing.T, tg, name string, w faultWorkload, sig syscall.Signal
 	at := time.Now()
 	r := ar.wait(t)
 	took := time.Since(at)
-	t.Logf("%s: ended %.1f s after the signal, exit %d", w.name, took.Seconds(), r.code)
-	return r, readSummary(t, js), storedRun(t, results), took
+	run := readSummary(t, js)
+	t.Logf("%s: ended %.1f s after the signal, exit %d, %s: %s", w.name, took.Seconds(), r.code, run.Status, run.Error)
+	return r, run, storedRun(t, results), took
 }
 
 // TestFaultRunServerGone: a frozen server and a killed one, during OLTP,
@@ -131,8 +132,8 @@ func TestFaultRunServerGone(t *testing.T) {
 						t.Fatalf("exit %d, status %s, stored %s: want 1 and failed\n%s\n%s", r.code, run.Status, stored.Status,
 							tail(r.stdout, 2000), r.stderr)
 					}
-					if run.Error == "" {
-						t.Errorf("failed without an error")
+					if !strings.Contains(run.Error, "target unreachable") || len(run.Outages) == 0 || run.Outages[len(run.Outages)-1].Recovered {
+						t.Errorf("error %q outages %+v: want the target unreachable, an unrecovered outage", run.Error, run.Outages)
 					}
 				})
 			}
