@@ -628,14 +628,17 @@ func (r *run) connectAll(ctx context.Context) error {
 }
 
 // drain counts every record the workers and the pacer made so far, and
-// returns how many there were. With final, the buffers are closed and the
+// returns how many the workers made (the pacer's drops are no sign of
+// life from the server). With final, the buffers are closed and the
 // events still running are counted as unfinished, with their latency up
 // to now.
 func (r *run) drain(col *collector, final bool) (n int) {
 	now := r.since()
 	one := func(ob *outbox) {
 		recs, run := ob.take(final)
-		n += len(recs)
+		if ob != r.pacerOut() {
+			n += len(recs)
+		}
 		for i := range recs {
 			col.add(&recs[i])
 		}
@@ -652,6 +655,14 @@ func (r *run) drain(col *collector, final bool) (n int) {
 		one(r.pacer.out)
 	}
 	return n
+}
+
+// pacerOut is the pacer's outbox, or nil.
+func (r *run) pacerOut() *outbox {
+	if r.pacer == nil {
+		return nil
+	}
+	return r.pacer.out
 }
 
 // stalledSince counts the workers whose running event began at or before

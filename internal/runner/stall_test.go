@@ -191,3 +191,22 @@ func TestStallProbeIgnoresContext(t *testing.T) {
 		t.Errorf("Err %v, want ErrStalled", res.Err)
 	}
 }
+
+// TestStallAtRate: at a fixed rate the queue of a frozen server's run
+// overflows and the pacer counts drops: those are no sign of life, and the
+// stall still ends the run.
+func TestStallAtRate(t *testing.T) {
+	aborted := make(chan struct{})
+	var once sync.Once
+	h := newHarness(t, frozenAfter(3, aborted))
+	c := testConfig(2, 0)
+	c.Duration = time.Hour
+	c.Rate = 1000
+	c.QueueSize = 4
+	c.StallTimeout = 300 * time.Millisecond
+	c.Abort = func() { once.Do(func() { close(aborted) }) }
+	res := h.runBounded(t, context.Background(), c, nil)
+	if !errors.Is(res.Err, ErrStalled) || res.Dropped == 0 {
+		t.Errorf("Err %v, %d dropped: want ErrStalled after drops", res.Err, res.Dropped)
+	}
+}
