@@ -18,6 +18,7 @@ import (
 
 	"github.com/dbarena/dbarena/internal/sandbox"
 	"github.com/dbarena/dbarena/internal/summary"
+	"github.com/dbarena/dbarena/internal/target"
 )
 
 // Short bounds, so the suite stays within a few minutes of CI: the run
@@ -36,13 +37,17 @@ type faultWorkload struct {
 	name    string
 	prepare []string // after "prepare"; nil: faultSandbox's oltp tables
 	run     []string // after "run"
+	pgRun   []string // more run arguments on PostgreSQL
 }
 
 func faultWorkloads() []faultWorkload {
 	return []faultWorkload{
-		{"oltp", nil, []string{"oltp_read_write", "--tables", "1", "--table-size", "2000"}},
-		{"tpcc", []string{"tpcc", "--warehouses", "1", "--threads", "2"}, []string{"tpcc", "--warehouses", "1"}},
-		{"script", []string{"script", "--scale", "1", "--threads", "2"}, []string{"script", "--builtin", "tpcb-like"}},
+		{"oltp", nil, []string{"oltp_read_write", "--tables", "1", "--table-size", "2000"}, nil},
+		{"tpcc", []string{"tpcc", "--warehouses", "1", "--threads", "2"}, []string{"tpcc", "--warehouses", "1"}, nil},
+		// On PostgreSQL the script's workers share poller groups (--jobs),
+		// whose parked workers the stop must reach too.
+		{"script", []string{"script", "--scale", "1", "--threads", "2"}, []string{"script", "--builtin", "tpcb-like"},
+			[]string{"--jobs", "2"}},
 	}
 }
 
@@ -53,6 +58,9 @@ func faultRun(t *testing.T, tg, name string, w faultWorkload, sig syscall.Signal
 	t.Helper()
 	results, js := filepath.Join(t.TempDir(), "r.db"), jsonPath(t)
 	args := append([]string{"run"}, w.run...)
+	if sb, err := suite.mgr.Get(name); err == nil && sb.Flavor == target.FlavorPostgres {
+		args = append(args, w.pgRun...)
+	}
 	args = append(args, tg, "--threads", "4", "--time", "60", "--report-interval", "1", "--results", results,
 		"--json", js, "--stall-timeout", faultStall.String(), "--reconnect-timeout", faultReconnect.String())
 	ar := startRun(t, args...)
