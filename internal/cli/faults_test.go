@@ -7,12 +7,14 @@ package cli
 // that nothing hangs: every case is bounded by its context.
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"math/rand/v2"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -48,7 +50,7 @@ func faultSandbox(t *testing.T, flavor target.Flavor) (string, *sandbox.Sandbox)
 	}
 	t.Cleanup(func() {
 		if cur, err := suite.mgr.Get(name); err == nil && cur.PID > 0 {
-			_ = syscall.Kill(cur.PID, syscall.SIGCONT)
+			_ = signalTree(cur.PID, syscall.SIGCONT)
 		}
 		_ = suite.mgr.Remove(context.Background(), name)
 	})
@@ -75,16 +77,64 @@ func serverPID(t *testing.T, name string) int {
 	return sb.PID
 }
 
-// signalServer sends sig to the server's whole process group (PostgreSQL's
-// backends are children of the postmaster, which leads the group).
+// signalServer sends sig to the server's whole process group and to every
+// process descended from it: PostgreSQL's backends are children of the
+// postmaster but each leads a session of its own (setsid), so the group
+// alone does not reach them (a SIGSTOP would freeze the postmaster while
+// the backends go on serving).
 func signalServer(t *testing.T, name string, sig syscall.Signal) {
 	t.Helper()
 	pid := serverPID(t, name)
+	if err := signalTree(pid, sig); err != nil {
+		t.Fatalf("signal %v to server %d: %v", sig, pid, err)
+	}
+}
+
+// signalTree sends sig to pid's process group (or pid alone), then to each
+// of pid's descendants, parents first: once the postmaster is stopped it
+// starts no new backend.
+func signalTree(pid int, sig syscall.Signal) error {
 	if err := syscall.Kill(-pid, sig); err != nil {
 		if err := syscall.Kill(pid, sig); err != nil {
-			t.Fatalf("signal %v to server %d: %v", sig, pid, err)
+			return err
 		}
 	}
+	for _, child := range descendants(pid) {
+		_ = syscall.Kill(child, sig) // it may have exited since
+	}
+	return nil
+}
+
+// descendants lists pid's descendant processes from /proc, parents first.
+func descendants(pid int) []int {
+	entries, _ := os.ReadDir("/proc")
+	children := map[int][]int{}
+	for _, e := range entries {
+		p, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		stat, err := os.ReadFile(filepath.Join("/proc", e.Name(), "stat"))
+		if err != nil {
+			continue
+		}
+		// pid (comm) state ppid ...: comm may hold spaces and parentheses.
+		i := bytes.LastIndexByte(stat, ')')
+		if i < 0 {
+			continue
+		}
+		var state string
+		var ppid int
+		if _, err := fmt.Sscan(string(stat[i+1:]), &state, &ppid); err == nil {
+			children[ppid] = append(children[ppid], p)
+		}
+	}
+	var out []int
+	for queue := children[pid]; len(queue) > 0; queue = queue[1:] {
+		out = append(out, queue[0])
+		queue = append(queue, children[queue[0]]...)
+	}
+	return out
 }
 
 // asyncRun is a dbarena run in progress in this process.

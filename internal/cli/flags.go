@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"strconv"
 	"strings"
 	"time"
@@ -53,6 +54,9 @@ func (v secondsDuration) Set(s string) error {
 	if n, err := strconv.ParseFloat(s, 64); err == nil {
 		if n < 0 {
 			return fmt.Errorf("must not be negative")
+		}
+		if !(n*float64(time.Second) < float64(math.MaxInt64)) { // NaN too
+			return fmt.Errorf("%s s is out of range (at most %d s)", s, math.MaxInt64/int64(time.Second))
 		}
 		*v.d = time.Duration(n * float64(time.Second))
 		return nil

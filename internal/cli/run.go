@@ -63,6 +63,7 @@ func (o *runOptions) flags(fs *pflag.FlagSet) {
 	fs.StringVar(&o.results, "results", "", "results store: a SQLite file (its directory must exist), or mysql://... or postgres://... for a shared store; default $DBARENA_HOME/results.db")
 	fs.Var(&o.cfg.Connect, "connect", "persistent, per-event (a new connection for every event, as pgbench -C) or every=N (a new one every N events, as mysqlslap --detach=N); connect time is measured apart")
 	durationFlag(fs, &o.cfg.ReconnectTimeout, "reconnect-timeout", o.cfg.ReconnectTimeout, "how long a worker tries to reconnect to a lost target before the run fails")
+	durationFlag(fs, &o.cfg.StallTimeout, "stall-timeout", o.cfg.StallTimeout, "fail the run when events are running, none ended for this long and the server does not answer a ping (it stopped answering); 0 = never")
 	monitorFlag(fs, &o.monitor)
 	o.shard.flags(fs)
 }

@@ -8,10 +8,12 @@ package execute
 
 import (
 	"context"
+	"database/sql"
 	"errors"
 	"fmt"
 	"maps"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/dbarena/dbarena/internal/dialect"
@@ -79,6 +81,10 @@ const DefaultCheckpoint = time.Minute
 // counter probe, the monitor's server sampler and one to spare.
 const extraConns = 3
 
+// answerTimeout is how long the server may take to answer a ping after
+// the run before its counters and settings are left unread.
+const answerTimeout = 2 * time.Second
+
 // readyTimeout bounds the readiness check of a workload's data.
 const readyTimeout = time.Minute
 
@@ -124,6 +130,9 @@ func Run(ctx context.Context, st Store, s *Session, spec Spec, obs Observer) (*O
 	// run under a context the drivers need not watch.
 	if !detached {
 		cfg.Abort = s.Sockets.CloseAll
+		probe, closeProbe := newStallProbe(s)
+		defer closeProbe()
+		cfg.Probe = probe
 	}
 	mctx := context.WithoutCancel(ctx) // sampling has its own time limits
 	mon := StartMonitor(mctx, spec.Home, s, spec.Monitor)
@@ -236,9 +245,22 @@ func Run(ctx context.Context, st Store, s *Session, spec Spec, obs Observer) (*O
 	}
 
 	// Read the server's side after the workers' connections are gone. An
-	// interrupted run ends at once: the user asked to stop.
+	// interrupted run ends at once: the user asked to stop; so does a
+	// stalled one: the server does not answer (each read would wait for
+	// its time limit).
 	s.Close()
-	if counterErr == nil && !res.Interrupted {
+	stalled := errors.Is(res.Err, runner.ErrStalled)
+	if !stalled && counterErr == nil && !res.Interrupted {
+		// A server frozen as the run ended (its events cut after the stop
+		// grace) would hold each read for counterTimeout.
+		pctx, cancel := context.WithTimeout(bg, answerTimeout)
+		stalled = counters.db.PingContext(pctx) != nil && pctx.Err() != nil
+		cancel()
+	}
+	if stalled {
+		run.Notes = append(run.Notes, "server counters and settings not read: the server stopped answering")
+	}
+	if counterErr == nil && !res.Interrupted && !stalled {
 		delta, err := counters.delta(bg, before)
 		switch {
 		case err == nil:
@@ -384,3 +406,26 @@ func isServerLimit(code string) bool {
 // oneLine folds s onto one line, as cli and lab do with errors they store
 // or print.
 func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
+
+// newStallProbe returns the runner's stall probe (runner.Config.Probe): a
+// ping on a connection of its own, opened only when a stall is suspected
+// (the workers hold the session's pool), and the function that closes it.
+func newStallProbe(s *Session) (probe func(context.Context) error, closeProbe func()) {
+	var db *sql.DB
+	var openErr error
+	var once sync.Once
+	probe = func(ctx context.Context) error {
+		once.Do(func() { db, openErr = s.Dialect.Open(s.Target, dialect.OpenOptions{MaxConns: 1}) })
+		if openErr != nil {
+			return openErr
+		}
+		return db.PingContext(ctx)
+	}
+	closeProbe = func() {
+		once.Do(func() {}) // no probe after this
+		if db != nil {
+			db.Close()
+		}
+	}
+	return probe, closeProbe
+}

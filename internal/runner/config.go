@@ -69,6 +69,25 @@ type Config struct {
 	// trying to make a new one (with exponential back-off) before the run
 	// fails with ErrUnreachable.
 	ReconnectTimeout time.Duration
+	// StallTimeout is the stall watchdog: when no event, error, retry or
+	// reconnect was reported by any worker for that long while an event
+	// that began at least that long ago is still running, the runner
+	// calls Probe; unless the server answers it within probeTimeout (5 s,
+	// or StallTimeout if shorter), the run ends as failed (wrapping
+	// ErrStalled): the server stopped answering (frozen, or a network that
+	// swallows packets) and every worker waits for it. The connections
+	// are closed at once (Abort) so the waiting workers return. Idle time
+	// (a rate or a replay's schedule with nothing due) never counts: only
+	// a running event does; long statements, sleeps and think times do
+	// not end the run while the server answers the probe. 0 disables the
+	// watchdog, as do Detached workloads (they have time limits of their
+	// own).
+	StallTimeout time.Duration
+	// Probe, if not nil, asks the server for a sign of life on a
+	// connection apart from the workers' (a ping), for the stall
+	// watchdog; it must return once ctx ends. Without it a stall ends
+	// the run without a probe.
+	Probe func(ctx context.Context) error
 	// Connect is how often workers open a new connection (0: persistent).
 	// Each such connect and set-up is timed apart from the events
 	// (Result.Connect); refusals are counted in ConnectErrors and retried
@@ -115,6 +134,11 @@ type Config struct {
 	IntervalHistograms bool
 }
 
+// DefaultStallTimeout is Config.StallTimeout's default, as the default
+// reconnect timeout: a frozen server ends a run about as soon as a dead
+// one. Long statements on a server that answers the probe do not.
+const DefaultStallTimeout = 30 * time.Second
+
 // DefaultConfig returns sysbench's defaults: one thread for 10 seconds, no
 // warm-up, no intervals, closed loop.
 func DefaultConfig() Config {
@@ -124,6 +148,7 @@ func DefaultConfig() Config {
 		MaxRetries:       100,
 		StopGrace:        10 * time.Second,
 		ReconnectTimeout: 30 * time.Second,
+		StallTimeout:     DefaultStallTimeout,
 	}
 }
 
@@ -172,6 +197,9 @@ func (c Config) Validate() []error {
 	}
 	if c.ReconnectTimeout <= 0 {
 		add("--reconnect-timeout must be > 0, got %v", c.ReconnectTimeout)
+	}
+	if c.StallTimeout < 0 {
+		add("--stall-timeout must be >= 0 (0 = never), got %v", c.StallTimeout)
 	}
 	if c.FirstWorker < 0 {
 		add("the first worker id must be >= 0, got %d", c.FirstWorker)

@@ -96,6 +96,10 @@ type Outage struct {
 // within Config.ReconnectTimeout.
 var ErrUnreachable = errors.New("target unreachable")
 
+// ErrStalled is wrapped by Result.Err when the run was ended by
+// Config.StallTimeout: events were running and none ended for that long.
+var ErrStalled = errors.New("server stopped answering")
+
 // Result is the outcome of Run. Every figure covers the measured period
 // only: warm-up is excluded.
 type Result struct {
@@ -541,6 +545,8 @@ func (r *run) connectAll(ctx context.Context) error {
 		r.ectx = context.WithoutCancel(r.wctx)
 		context.AfterFunc(r.wctx, r.cfg.Abort)
 	}
+	// Workers that wait for time alone (a script's \sleep) wake at the stop.
+	r.ectx = workload.WithStop(r.ectx, r.stopCh)
 	r.workers = make([]*worker, r.cfg.Threads)
 	var mu sync.Mutex // guards first, returned and abandoned
 	var first error
@@ -621,13 +627,18 @@ func (r *run) connectAll(ctx context.Context) error {
 	return nil
 }
 
-// drain counts every record the workers and the pacer made so far. With
-// final, the buffers are closed and the events still running are counted
-// as unfinished, with their latency up to now.
-func (r *run) drain(col *collector, final bool) {
+// drain counts every record the workers and the pacer made so far, and
+// returns how many the workers made (the pacer's drops are no sign of
+// life from the server). With final, the buffers are closed and the
+// events still running are counted as unfinished, with their latency up
+// to now.
+func (r *run) drain(col *collector, final bool) (n int) {
 	now := r.since()
 	one := func(ob *outbox) {
 		recs, run := ob.take(final)
+		if ob != r.pacerOut() {
+			n += len(recs)
+		}
 		for i := range recs {
 			col.add(&recs[i])
 		}
@@ -643,6 +654,57 @@ func (r *run) drain(col *collector, final bool) {
 	if r.pacer != nil {
 		one(r.pacer.out)
 	}
+	return n
+}
+
+// pacerOut is the pacer's outbox, or nil.
+func (r *run) pacerOut() *outbox {
+	if r.pacer == nil {
+		return nil
+	}
+	return r.pacer.out
+}
+
+// stalledSince counts the workers whose running event began at or before
+// cutoff (ns since t0).
+func (r *run) stalledSince(cutoff int64) (n int) {
+	for _, wk := range r.workers {
+		if v := wk.inflight.Load(); v != 0 && v>>1-1 <= cutoff {
+			n++
+		}
+	}
+	return n
+}
+
+// probeTimeout is how long the stall watchdog waits for Config.Probe (at
+// most Config.StallTimeout).
+const probeTimeout = 5 * time.Second
+
+// probe calls Config.Probe and sends whether the server answered within
+// probeTimeout: with an error of its own (too many connections...) it did;
+// timed out, or with its connection lost or refused, it did not. Without a
+// Probe, it did not.
+func (r *run) probe(answered chan<- bool) {
+	if r.cfg.Probe == nil {
+		answered <- false
+		return
+	}
+	ctx, cancel := context.WithTimeout(r.wctx, r.probeTimeout())
+	defer cancel()
+	err := r.cfg.Probe(ctx)
+	answered <- err == nil || (ctx.Err() == nil && r.classify(err).Kind != dialect.ConnLost)
+}
+
+func (r *run) probeTimeout() time.Duration { return min(probeTimeout, r.cfg.StallTimeout) }
+
+// stall ends the run for Config.StallTimeout: n events have been running
+// for longer, nothing ended meanwhile, and the server did not answer a
+// probe. The workers are cancelled at once (no stop grace: they wait for
+// a server that does not answer), which closes the run's connections
+// (Config.Abort).
+func (r *run) stall(n int) {
+	r.fail(fmt.Errorf("%w for %v: no event ended while %d ran (--stall-timeout)", ErrStalled, r.cfg.StallTimeout, n))
+	r.cancelWorkers()
 }
 
 // coordinate starts the workers and the pacer, drives the phases and
@@ -735,13 +797,28 @@ func (r *run) coordinate(ctx context.Context, cb *callbacks, onInterval func(Int
 	interrupted := false
 	var work TickWork
 
+	// The stall watchdog (Config.StallTimeout): lastProgress is when the
+	// coordinator last found a record (ns since t0), or the server last
+	// answered its probe; probing is set while a probe is under way.
+	// Workloads without a database (Detached) have their own time limits.
+	var lastProgress int64
+	stallAfter := int64(cfg.StallTimeout)
+	if r.detached != nil {
+		stallAfter = 0
+	}
+	answered := make(chan bool, 1)
+	probing := false
+	var probeBy int64 // a Probe that ignores its context counts as no answer
+
 	timer := time.NewTimer(time.Hour)
 	defer timer.Stop()
 loop:
 	for {
 		now := r.since()
 		tickStart := threadCPU()
-		r.drain(col, false)
+		if r.drain(col, false) > 0 {
+			lastProgress = now
+		}
 		upTo := now - min(closeSlack, time.Duration(col.ri)/4).Nanoseconds()
 		if r.stopped.Load() {
 			upTo = min(upTo, r.stopAt.Load()-1)
@@ -761,8 +838,34 @@ loop:
 			}
 		})
 		work.add(threadCPU() - tickStart)
+		stalled := 0
+		if probing {
+			ok, got := false, false
+			select {
+			case ok = <-answered:
+				got = true
+			default:
+				got = now > probeBy
+			}
+			if got {
+				probing = false
+				if ok { // long statements, not a frozen server
+					lastProgress = now
+				} else if now-lastProgress >= stallAfter {
+					stalled = r.stalledSince(now - stallAfter)
+				}
+			}
+		} else if stallAfter > 0 && now-lastProgress >= stallAfter && !r.stopped.Load() &&
+			r.stalledSince(now-stallAfter) > 0 {
+			probing, probeBy = true, now+int64(r.probeTimeout()+time.Second)
+			answered = make(chan bool, 1) // an abandoned probe answers into the old one
+			go r.probe(answered)
+		}
 		switch {
 		case r.stopped.Load():
+			break loop
+		case stalled > 0:
+			r.stall(stalled)
 			break loop
 		case warm && now >= warmEnd:
 			// End of warm-up: everything so far is discarded.

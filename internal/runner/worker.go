@@ -272,7 +272,7 @@ func (wk *worker) event() (res result) {
 			res.out = done
 			return res
 		}
-		if r.wctx.Err() != nil {
+		if r.wctx.Err() != nil || (errors.Is(err, workload.ErrStopped) && r.stopped.Load()) {
 			res.out = aborted
 			return res
 		}

@@ -201,14 +201,14 @@ func (w *worker) Event(ctx context.Context, ev *workload.Event) error {
 			if err != nil {
 				return &pgscript.Error{File: s.Name, Line: c.Line, Msg: err.Error()}
 			}
+			d, err := c.SleepFor(v.I)
+			if err != nil {
+				return &pgscript.Error{File: s.Name, Line: c.Line, Msg: err.Error()}
+			}
 			// As in pgbench, the sleep is part of the script's latency
 			// (not an Event.Pause).
-			// poller.Sleep: under --jobs the worker's thread serves the
-			// others meanwhile, as pgbench's threads do.
-			if d := time.Duration(v.I*c.Unit) * time.Microsecond; d > 0 {
-				if err := poller.Sleep(ctx, d); err != nil {
-					return err
-				}
+			if err := workload.Sleep(ctx, d); err != nil {
+				return err
 			}
 			pc++
 		case pgscript.If, pgscript.Elif, pgscript.Else, pgscript.Endif:

@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/dbarena/dbarena/internal/dialect"
-	"github.com/dbarena/dbarena/internal/poller"
 	"github.com/dbarena/dbarena/internal/workload"
 )
 
@@ -271,23 +270,26 @@ func (w *worker) Event(ctx context.Context, ev *workload.Event) error {
 		mean := float64(thinkTime[w.cur])
 		t := -math.Log(1-w.r.Float64()) * mean
 		t = math.Min(t, 10*mean)
-		return w.pause(w.live, ev, time.Duration(t))
+		if err := w.pause(w.live, ev, time.Duration(t)); !errors.Is(err, workload.ErrStopped) {
+			return err
+		}
+		return nil // the transaction is done; the run's end cut its think time short
 	}
 	return err
 }
 
-// pause sleeps d (scaled) and reports it as left out of the latency.
+// pause sleeps d (scaled) and reports it as left out of the latency. The
+// run's end wakes it (workload.ErrStopped), so a think time does not hold
+// the run past --time.
 func (w *worker) pause(ctx context.Context, ev *workload.Event, d time.Duration) error {
 	d = time.Duration(float64(d) * w.wl.cfg.ThinkScale)
 	if d <= 0 {
 		return nil
 	}
 	start := time.Now()
-	if err := poller.Sleep(ctx, d); err != nil { // under --jobs the thread serves others meanwhile
-		return err
-	}
+	err := workload.Sleep(ctx, d) // under --jobs the thread serves others meanwhile
 	ev.Pause += time.Since(start)
-	return nil
+	return err
 }
 
 // Close implements workload.Worker: it closes the prepared statements,

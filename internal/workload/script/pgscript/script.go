@@ -1,9 +1,11 @@
 package pgscript
 
 import (
+	"errors"
 	"fmt"
 	"strconv"
 	"strings"
+	"time"
 )
 
 // CmdKind is the kind of one script command.
@@ -62,6 +64,38 @@ type Cmd struct {
 	// Elif and Else, the command after Endif (reached when a branch
 	// before them was taken).
 	Jump, End int
+}
+
+// MaxSleep is the longest \sleep: the longest time.Duration (292 years).
+// pgbench keeps a sleep in a C int of microseconds and wraps silently past
+// 2147 s; dbarena refuses what it cannot represent instead, at parse time
+// for a literal and when the command runs for a :variable. The run's end
+// wakes a sleep in any case.
+const MaxSleep = time.Duration(1<<63 - 1)
+
+// SleepFor is the time a \sleep command waits when its value is n units:
+// 0 for n <= 0 (pgbench does not sleep then), an error when n units do not
+// fit in MaxSleep.
+func (c *Cmd) SleepFor(n int64) (time.Duration, error) {
+	unit := max(c.Unit, 1)
+	if n <= 0 {
+		return 0, nil
+	}
+	if n > int64(MaxSleep/time.Microsecond)/unit {
+		return 0, fmt.Errorf("\\sleep: %d %s is out of range (at most %d s)", n, unitName(unit), MaxSleep/time.Second)
+	}
+	return time.Duration(n*unit) * time.Microsecond, nil
+}
+
+// unitName is the \sleep unit of unit microseconds.
+func unitName(unit int64) string {
+	switch unit {
+	case 1:
+		return "us"
+	case 1000:
+		return "ms"
+	}
+	return "s"
 }
 
 // Script is a parsed pgbench script.
@@ -356,8 +390,13 @@ func (p *scriptParser) meta() error {
 			if !validVarName(fields[0][1:]) {
 				return p.errf(line, "\\sleep: invalid variable %q", fields[0])
 			}
-		} else if _, perr := strconv.ParseInt(fields[0], 10, 64); perr != nil {
+		} else if n, perr := strconv.ParseInt(fields[0], 10, 64); perr != nil {
+			if errors.Is(perr, strconv.ErrRange) {
+				return p.errf(line, "\\sleep: %s %s is out of range (at most %d s)", fields[0], unitName(c.Unit), MaxSleep/time.Second)
+			}
 			return p.errf(line, "\\sleep: invalid duration %q (an integer or a :variable)", fields[0])
+		} else if _, err := c.SleepFor(n); err != nil {
+			return p.errf(line, "%v", err)
 		}
 		if c.Expr, err = ParseExpr(fields[0]); err != nil {
 			return p.errf(line, "\\sleep: %v", err)

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"strings"
 	"testing"
+	"time"
 )
 
 const tpcbLike = `\set aid random(1, 100000 * :scale)
@@ -125,6 +126,11 @@ func TestParseErrors(t *testing.T) {
 		{"\\set x", "f:1: \\set needs"},
 		{"\\sleep 1 h", "f:1: \\sleep: unknown time unit"},
 		{"\\sleep x", "f:1: \\sleep: invalid duration"},
+		{"SELECT 1;\n\\sleep 9300000000 s", "f:2: \\sleep: 9300000000 s is out of range (at most 9223372036 s)"},
+		{"\\sleep 9223372036855 ms", "f:1: \\sleep: 9223372036855 ms is out of range"},
+		{"\\sleep 9223372036854776 us", "f:1: \\sleep: 9223372036854776 us is out of range"},
+		{"\\sleep 99999999999999999999", "f:1: \\sleep: 99999999999999999999 s is out of range"},
+		{"\\sleep -99999999999999999999 ms", "f:1: \\sleep: -99999999999999999999 ms is out of range"},
 		{"\\if 1\nSELECT 1;", "f:1: \\if without a matching \\endif"},
 		{"SELECT 1;\n\\endif", "f:2: \\endif without"},
 		{"\\if 1\n\\else\n\\elif 1\n\\endif", "f:3: \\elif after \\else"},
@@ -183,5 +189,31 @@ func TestSplitVars(t *testing.T) {
 	}
 	if b.String() != "a = :x::int and b = ':y' and c = :" {
 		t.Errorf("rejoined %q", b.String())
+	}
+}
+
+// TestSleepFor: the time of a \sleep, up to the longest time.Duration;
+// past it an error, never a wrapped (negative or short) sleep.
+func TestSleepFor(t *testing.T) {
+	for _, tc := range []struct {
+		n, unit int64
+		want    time.Duration
+		err     bool
+	}{
+		{n: 3, unit: 1e6, want: 3 * time.Second},
+		{n: 2, unit: 1000, want: 2 * time.Millisecond},
+		{n: 7, unit: 1, want: 7 * time.Microsecond},
+		{n: 0, unit: 1e6},
+		{n: -5, unit: 1e6},
+		{n: 9223372036, unit: 1e6, want: 9223372036 * time.Second},
+		{n: 9223372037, unit: 1e6, err: true},
+		{n: 9300000000, unit: 1e6, err: true},
+		{n: 1 << 62, unit: 1, err: true},
+	} {
+		c := Cmd{Kind: Sleep, Unit: tc.unit}
+		got, err := c.SleepFor(tc.n)
+		if (err != nil) != tc.err || got != tc.want || got < 0 {
+			t.Errorf("SleepFor(%d x %d us) = %v, %v; want %v (error %v)", tc.n, tc.unit, got, err, tc.want, tc.err)
+		}
 	}
 }
