@@ -7,7 +7,6 @@ package cli
 
 import (
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 	"syscall"
@@ -64,14 +63,14 @@ func TestFaultReplayServerGone(t *testing.T) {
 					"--report-interval", "1", "--results", results, "--json", js, "--monitor", "none")
 				time.Sleep(3 * time.Second)
 				if sig == syscall.SIGSTOP {
-					t.Cleanup(func() { signalTree(t, sb.Name, syscall.SIGCONT) })
+					t.Cleanup(func() { signalServer(t, sb.Name, syscall.SIGCONT) })
 				}
-				signalTree(t, sb.Name, sig)
+				signalServer(t, sb.Name, sig)
 				at := time.Now()
 				r := ar.wait(t)
 				took := time.Since(at)
 				if sig == syscall.SIGSTOP {
-					signalTree(t, sb.Name, syscall.SIGCONT)
+					signalServer(t, sb.Name, syscall.SIGCONT)
 				}
 				t.Logf("replay ended %.1f s after the server was signalled\n%s", took.Seconds(), tail(r.stdout, 2500))
 				if took > replayFaultBound {
@@ -165,28 +164,5 @@ func TestFaultReplayAccountStatements(t *testing.T) {
 			dbarena(t, "run", "oltp_point_select", tg, "--tables", "1", "--table-size", "2000", "--time", "1",
 				"--results", results, "--monitor", "none").mustSucceed(t)
 		})
-	}
-}
-
-// signalTree sends sig to the server's process and all its descendants:
-// a PostgreSQL sandbox's backends need not share the postmaster's process
-// group, and a frozen postmaster alone still lets its backends answer.
-func signalTree(t *testing.T, name string, sig syscall.Signal) {
-	t.Helper()
-	pids := []int{serverPID(t, name)}
-	for i := 0; i < len(pids); i++ {
-		b, err := os.ReadFile(fmt.Sprintf("/proc/%d/task/%d/children", pids[i], pids[i]))
-		if err != nil {
-			continue
-		}
-		for _, f := range strings.Fields(string(b)) {
-			var c int
-			if _, err := fmt.Sscan(f, &c); err == nil {
-				pids = append(pids, c)
-			}
-		}
-	}
-	for _, p := range pids {
-		_ = syscall.Kill(p, sig)
 	}
 }
