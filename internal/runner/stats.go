@@ -275,7 +275,14 @@ func (c *collector) bucket(k int64) *bucket {
 	return c.open[i]
 }
 
-// typ returns the statistics of type id in ts, growing it.
+// fullTypes is how many transaction types keep a full-precision histogram
+// over the measured period (0.1%, 185 KiB each); types beyond it (a URL
+// list's or a capture's many keys) keep a coarse one (1%, 26 KiB), so the
+// collector's memory stays near 26 KiB per key instead of 185.
+const fullTypes = 64
+
+// typ returns the statistics of type id in ts, growing it: coarse, or with
+// a full histogram for the first fullTypes ids.
 func typ(ts *[]*typeStats, id uint16, coarse bool) *typeStats {
 	i := int(id) - 1
 	for len(*ts) <= i {
@@ -283,7 +290,7 @@ func typ(ts *[]*typeStats, id uint16, coarse bool) *typeStats {
 	}
 	t := (*ts)[i]
 	if t == nil {
-		if coarse {
+		if coarse || id > fullTypes {
 			t = &typeStats{lat: hist.NewCoarse()}
 		} else {
 			t = &typeStats{lat: hist.New()}

@@ -52,3 +52,26 @@ func TestIntervalTypeHistograms(t *testing.T) {
 		}
 	}
 }
+
+// TestTypeHistogramPrecision: the first fullTypes types keep full-precision
+// totals, later ones (a URL list's many keys) coarse ones.
+func TestTypeHistogramPrecision(t *testing.T) {
+	const v = 1234567 * time.Microsecond
+	full, coarse := hist.New(), hist.NewCoarse()
+	full.Record(v)
+	coarse.Record(v)
+	if full.Max() == coarse.Max() {
+		t.Fatalf("%v: full and coarse histograms agree (%v), the test cannot tell them apart", v, full.Max())
+	}
+	var ts []*typeStats
+	for _, tc := range []struct {
+		id   uint16
+		want *hist.Histogram
+	}{{1, full}, {fullTypes, full}, {fullTypes + 1, coarse}, {1000, coarse}} {
+		h := typ(&ts, tc.id, false).lat
+		h.Record(v)
+		if h.Max() != tc.want.Max() {
+			t.Errorf("type %d: max %v, want %v", tc.id, h.Max(), tc.want.Max())
+		}
+	}
+}
