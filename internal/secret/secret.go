@@ -77,3 +77,29 @@ func isPasswordFlag(a string) bool {
 	}
 	return false
 }
+
+// MaskURL masks one URL or DSN given whole (a flag's value, a line of a
+// list), where Mask's word rules could stop early: the user info runs from
+// "://" to the last '@' that comes before any '?' or '#', whatever it holds
+// (a password with spaces, newlines or quotes), and its password part
+// becomes "***". The rest goes through Mask (password=... parameters).
+func MaskURL(s string) string {
+	_, rest, ok := strings.Cut(s, "://")
+	if !ok {
+		return Mask(s)
+	}
+	head := len(s) - len(rest)
+	end := len(rest)
+	if i := strings.IndexAny(rest, "?#"); i >= 0 {
+		end = i
+	}
+	at := strings.LastIndexByte(rest[:end], '@')
+	if at < 0 {
+		return Mask(s)
+	}
+	user, _, hasPassword := strings.Cut(rest[:at], ":")
+	if !hasPassword {
+		return Mask(s)
+	}
+	return Mask(s[:head] + user + ":***" + rest[at:])
+}

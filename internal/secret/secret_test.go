@@ -2,6 +2,7 @@ package secret
 
 import (
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -46,6 +47,42 @@ func TestMask(t *testing.T) {
 		want := []string{"dbarena", "run", "--target", "mysql://u:***@h/db", "--password", "***", "--threads", "4"}
 		if !slices.Equal(got, want) {
 			t.Errorf("MaskCommand = %q, want %q", got, want)
+		}
+	})
+}
+
+func TestMaskURL(t *testing.T) {
+	for _, tc := range []struct{ in, want string }{
+		{"mysql://u:pa\nss@127.0.0.1:1/db", "mysql://u:***@127.0.0.1:1/db"},
+		{"postgres://u:pa\nss word@h/db", "postgres://u:***@h/db"},
+		{`mysql://u:a"b'c@d@h/db?x=1`, "mysql://u:***@h/db?x=1"},
+		{"mysql://root@/sbtest?socket=/run/a@b.sock", "mysql://root@/sbtest?socket=/run/a@b.sock"},
+		{"postgres://h/db?password=s3cret", "postgres://h/db?password=***"},
+		{"http://u:p/q@h/path", "http://u:***@h/path"},
+		{"not a url p@ss", "not a url p@ss"},
+	} {
+		if got := MaskURL(tc.in); got != tc.want {
+			t.Errorf("MaskURL(%q) = %q, want %q", tc.in, got, tc.want)
+		}
+		if got := MaskURL(MaskURL(tc.in)); got != tc.want {
+			t.Errorf("MaskURL twice (%q) = %q, want %q", tc.in, got, tc.want)
+		}
+	}
+}
+
+// FuzzMaskURL: whatever a DSN's password holds, MaskURL leaves none of it.
+func FuzzMaskURL(f *testing.F) {
+	f.Add("u", "pa\nss", "127.0.0.1:1")
+	f.Add("root", `a"b'c@d`, "h")
+	f.Add("x", "sp ace/slash", "host:5432")
+	f.Fuzz(func(t *testing.T, user, password, host string) {
+		if strings.ContainsAny(user, ":@/?#") || strings.ContainsAny(host, "@/?#") || len(password) < 4 ||
+			strings.ContainsAny(password, "?#") || strings.Contains("mysql://"+user+":***@"+host+"/db", password) {
+			t.Skip()
+		}
+		got := MaskURL("mysql://" + user + ":" + password + "@" + host + "/db")
+		if strings.Contains(got, password) {
+			t.Errorf("MaskURL kept the password %q: %q", password, got)
 		}
 	})
 }

@@ -213,4 +213,4 @@ func (s *Store) Close() error {
 }
 
 // maskLoc masks a DSN's password in text meant for messages.
-func maskLoc(loc string) string { return secret.Mask(loc) }
+func maskLoc(loc string) string { return secret.MaskURL(loc) }

@@ -111,7 +111,7 @@ var ErrNotDSN = errors.New("not a DSN")
 func ParseDSN(dsn string) (Target, error) {
 	u, err := url.Parse(dsn)
 	if err != nil || u.Scheme == "" || u.Opaque != "" {
-		return Target{}, fmt.Errorf("%w: %q (want mysql://USER:PASS@HOST:PORT/DB or postgres://...)", ErrNotDSN, secret.Mask(dsn))
+		return Target{}, fmt.Errorf("%w: %q (want mysql://USER:PASS@HOST:PORT/DB or postgres://...)", ErrNotDSN, secret.MaskURL(dsn))
 	}
 	var t Target
 	switch strings.ToLower(u.Scheme) {
@@ -122,7 +122,7 @@ func ParseDSN(dsn string) (Target, error) {
 		t.Flavor = FlavorPostgres
 		t.Port = 5432
 	default:
-		return Target{}, fmt.Errorf("unknown DSN scheme %q in %q (want mysql:// or postgres://)", u.Scheme, secret.Mask(dsn))
+		return Target{}, fmt.Errorf("unknown DSN scheme %q in %q (want mysql:// or postgres://)", u.Scheme, secret.MaskURL(dsn))
 	}
 	if u.User != nil {
 		t.User = u.User.Username()
@@ -132,7 +132,7 @@ func ParseDSN(dsn string) (Target, error) {
 	if p := u.Port(); p != "" {
 		n, err := strconv.Atoi(p)
 		if err != nil || n <= 0 || n > 65535 {
-			return Target{}, fmt.Errorf("bad port %q in DSN %q", p, secret.Mask(dsn))
+			return Target{}, fmt.Errorf("bad port %q in DSN %q", p, secret.MaskURL(dsn))
 		}
 		t.Port = n
 	}
@@ -143,7 +143,7 @@ func ParseDSN(dsn string) (Target, error) {
 		q.Del("socket")
 	}
 	if t.Host == "" && t.Socket == "" {
-		return Target{}, fmt.Errorf("DSN %q has no host and no ?socket=", secret.Mask(dsn))
+		return Target{}, fmt.Errorf("DSN %q has no host and no ?socket=", secret.MaskURL(dsn))
 	}
 	if t.Database == "" {
 		t.Database = "sbtest"
@@ -157,11 +157,16 @@ func ParseDSN(dsn string) (Target, error) {
 	return t, nil
 }
 
-// Mask replaces every occurrence of the target's password in s; use it on
-// any text (driver errors, logs) that might echo a DSN.
+// Mask replaces every occurrence of the target's password in s, as given
+// or as a URL would escape it (user info, path, query); use it on any text
+// (driver errors, logs) that might echo a DSN.
 func (t Target) Mask(s string) string {
 	if t.Password == "" {
 		return s
 	}
-	return strings.ReplaceAll(s, t.Password, "***")
+	_, info, _ := strings.Cut(url.UserPassword("u", t.Password).String(), ":")
+	for _, p := range []string{t.Password, info, url.PathEscape(t.Password), url.QueryEscape(t.Password)} {
+		s = strings.ReplaceAll(s, p, "***")
+	}
+	return s
 }

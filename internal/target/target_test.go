@@ -60,3 +60,27 @@ func TestMaskedDSNHidesPassword(t *testing.T) {
 		t.Fatalf("Mask = %q", got)
 	}
 }
+
+// TestPasswordWithControlCharacters: a password holding a newline or
+// spaces is never echoed, neither by a refused DSN's error nor escaped in
+// a driver's message.
+func TestPasswordWithControlCharacters(t *testing.T) {
+	for _, dsn := range []string{"mysql://u:pa\nss@127.0.0.1:1/db", "postgres://u:pa\nss word@127.0.0.1:1/db", "mysql://u:pa\tss@h:99999/db"} {
+		_, err := ParseDSN(dsn)
+		if err == nil {
+			t.Fatalf("ParseDSN(%q) accepted it", dsn)
+		}
+		if msg := err.Error(); strings.Contains(msg, "pa") || !strings.Contains(msg, "u:***@") {
+			t.Errorf("ParseDSN(%q): %s", dsn, msg)
+		}
+	}
+	tg, err := ParseDSN("mysql://u:pa%0As%2Fs%20x@127.0.0.1:1/db")
+	if err != nil || tg.Password != "pa\ns/s x" {
+		t.Fatalf("ParseDSN: %+v, %v", tg, err)
+	}
+	for _, echo := range []string{"pa\ns/s x", "pa%0As%2Fs%20x", "pa%0As%2Fs+x", "pa%0As%2Fs%20x", tg.DSN()} {
+		if got := tg.Mask("driver said: " + echo); strings.Contains(got, "pa") {
+			t.Errorf("Mask(%q) = %q", echo, got)
+		}
+	}
+}

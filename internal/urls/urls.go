@@ -317,7 +317,7 @@ func Resolve(s string, base *url.URL) (*url.URL, error) {
 		}
 		ref, err := url.Parse(s)
 		if err != nil {
-			return nil, fmt.Errorf("bad URL %q: %s", secret.Mask(s), secret.Mask(err.Error()))
+			return nil, fmt.Errorf("bad URL %q: %s", secret.MaskURL(s), secret.Mask(err.Error()))
 		}
 		return base.ResolveReference(ref), nil
 	case !strings.Contains(s, "://"):
@@ -325,13 +325,13 @@ func Resolve(s string, base *url.URL) (*url.URL, error) {
 	}
 	u, err := url.Parse(s)
 	if err != nil {
-		return nil, fmt.Errorf("bad URL %q: %s", secret.Mask(s), secret.Mask(err.Error()))
+		return nil, fmt.Errorf("bad URL %q: %s", secret.MaskURL(s), secret.Mask(err.Error()))
 	}
 	if u.Scheme != "http" && u.Scheme != "https" {
-		return nil, fmt.Errorf("bad URL %q: the scheme must be http or https", secret.Mask(s))
+		return nil, fmt.Errorf("bad URL %q: the scheme must be http or https", secret.MaskURL(s))
 	}
 	if u.Host == "" {
-		return nil, fmt.Errorf("bad URL %q: no host", secret.Mask(s))
+		return nil, fmt.Errorf("bad URL %q: no host", secret.MaskURL(s))
 	}
 	return u, nil
 }
