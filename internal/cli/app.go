@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/dbarena/dbarena/internal/sandbox"
+	"github.com/dbarena/dbarena/internal/termsafe"
 	"github.com/dbarena/dbarena/internal/workload"
 	"github.com/dbarena/dbarena/internal/workload/micro"
 	"github.com/dbarena/dbarena/internal/workload/oltp"
@@ -46,12 +47,15 @@ type App struct {
 	Registry *workload.Registry
 }
 
-// NewApp returns an App wired to the real process.
+// NewApp returns an App wired to the real process. Text it prints to a
+// terminal (and all of stderr) shows control characters as escapes, so
+// that nothing read from an input can drive the terminal (termsafe);
+// stdout to a pipe or file goes out exactly as written.
 func NewApp(stdout, stderr io.Writer, args []string, getenv func(string) string,
 	interrupts func(context.Context) (context.Context, context.CancelFunc)) *App {
 	return &App{
-		Stdout:     stdout,
-		Stderr:     stderr,
+		Stdout:     termsafe.ForOutput(stdout),
+		Stderr:     termsafe.New(stderr),
 		Getenv:     getenv,
 		Args:       args,
 		Interrupts: interrupts,
