@@ -405,17 +405,7 @@ func TestFaultStoreOnFullFileSystem(t *testing.T) {
 	js := jsonPath(t)
 	ar := startRun(t, args("6", "--json", js)...)
 	time.Sleep(2 * time.Second)
-	filler, err := os.Create(filepath.Join(dir, "filler"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	chunk := make([]byte, 64<<10)
-	for {
-		if _, err := filler.Write(chunk); err != nil {
-			break
-		}
-	}
-	filler.Close()
+	fillFileSystem(t, dir)
 	r := ar.wait(t)
 	if r.code != ExitFailed || !strings.Contains(r.stderr, js) {
 		t.Fatalf("exit %d, stderr %q: want 1 and the --json path", r.code, r.stderr)
@@ -521,4 +511,20 @@ func TestFaultNetwork(t *testing.T) {
 			t.Errorf("status %s, exit %d", run.Status, r.code)
 		}
 	})
+}
+
+// fillFileSystem writes a file into dir until its file system is full.
+func fillFileSystem(t *testing.T, dir string) {
+	t.Helper()
+	filler, err := os.Create(filepath.Join(dir, "filler"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer filler.Close()
+	chunk := make([]byte, 64<<10)
+	for {
+		if _, err := filler.Write(chunk); err != nil {
+			return
+		}
+	}
 }

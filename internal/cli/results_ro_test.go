@@ -82,17 +82,7 @@ func TestResultsStoreFullFallback(t *testing.T) {
 	ar := startRun(t, "run", "oltp_point_select", "--tables", "1", "--table-size", "1000", "--time", "6",
 		"--threads", "2", "--report-interval", "1", "--results", results, "--monitor", "off")
 	time.Sleep(2 * time.Second)
-	filler, err := os.Create(filepath.Join(dir, "filler"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	chunk := make([]byte, 64<<10)
-	for {
-		if _, err := filler.Write(chunk); err != nil {
-			break
-		}
-	}
-	filler.Close()
+	fillFileSystem(t, dir)
 	r := ar.wait(t)
 	files, _ := filepath.Glob(filepath.Join(work, "dbarena-run-*.json"))
 	if r.code != ExitFailed || len(files) != 1 || !strings.Contains(r.stderr, "the run summary is in dbarena-run-") {
