@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"os"
 	"strings"
 
 	"github.com/dbarena/dbarena/internal/checksum"
@@ -99,7 +98,7 @@ func (a *App) checksumCmd(ctx context.Context, args []string) error {
 		if err != nil {
 			return failed(err)
 		}
-		if err := os.WriteFile(jsonFile, append(b, '\n'), 0o644); err != nil {
+		if err := writePrivate(jsonFile, append(b, '\n')); err != nil {
 			return failed(fmt.Errorf("--json: %w", err))
 		}
 	}

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"os"
 	"strings"
 	"sync"
 	"time"
@@ -392,19 +391,7 @@ func writeLoadJSON(path string, doc *loadJSON) error {
 		return err
 	}
 	// The file holds statement text from the dump: readable by its owner only.
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o600)
-	if err != nil {
-		return err
-	}
-	if err := f.Chmod(0o600); err != nil {
-		f.Close()
-		return err
-	}
-	if _, err := f.Write(append(b, '\n')); err != nil {
-		f.Close()
-		return err
-	}
-	return f.Close()
+	return writePrivate(path, append(b, '\n'))
 }
 
 // printableError shows an error of a load with control characters
