@@ -92,18 +92,23 @@ func (a *App) run(ctx context.Context, args []string) error {
 	if _, ok := w.(workload.Runner); !ok {
 		return missing(w, "run")
 	}
-	if _, ok := w.(workload.Detached); ok {
-		return a.runDetached(ctx, w, rest)
-	}
+	_, detached := w.(workload.Detached)
 	var o runOptions
+	var dbTarget string
 	fs := newFlagSet("run " + w.Name())
 	o.flags(fs)
+	detachedFlags(w, fs, &dbTarget)
 	w.Flags(fs)
 	if err := parseFlags(fs, rest); err != nil {
 		return err
 	}
 	if fs.NArg() > 0 {
 		return usagef("unexpected argument %q", fs.Arg(0))
+	}
+	if detached {
+		if err := refuseDatabaseFlags(w, fs); err != nil {
+			return err
+		}
 	}
 	if err := validate(o.validate(fs), w.Validate()); err != nil {
 		return err
@@ -133,9 +138,19 @@ func (a *App) run(ctx context.Context, args []string) error {
 	}
 	defer st.Close()
 
-	t, err := a.resolveTarget(ctx, o.target, o.cred)
-	if err != nil {
-		return err
+	var open func(context.Context) (*execute.Session, error)
+	if detached {
+		if open, err = a.detachedSessions(ctx, w, &o, dbTarget); err != nil {
+			return err
+		}
+	} else {
+		t, err := a.resolveTarget(ctx, o.target, o.cred)
+		if err != nil {
+			return err
+		}
+		open = func(ctx context.Context) (*execute.Session, error) {
+			return execute.Connect(ctx, t, dialect.OpenOptions{MaxConns: o.cfg.Threads})
+		}
 	}
 	ctx, stop := a.Interrupts(ctx)
 	defer stop()
@@ -145,9 +160,7 @@ func (a *App) run(ctx context.Context, args []string) error {
 	}
 	// A fresh pool per round: closing it ends the server sessions, so the
 	// server's own counters are complete when they are read.
-	return a.runRounds(ctx, st, w, &o, host, func() (*execute.Session, error) {
-		return execute.Connect(ctx, t, dialect.OpenOptions{MaxConns: o.cfg.Threads})
-	})
+	return a.runRounds(ctx, st, w, &o, host, func() (*execute.Session, error) { return open(ctx) })
 }
 
 // runRounds runs the workload o.rounds times, each on a session from
