@@ -9,18 +9,12 @@ import (
 
 // limitEvents applies a workload.EventLimiter's limit (mysqlslap's
 // --number-of-queries, siege's --reps) as --events: without --time, the
-// run goes until the limit, not for the default --time.
+// run goes until the limit, not for the default --time
+// (runner.Config.LimitEvents).
 func limitEvents(w workload.Workload, fs *pflag.FlagSet, cfg *runner.Config) error {
-	el, ok := w.(workload.EventLimiter)
-	if !ok || el.EventLimit() <= 0 {
-		return nil
-	}
-	if fs.Changed("events") {
+	if el, ok := w.(workload.EventLimiter); ok && el.EventLimit() > 0 && fs.Changed("events") {
 		return usagef("--events and the workload's own limit (--number-of-queries, --reps) both limit the run: give one")
 	}
-	cfg.Events = el.EventLimit()
-	if !fs.Changed("time") {
-		cfg.Duration = 0
-	}
+	cfg.LimitEvents(w, fs.Changed("time"))
 	return nil
 }

@@ -6,20 +6,13 @@ import (
 	"github.com/dbarena/dbarena/internal/workload"
 )
 
-// LimitEvents applies w's own event limit (workload.EventLimiter: http's
-// --reps, script's --number-of-queries) to cfg as `dbarena run` does with
-// --time: the run goes until the limit, and the plan's duration caps it
-// only when the plan gives one (duration:), not by its default. Call it
-// once w knows its threads.
+// LimitEvents applies w's own event limit to cfg as `dbarena run` does
+// (runner.Config.LimitEvents): the plan's duration caps it only when the
+// plan gives one (duration:), not by its default. Call it once w knows its
+// threads.
 func (j Job) LimitEvents(w workload.Workload, cfg *runner.Config) {
-	el, ok := w.(workload.EventLimiter)
-	if !ok || el.EventLimit() <= 0 {
-		return
-	}
-	cfg.Events = el.EventLimit()
-	if _, set := j.Plan.Lines["duration"]; !set {
-		cfg.Duration = 0
-	}
+	_, set := j.Plan.Lines["duration"]
+	cfg.LimitEvents(w, set)
 }
 
 // checkDetached refuses a connect axis on a workload.Detached workload

@@ -10,6 +10,7 @@ import (
 
 	"github.com/dbarena/dbarena/internal/cpusched"
 	"github.com/dbarena/dbarena/internal/target"
+	"github.com/dbarena/dbarena/internal/workload"
 )
 
 // Config says how to run a workload. Build one with DefaultConfig, set what
@@ -281,4 +282,21 @@ func (c Config) schedPolicy(flavor target.Flavor, lean, paced bool) string {
 		return cpusched.Batch
 	}
 	return cpusched.Normal
+}
+
+// LimitEvents applies w's own event limit (workload.EventLimiter: http's
+// --reps, a script's --number-of-queries) to c: the run goes until the
+// limit, and the duration caps it only when keepDuration (the user set
+// one: --time, a plan's duration:), not by its default. It reports whether
+// w has a limit. `dbarena run` and plan steps both decide it here.
+func (c *Config) LimitEvents(w workload.Workload, keepDuration bool) bool {
+	el, ok := w.(workload.EventLimiter)
+	if !ok || el.EventLimit() <= 0 {
+		return false
+	}
+	c.Events = el.EventLimit()
+	if !keepDuration {
+		c.Duration = 0
+	}
+	return true
 }
