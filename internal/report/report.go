@@ -106,18 +106,10 @@ type Cell struct {
 	Plan, PlanCell string
 	// Runs are the rounds, oldest first.
 	Runs []*summary.Run
-	// TPS, QPS and the latency figures summarise the rounds.
-	TPS, QPS, AvgMS, P95MS, P99MS stats.Summary
-	Errors                        int64
-}
-
-// Values returns the per-round values of one figure.
-func (c *Cell) Values(f func(*summary.Run) float64) []float64 {
-	out := make([]float64, len(c.Runs))
-	for i, r := range c.Runs {
-		out[i] = f(r)
-	}
-	return out
+	// Cell's TPS, QPS and latency figures summarise the rounds
+	// (stats.DescribeCell).
+	stats.Cell
+	Errors int64
 }
 
 // Median returns the round whose throughput is the median of the cell's.
@@ -352,11 +344,7 @@ func (rep *Report) group(labels map[*summary.Run]string) {
 		rep.Notes = append(rep.Notes, fmt.Sprintf("%d run(s) did not complete (interrupted or failed): they are listed but left out of cells, statistics and charts.", left))
 	}
 	for _, c := range rep.Cells {
-		c.TPS = stats.Describe(c.Values(func(r *summary.Run) float64 { return r.Throughput.TPS }))
-		c.QPS = stats.Describe(c.Values(func(r *summary.Run) float64 { return r.Throughput.QPS }))
-		c.AvgMS = stats.Describe(c.Values(func(r *summary.Run) float64 { return r.LatencyMS.Avg }))
-		c.P95MS = stats.Describe(c.Values(func(r *summary.Run) float64 { return r.LatencyMS.P95 }))
-		c.P99MS = stats.Describe(c.Values(func(r *summary.Run) float64 { return r.LatencyMS.P99 }))
+		c.Cell = stats.DescribeCell(c.Runs)
 		for _, r := range c.Runs {
 			c.Errors += r.Totals.Errors
 		}
@@ -383,8 +371,6 @@ func (rep *Report) compare() {
 	if len(rep.Series) < 2 {
 		return
 	}
-	tps := func(r *summary.Run) float64 { return r.Throughput.TPS }
-	p95 := func(r *summary.Run) float64 { return r.LatencyMS.P95 }
 	type hk struct{ s, w string }
 	logs := map[hk][]float64{}
 	for _, c := range rep.Cells {
@@ -398,8 +384,8 @@ func (rep *Report) compare() {
 		rel := Relative{
 			Series: c.Series, Workload: c.Workload, Threads: c.Threads,
 			Rounds: len(c.Runs), Baseline: len(b.Runs),
-			TPS: stats.Relative(c.Values(tps), b.Values(tps)),
-			P95: stats.Relative(c.Values(p95), b.Values(p95)),
+			TPS: stats.TPS.Relative(c.Runs, b.Runs),
+			P95: stats.LatencyP95.Relative(c.Runs, b.Runs),
 		}
 		rep.Relatives = append(rep.Relatives, rel)
 		if v := rel.TPS.Value; v > 0 && !math.IsInf(v, 0) {
