@@ -125,7 +125,7 @@ func Compare(a, b []*summary.Run) (*Comparison, error) {
 			Ratio: f.Relative(b, a), LowerIsBetter: f.LowerIsBetter})
 	}
 	c.Replay = CompareReplay(a, b, DefaultThreshold)
-	if IsMicro(a[0]) && IsMicro(b[0]) {
+	if a[0].HasSection(summary.SectionMicro) && b[0].HasSection(summary.SectionMicro) {
 		c.Micro = CompareMicro([]string{"A", "B"}, map[string][]*summary.Run{"A": a, "B": b})
 	}
 	ra, rb := a[0], b[0]

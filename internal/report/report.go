@@ -539,19 +539,13 @@ func (rep *Report) pickTimeSeries() {
 	}
 }
 
-// IsReplay reports whether a run replays HTTP requests or captured traffic,
-// whose results read best in the columns of a siege table.
-func IsReplay(r *summary.Run) bool {
-	w := strings.ToLower(r.Workload)
-	return strings.HasPrefix(w, "http") || strings.HasPrefix(w, "replay") || strings.HasPrefix(w, "siege")
-}
-
-// IsTPCC reports whether a run has per-transaction-type figures or checks
-// (TPC-C and other multi-transaction workloads).
-// A capture replay's per-type figures are by fingerprint: they have
-// tables of their own (fingerprintTables).
-func IsTPCC(r *summary.Run) bool {
-	return !IsCaptureReplay(r) && (len(r.PerType) > 0 || len(r.Checks) > 0 || r.TpmC != nil)
+// hasTypes reports whether a run gets a table of its transaction types
+// and checks: it has per-type figures, checks or a tpmC (TPC-C and other
+// multi-transaction workloads), unless its per-type figures are by
+// statement fingerprint, which have tables of their own
+// (fingerprintTables).
+func hasTypes(r *summary.Run) bool {
+	return !r.HasSection(summary.SectionFingerprints) && (len(r.PerType) > 0 || len(r.Checks) > 0 || r.TpmC != nil)
 }
 
 // runTLS is the run's TLS for the servers table, "" when not recorded.
