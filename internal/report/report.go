@@ -10,6 +10,12 @@
 // (internal/stats); series (one server or configuration each) are compared
 // with a baseline series cell by cell.
 //
+// Beyond the sections every run gets, what a report shows of a run (the
+// micro suite's winner table, a siege table row, a per-fingerprint
+// comparison, a table of transaction types) is decided by the sections the
+// run carries (summary.Run.ReportSections) and the data it holds, never by
+// its workload's name.
+//
 // Charts are drawn server-side by gonum.org/v1/plot: SVG inlined in the HTML
 // (no script, no external asset) and PNG files for Markdown.
 package report
