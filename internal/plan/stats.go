@@ -53,9 +53,9 @@ func IsBaseline(coords map[string]string, baseline []Param) bool {
 // throughput CV exceeds noisyCV is flagged noisy.
 func Summarise(runs []*summary.Run, baseline []Param, noisyCV float64) []CellStats {
 	type acc struct {
-		st            *CellStats
-		tps, p95, p99 []float64
-		warm          float64
+		st   *CellStats
+		runs []*summary.Run // complete rounds
+		warm float64
 	}
 	byCell := map[string]*acc{}
 	var order []string
@@ -77,9 +77,7 @@ func Summarise(runs []*summary.Run, baseline []Param, noisyCV float64) []CellSta
 			continue
 		}
 		a.st.Runs++
-		a.tps = append(a.tps, r.Throughput.TPS)
-		a.p95 = append(a.p95, r.LatencyMS.P95)
-		a.p99 = append(a.p99, r.LatencyMS.P99)
+		a.runs = append(a.runs, r)
 		a.warm += r.WarmupS
 	}
 	// Index cells by their coordinates with the baseline keys blanked.
@@ -107,13 +105,14 @@ func Summarise(runs []*summary.Run, baseline []Param, noisyCV float64) []CellSta
 	for _, id := range order {
 		a := byCell[id]
 		st := a.st
-		st.TPS, st.P95, st.P99 = stats.Describe(a.tps), stats.Describe(a.p95), stats.Describe(a.p99)
+		c := stats.DescribeCell(a.runs)
+		st.TPS, st.P95, st.P99 = c.TPS, c.P95MS, c.P99MS
 		if st.Runs > 0 {
 			st.WarmupS = a.warm / float64(st.Runs)
 		}
 		st.Noisy = st.TPS.Noisy(noisyCV)
-		if b := baseOf[key(st.Coords)]; b != nil && b != a && len(b.tps) > 0 && len(a.tps) > 0 {
-			r := stats.Relative(a.tps, b.tps)
+		if b := baseOf[key(st.Coords)]; b != nil && b != a && len(b.runs) > 0 && len(a.runs) > 0 {
+			r := stats.TPS.Relative(a.runs, b.runs)
 			st.Baseline, st.Relative = b.st.Cell, &r
 		}
 		out = append(out, *st)

@@ -116,41 +116,16 @@ func Compare(a, b []*summary.Run) (*Comparison, error) {
 		return nil, fmt.Errorf("compare: nothing to compare")
 	}
 	c := &Comparison{A: a, B: b}
-	figs := []struct {
-		name  string
-		lower bool
-		f     func(*summary.Run) float64
-	}{
-		{"tps", false, func(r *summary.Run) float64 { return r.Throughput.TPS }},
-		{"qps", false, func(r *summary.Run) float64 { return r.Throughput.QPS }},
-		{"latency avg ms", true, func(r *summary.Run) float64 { return r.LatencyMS.Avg }},
-		{"latency p50 ms", true, func(r *summary.Run) float64 { return r.LatencyMS.P50 }},
-		{"latency p95 ms", true, func(r *summary.Run) float64 { return r.LatencyMS.P95 }},
-		{"latency p99 ms", true, func(r *summary.Run) float64 { return r.LatencyMS.P99 }},
-		{"latency max ms", true, func(r *summary.Run) float64 { return r.LatencyMS.Max }},
-		{"errors/s", true, func(r *summary.Run) float64 { return perSecond(r.Totals.Errors, r.DurationS) }},
-		{"retries/s", true, func(r *summary.Run) float64 { return perSecond(r.Totals.Retries, r.DurationS) }},
-		{"reconnects", true, func(r *summary.Run) float64 { return float64(r.Totals.Reconnects) }},
-	}
+	figs := stats.CompareFigures
 	if a[0].TpmC != nil && b[0].TpmC != nil {
-		figs = append(figs, struct {
-			name  string
-			lower bool
-			f     func(*summary.Run) float64
-		}{"tpmC", false, func(r *summary.Run) float64 {
-			if r.TpmC == nil {
-				return 0
-			}
-			return *r.TpmC
-		}})
+		figs = append(slices.Clip(figs), stats.TpmC)
 	}
-	for _, fg := range figs {
-		xa, xb := values(a, fg.f), values(b, fg.f)
-		c.Rows = append(c.Rows, CompareRow{Name: fg.name, A: stats.Describe(xa), B: stats.Describe(xb),
-			Ratio: stats.Relative(xb, xa), LowerIsBetter: fg.lower})
+	for _, f := range figs {
+		c.Rows = append(c.Rows, CompareRow{Name: f.Name, A: f.Describe(a), B: f.Describe(b),
+			Ratio: f.Relative(b, a), LowerIsBetter: f.LowerIsBetter})
 	}
 	c.Replay = CompareReplay(a, b, DefaultThreshold)
-	if IsMicro(a[0]) && IsMicro(b[0]) {
+	if a[0].HasSection(summary.SectionMicro) && b[0].HasSection(summary.SectionMicro) {
 		c.Micro = CompareMicro([]string{"A", "B"}, map[string][]*summary.Run{"A": a, "B": b})
 	}
 	ra, rb := a[0], b[0]
@@ -174,21 +149,6 @@ func Compare(a, b []*summary.Run) (*Comparison, error) {
 		add("setting "+k, lookup(ra.Settings, k), lookup(rb.Settings, k))
 	}
 	return c, nil
-}
-
-func perSecond(n int64, s float64) float64 {
-	if s <= 0 {
-		return 0
-	}
-	return float64(n) / s
-}
-
-func values(rs []*summary.Run, f func(*summary.Run) float64) []float64 {
-	out := make([]float64, len(rs))
-	for i, r := range rs {
-		out[i] = f(r)
-	}
-	return out
 }
 
 func unionKeys[V any](a, b map[string]V) []string {

@@ -99,7 +99,7 @@ func (rep *Report) WriteHTML(w io.Writer) error {
 		page.Sections[n-1].Charts = append(page.Sections[n-1].Charts, htmlChart{ID: c.ID, Caption: c.Caption, SVG: template.HTML(svg)}) //nolint:gosec
 	}
 	for _, r := range rep.Runs {
-		if IsTPCC(r) {
+		if hasTypes(r) {
 			page.TPCC = append(page.TPCC, tpccBlock{Head: runHead(r), Types: TypeTable(r), Checks: CheckTable(r)})
 		}
 	}
@@ -116,11 +116,12 @@ func (rep *Report) WriteHTML(w io.Writer) error {
 	return nil
 }
 
-// replayTable is the siege-style table of the HTTP and replay runs, or nil.
+// replayTable is the siege-style table of the runs with
+// summary.SectionSiege (HTTP and replay runs), or nil.
 func (rep *Report) replayTable() *Table {
 	var rs []*summary.Run
 	for _, r := range rep.Runs {
-		if IsReplay(r) {
+		if r.HasSection(summary.SectionSiege) {
 			rs = append(rs, r)
 		}
 	}

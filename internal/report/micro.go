@@ -13,10 +13,6 @@ import (
 	"github.com/dbarena/dbarena/internal/workload/micro"
 )
 
-// IsMicro reports whether a run is of the micro suite (sql-bench style:
-// seconds per operation).
-func IsMicro(r *summary.Run) bool { return r.Workload == "micro" }
-
 // MicroOp is one operation compared across series, as in sql-bench's
 // run-all-tests --cmp: seconds per series, the winner (fewest seconds) and
 // how much slower the runner-up is.
@@ -46,14 +42,15 @@ type MicroComparison struct {
 }
 
 // CompareMicro builds the winner table from the micro runs of each series
-// (series in order; runs of other workloads and incomplete runs are left
-// out). It returns nil when no series has a micro run.
+// (series in order): the runs with summary.SectionMicro; other runs and
+// incomplete runs are left out. It returns nil when no series has a micro
+// run.
 func CompareMicro(series []string, runs map[string][]*summary.Run) *MicroComparison {
 	mc := &MicroComparison{Wins: map[string]int{}, SignificantWins: map[string]int{}}
 	use := map[string][]*summary.Run{}
 	for _, s := range series {
 		for _, r := range runs[s] {
-			if IsMicro(r) && r.Status == summary.StatusComplete {
+			if r.HasSection(summary.SectionMicro) && r.Status == summary.StatusComplete {
 				use[s] = append(use[s], r)
 			}
 		}
@@ -209,9 +206,7 @@ func orDash(s string) string {
 func (rep *Report) Micro() *MicroComparison {
 	runs := map[string][]*summary.Run{}
 	for _, c := range rep.Cells {
-		if c.Workload == "micro" {
-			runs[c.Series] = append(runs[c.Series], c.Runs...)
-		}
+		runs[c.Series] = append(runs[c.Series], c.Runs...)
 	}
 	return CompareMicro(rep.Series, runs)
 }

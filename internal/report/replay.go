@@ -12,10 +12,6 @@ import (
 	"github.com/dbarena/dbarena/internal/workload/replay"
 )
 
-// IsCaptureReplay reports whether a run replayed a capture (workload
-// replay), whose per_type is keyed by statement fingerprint.
-func IsCaptureReplay(r *summary.Run) bool { return r.Workload == "replay" && r.Replay != nil }
-
 // DefaultThreshold is how much slower or faster (20%) a statement must be
 // to count as slower or faster in a replay comparison.
 const DefaultThreshold = 0.20
@@ -147,9 +143,9 @@ func pairsOf(r *summary.Run) *pairs {
 // CompareReplay sets B's replay runs against A's, fingerprint by
 // fingerprint; statements are paired between the first run of each side
 // when both recorded results of the same capture. It returns nil unless
-// both sides are replays.
+// both sides' first runs have summary.SectionFingerprints.
 func CompareReplay(a, b []*summary.Run, threshold float64) *ReplayComparison {
-	if len(a) == 0 || len(b) == 0 || !IsCaptureReplay(a[0]) || !IsCaptureReplay(b[0]) {
+	if len(a) == 0 || len(b) == 0 || !a[0].HasSection(summary.SectionFingerprints) || !b[0].HasSection(summary.SectionFingerprints) {
 		return nil
 	}
 	if threshold <= 0 {
@@ -405,7 +401,7 @@ func (rep *Report) fingerprintTables() []Table {
 	runs := map[string][]*summary.Run{}
 	for _, c := range rep.Cells {
 		for _, r := range c.Runs {
-			if IsCaptureReplay(r) {
+			if r.HasSection(summary.SectionFingerprints) {
 				runs[c.Series] = append(runs[c.Series], r)
 			}
 		}

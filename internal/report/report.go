@@ -10,6 +10,12 @@
 // (internal/stats); series (one server or configuration each) are compared
 // with a baseline series cell by cell.
 //
+// Beyond the sections every run gets, what a report shows of a run (the
+// micro suite's winner table, a siege table row, a per-fingerprint
+// comparison, a table of transaction types) is decided by the sections the
+// run carries (summary.Run.ReportSections) and the data it holds, never by
+// its workload's name.
+//
 // Charts are drawn server-side by gonum.org/v1/plot: SVG inlined in the HTML
 // (no script, no external asset) and PNG files for Markdown.
 package report
@@ -106,18 +112,10 @@ type Cell struct {
 	Plan, PlanCell string
 	// Runs are the rounds, oldest first.
 	Runs []*summary.Run
-	// TPS, QPS and the latency figures summarise the rounds.
-	TPS, QPS, AvgMS, P95MS, P99MS stats.Summary
-	Errors                        int64
-}
-
-// Values returns the per-round values of one figure.
-func (c *Cell) Values(f func(*summary.Run) float64) []float64 {
-	out := make([]float64, len(c.Runs))
-	for i, r := range c.Runs {
-		out[i] = f(r)
-	}
-	return out
+	// Cell's TPS, QPS and latency figures summarise the rounds
+	// (stats.DescribeCell).
+	stats.Cell
+	Errors int64
 }
 
 // Median returns the round whose throughput is the median of the cell's.
@@ -352,11 +350,7 @@ func (rep *Report) group(labels map[*summary.Run]string) {
 		rep.Notes = append(rep.Notes, fmt.Sprintf("%d run(s) did not complete (interrupted or failed): they are listed but left out of cells, statistics and charts.", left))
 	}
 	for _, c := range rep.Cells {
-		c.TPS = stats.Describe(c.Values(func(r *summary.Run) float64 { return r.Throughput.TPS }))
-		c.QPS = stats.Describe(c.Values(func(r *summary.Run) float64 { return r.Throughput.QPS }))
-		c.AvgMS = stats.Describe(c.Values(func(r *summary.Run) float64 { return r.LatencyMS.Avg }))
-		c.P95MS = stats.Describe(c.Values(func(r *summary.Run) float64 { return r.LatencyMS.P95 }))
-		c.P99MS = stats.Describe(c.Values(func(r *summary.Run) float64 { return r.LatencyMS.P99 }))
+		c.Cell = stats.DescribeCell(c.Runs)
 		for _, r := range c.Runs {
 			c.Errors += r.Totals.Errors
 		}
@@ -383,8 +377,6 @@ func (rep *Report) compare() {
 	if len(rep.Series) < 2 {
 		return
 	}
-	tps := func(r *summary.Run) float64 { return r.Throughput.TPS }
-	p95 := func(r *summary.Run) float64 { return r.LatencyMS.P95 }
 	type hk struct{ s, w string }
 	logs := map[hk][]float64{}
 	for _, c := range rep.Cells {
@@ -398,8 +390,8 @@ func (rep *Report) compare() {
 		rel := Relative{
 			Series: c.Series, Workload: c.Workload, Threads: c.Threads,
 			Rounds: len(c.Runs), Baseline: len(b.Runs),
-			TPS: stats.Relative(c.Values(tps), b.Values(tps)),
-			P95: stats.Relative(c.Values(p95), b.Values(p95)),
+			TPS: stats.TPS.Relative(c.Runs, b.Runs),
+			P95: stats.LatencyP95.Relative(c.Runs, b.Runs),
 		}
 		rep.Relatives = append(rep.Relatives, rel)
 		if v := rel.TPS.Value; v > 0 && !math.IsInf(v, 0) {
@@ -553,19 +545,13 @@ func (rep *Report) pickTimeSeries() {
 	}
 }
 
-// IsReplay reports whether a run replays HTTP requests or captured traffic,
-// whose results read best in the columns of a siege table.
-func IsReplay(r *summary.Run) bool {
-	w := strings.ToLower(r.Workload)
-	return strings.HasPrefix(w, "http") || strings.HasPrefix(w, "replay") || strings.HasPrefix(w, "siege")
-}
-
-// IsTPCC reports whether a run has per-transaction-type figures or checks
-// (TPC-C and other multi-transaction workloads).
-// A capture replay's per-type figures are by fingerprint: they have
-// tables of their own (fingerprintTables).
-func IsTPCC(r *summary.Run) bool {
-	return !IsCaptureReplay(r) && (len(r.PerType) > 0 || len(r.Checks) > 0 || r.TpmC != nil)
+// hasTypes reports whether a run gets a table of its transaction types
+// and checks: it has per-type figures, checks or a tpmC (TPC-C and other
+// multi-transaction workloads), unless its per-type figures are by
+// statement fingerprint, which have tables of their own
+// (fingerprintTables).
+func hasTypes(r *summary.Run) bool {
+	return !r.HasSection(summary.SectionFingerprints) && (len(r.PerType) > 0 || len(r.Checks) > 0 || r.TpmC != nil)
 }
 
 // runTLS is the run's TLS for the servers table, "" when not recorded.

@@ -83,7 +83,7 @@ func (rep *Report) WriteMarkdown(w io.Writer, imgDir, imgRef string) error {
 	}
 	first := true
 	for _, r := range rep.Runs {
-		if !IsTPCC(r) {
+		if !hasTypes(r) {
 			continue
 		}
 		if first {

@@ -5,6 +5,7 @@
 package summary
 
 import (
+	"slices"
 	"strings"
 	"time"
 )
@@ -108,6 +109,72 @@ type Run struct {
 	// Histogram; kept in the store for shard runs (so that they merge
 	// exactly) and omitted from --json output.
 	TypeHistograms map[string]string `json:"type_histograms,omitempty"`
+
+	// Sections are the report sections the run's figures ask for beyond
+	// those every run gets (SectionMicro, SectionSiege,
+	// SectionFingerprints), named by the workload when it summarises the
+	// run. Reports read them through ReportSections.
+	Sections []string `json:"sections,omitempty"`
+}
+
+// Report sections a run can ask for (Run.Sections). A report decides what
+// to show of a run from these and from the data the run holds (per-type
+// figures, checks, tpmC), never from the workload's name.
+const (
+	// SectionMicro: Figures hold seconds per operation
+	// ("micro.seconds.OP"): the micro suite's winner table.
+	SectionMicro = "micro"
+	// SectionSiege: the run reads best in the columns of a siege table
+	// (HTTP requests, replayed traffic).
+	SectionSiege = "siege"
+	// SectionFingerprints: PerType is keyed by statement fingerprint and
+	// Replay holds the capture's figures: the run is compared fingerprint
+	// by fingerprint, not shown as transaction types.
+	SectionFingerprints = "fingerprints"
+)
+
+// AddSection adds report section s to the run's Sections, once.
+func (r *Run) AddSection(s string) {
+	if !slices.Contains(r.Sections, s) {
+		r.Sections = append(r.Sections, s)
+	}
+}
+
+// HasSection reports whether the run asks for report section s
+// (ReportSections).
+func (r *Run) HasSection(s string) bool { return slices.Contains(r.ReportSections(), s) }
+
+// ReportSections are the run's report sections: Sections when the run
+// carries them; otherwise (a run stored before runs named their sections,
+// a failed run whose workload never summarised it, a merged sharded run)
+// the sections its workload's name implied when reports decided by name.
+// This is the one place a workload's name still decides a report section,
+// so that old stored runs render as they always did:
+//
+//   - "micro": SectionMicro;
+//   - a name beginning with "http", "replay" or "siege" (any case):
+//     SectionSiege;
+//   - "replay" with Replay figures: SectionFingerprints.
+//
+// The sections are derived here, when read, rather than when the run is
+// decoded: a custom UnmarshalJSON on Run would turn off the strict
+// decoding (unknown fields refused) that `dbarena import` relies on.
+func (r *Run) ReportSections() []string {
+	if r.Sections != nil {
+		return r.Sections
+	}
+	var out []string
+	if r.Workload == "micro" {
+		out = append(out, SectionMicro)
+	}
+	w := strings.ToLower(r.Workload)
+	if strings.HasPrefix(w, "http") || strings.HasPrefix(w, "replay") || strings.HasPrefix(w, "siege") {
+		out = append(out, SectionSiege)
+	}
+	if r.Workload == "replay" && r.Replay != nil {
+		out = append(out, SectionFingerprints)
+	}
+	return out
 }
 
 // Shard is one shard of a run spread over client hosts. Index is 0-based.

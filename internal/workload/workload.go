@@ -20,6 +20,9 @@
 //   - Pacer: a Worker whose events are due at set times (a replay).
 //   - Scheduler: a Runner whose Workers are Pacers.
 //   - Defaulter: run settings (threads, length, errors) it picks itself.
+//   - ThreadSetter: told the run's thread count before it prepares, runs or
+//     cleans up.
+//   - Originer: a Detached workload that names what its workers talk to.
 //
 // A Worker whose Event (or Pacer's Next) returns ErrDone has no more events.
 //
@@ -246,6 +249,22 @@ type RunDefaults struct {
 // the CLI asks it after Validate.
 type Defaulter interface {
 	RunDefaults() RunDefaults
+}
+
+// ThreadSetter is a workload whose work depends on the run's thread count
+// (OLTP's select_random_* give each thread its own segment, bulk_insert
+// and micro a table per thread, a replay folds its sessions onto the
+// connections, HTTP's --reps counts per user). The command tells it the
+// thread count after Validate, before it prepares, runs or cleans up.
+type ThreadSetter interface {
+	SetThreads(n int)
+}
+
+// Originer is a Detached workload that names what its workers talk to (an
+// HTTP list's first scheme and host): a run without a database is stored
+// against that origin.
+type Originer interface {
+	Origin() string
 }
 
 // Queries counts statements by sysbench's classes.

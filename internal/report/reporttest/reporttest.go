@@ -2,6 +2,10 @@
 // populated runs of several servers across thread counts and rounds, with
 // monitor samples, a TPC-C run, a replay run and an interrupted run, as the
 // lab, observability and TPC-C issues will store them.
+//
+// Fixture runs carry no summary.Run.Sections, as runs stored before runs
+// named their report sections: reports give them the sections their
+// workload names implied (summary.Run.ReportSections).
 package reporttest
 
 import (

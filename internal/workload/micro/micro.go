@@ -170,6 +170,8 @@ func (wl *Workload) Params() map[string]any {
 	return p
 }
 
+var _ workload.ThreadSetter = (*Workload)(nil)
+
 // SetThreads tells the workload the run's thread count (each worker runs
 // the whole suite on tables of its own).
 func (wl *Workload) SetThreads(n int) {

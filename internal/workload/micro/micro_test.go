@@ -82,6 +82,9 @@ func run(t *testing.T, wl *Workload, env workload.Env, threads int) *summary.Run
 	s := &summary.Run{}
 	res.Fill(s)
 	wl.Summarize(s)
+	if !s.HasSection(summary.SectionMicro) || len(s.Sections) != 1 {
+		t.Errorf("sections %q, want the micro section", s.Sections)
+	}
 	return s
 }
 

@@ -43,8 +43,10 @@ func (wl *Workload) FormatInterval(iv workload.IntervalReport) string {
 }
 
 // Summarize implements workload.Reporter: it leaves the pseudo events out
-// of the totals and per_type, and stores each operation's seconds.
+// of the totals and per_type, and stores each operation's seconds, for
+// the report's micro section (summary.SectionMicro).
 func (wl *Workload) Summarize(run *summary.Run) {
+	run.AddSection(summary.SectionMicro)
 	for _, pseudo := range []string{skipType, idleType} {
 		if t, ok := run.PerType[pseudo]; ok {
 			run.Totals.Events -= t.Count

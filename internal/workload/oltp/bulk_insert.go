@@ -51,6 +51,8 @@ func (*BulkInsert) Validate() []error { return nil }
 // Params implements workload.Workload.
 func (*BulkInsert) Params() map[string]any { return map[string]any{} }
 
+var _ workload.ThreadSetter = (*BulkInsert)(nil)
+
 // SetThreads tells cleanup how many tables to drop (bulk_insert.lua's
 // cleanup() drops sbtest1..threads). Without it the workload reads a
 // --threads flag from the flag set given to Flags, or assumes 1.

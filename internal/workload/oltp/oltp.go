@@ -107,6 +107,8 @@ func (wl *Workload) Params() map[string]any {
 // text, arguments interpolated by the driver.
 func (wl *Workload) PreparedStatements() bool { return wl.cfg.PSMode == PSAuto }
 
+var _ workload.ThreadSetter = (*Workload)(nil)
+
 // SetThreads tells the workload the run's thread count, which
 // select_random_points and select_random_ranges use to give each thread
 // its own segment of k. Without it the workload reads a --threads flag from

@@ -195,6 +195,8 @@ func (wl *Workload) Shard(i, n int) error {
 	return nil
 }
 
+var _ workload.ThreadSetter = (*Workload)(nil)
+
 // SetThreads folds the sessions onto n connections when n differs from
 // what the capture needs (--threads N is --sessions N).
 func (wl *Workload) SetThreads(n int) {

@@ -281,8 +281,11 @@ func encodeHist(h *lhist) string {
 
 // Summarize implements workload.Reporter: per-fingerprint statistics go
 // into run.PerType keyed by fingerprint id, the replay's own figures into
-// run.Replay.
+// run.Replay. A report shows the run in its siege table and compares it
+// fingerprint by fingerprint (summary.SectionSiege, SectionFingerprints).
 func (wl *Workload) Summarize(run *summary.Run) {
+	run.AddSection(summary.SectionSiege)
+	run.AddSection(summary.SectionFingerprints)
 	fps, lag, connectErrs := wl.merged()
 	if run.PerType == nil {
 		run.PerType = map[string]summary.Type{}

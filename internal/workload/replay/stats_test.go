@@ -50,6 +50,9 @@ func TestManyFingerprints(t *testing.T) {
 	}
 	run := &summary.Run{}
 	wl.Summarize(run)
+	if want := []string{summary.SectionSiege, summary.SectionFingerprints}; fmt.Sprint(run.Sections) != fmt.Sprint(want) {
+		t.Errorf("sections %q, want %q", run.Sections, want)
+	}
 	if len(run.PerType) != nfp {
 		t.Fatalf("%d fingerprints in per_type", len(run.PerType))
 	}

@@ -192,8 +192,9 @@ const (
 )
 
 // Summarize implements workload.Reporter: siege's figures over the
-// measured period.
+// measured period, for the report's siege table (summary.SectionSiege).
 func (wl *Workload) Summarize(run *summary.Run) {
+	run.AddSection(summary.SectionSiege)
 	t := wl.stats.total()
 	if run.Figures == nil {
 		run.Figures = map[string]float64{}

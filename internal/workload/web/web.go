@@ -256,6 +256,8 @@ func (wl *Workload) Shard(i, n int) error {
 	return nil
 }
 
+var _ workload.ThreadSetter = (*Workload)(nil)
+
 // SetThreads tells the workload how many workers the run has.
 func (wl *Workload) SetThreads(n int) { wl.threads = n }
 
@@ -290,6 +292,8 @@ func (s *seconds) Set(v string) error {
 	*s = seconds(d)
 	return nil
 }
+
+var _ workload.Originer = (*Workload)(nil)
 
 // Origin is the first URL's scheme and host: what a run without a
 // database is stored against.

@@ -107,6 +107,9 @@ func run(t *testing.T, wl *Workload, threads int, d time.Duration) (*runner.Resu
 	sum := &summary.Run{}
 	res.Fill(sum)
 	wl.Summarize(sum)
+	if !sum.HasSection(summary.SectionSiege) || len(sum.Sections) != 1 {
+		t.Errorf("sections %q, want the siege table", sum.Sections)
+	}
 	return res, sum
 }
 
