@@ -12,10 +12,6 @@ import (
 	"github.com/dbarena/dbarena/internal/workload"
 )
 
-// origin is a Detached workload that names what its workers talk to (the
-// first URL's scheme and host), for a run without a database.
-type origin interface{ Origin() string }
-
 // detachedSessions opens the sessions of a workload.Detached (`dbarena run
 // http`): --target is refused (the URLs are the target); --db-target names
 // the database behind the application, which the monitor samples and the
@@ -24,7 +20,7 @@ type origin interface{ Origin() string }
 func (a *App) detachedSessions(ctx context.Context, w workload.Workload, o *runOptions, dbTarget string) (func(context.Context) (*execute.Session, error), error) {
 	if dbTarget == "" {
 		addr := w.Name()
-		if or, ok := w.(origin); ok {
+		if or, ok := w.(workload.Originer); ok {
 			addr = or.Origin()
 		}
 		return func(context.Context) (*execute.Session, error) { return execute.Standalone(w.Name(), addr), nil }, nil

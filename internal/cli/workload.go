@@ -52,12 +52,9 @@ func validate(errs ...[]error) error {
 	return usagef("%s", strings.Join(msgs, "; "))
 }
 
-// threadAware is a workload whose statements depend on the number of
-// threads (select_random_*, bulk_insert: one table per thread).
-type threadAware interface{ SetThreads(n int) }
-
+// setThreads tells a workload.ThreadSetter the run's thread count.
 func setThreads(w workload.Workload, n int) {
-	if ta, ok := w.(threadAware); ok {
+	if ta, ok := w.(workload.ThreadSetter); ok {
 		ta.SetThreads(n)
 	}
 }

@@ -40,7 +40,7 @@ func (ls LocalShards) Run(ctx context.Context, j Job, key string) (*summary.Run,
 	if err != nil {
 		return nil, err
 	}
-	if ta, ok := w.(interface{ SetThreads(int) }); ok {
+	if ta, ok := w.(workload.ThreadSetter); ok {
 		ta.SetThreads(j.Threads())
 	}
 	args, err := j.RunArgs(w)

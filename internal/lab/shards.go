@@ -229,7 +229,7 @@ func checkShards(p *plan.Plan, wl plan.Workload, newW func(extra []plan.Param) (
 			if err != nil {
 				continue // reported by Check
 			}
-			if ta, ok := w.(interface{ SetThreads(int) }); ok {
+			if ta, ok := w.(workload.ThreadSetter); ok {
 				ta.SetThreads(t)
 			}
 			cfg := runner.DefaultConfig()

@@ -112,6 +112,7 @@ func Merge(br *store.ShardRun, runs map[int]*summary.Run) (*summary.Run, error) 
 	out := &summary.Run{Schema: summary.Schema, RunKey: br.Key, Params: map[string]any{}, Tags: map[string]string{}}
 	if base != nil {
 		out.Workload, out.Target, out.Params = base.Workload, base.Target, base.Params
+		out.Sections = base.Sections
 		out.Dbarena, out.Plan, out.WarmupS = base.Dbarena, base.Plan, base.WarmupS
 		out.Settings = base.Settings // one server: the same for every shard
 		out.Host = base.Host

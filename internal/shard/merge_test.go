@@ -28,7 +28,7 @@ func shardRun(t *testing.T, i, n int, lat []time.Duration, typ map[string][]time
 	if err != nil {
 		t.Fatal(err)
 	}
-	r := &summary.Run{ID: int64(10 + i), Status: summary.StatusComplete, Workload: "w", Threads: 2, DurationS: 10,
+	r := &summary.Run{ID: int64(10 + i), Status: summary.StatusComplete, Workload: "w", Sections: []string{"siege"}, Threads: 2, DurationS: 10,
 		Histogram: enc, LatencyMS: h.Latency(), Shard: &summary.Shard{Index: i, Count: n},
 		Totals:         summary.Totals{Events: int64(len(lat)), Queries: summary.Queries{Read: 2 * int64(len(lat)), Total: 2 * int64(len(lat))}},
 		Intervals:      []summary.Interval{{TS: 5, Threads: 2, Events: int64(len(lat) / 2), P95MS: float64(i)}, {TS: 10, Threads: 2, Events: int64(len(lat) - len(lat)/2)}},
@@ -77,6 +77,9 @@ func TestMergeExact(t *testing.T) {
 	}
 	if m.LatencyMS != ref.Latency() {
 		t.Errorf("merged latency %+v\nwant %+v", m.LatencyMS, ref.Latency())
+	}
+	if len(m.Sections) != 1 || m.Sections[0] != "siege" {
+		t.Errorf("merged sections %q, want the shards' [siege]", m.Sections)
 	}
 	if got := m.PerType["new_order"]; got.Count != refType.Count() || got.LatencyMS != refType.Latency() {
 		t.Errorf("merged new_order %+v, want count %d latency %+v", got, refType.Count(), refType.Latency())
