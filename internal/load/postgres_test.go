@@ -79,3 +79,25 @@ func TestPostgresDump(t *testing.T) {
 		})
 	}
 }
+
+// TestClosedConnIsLost: a statement on a PostgreSQL connection the server
+// closed fails with pgx's "conn closed", which is a lost connection (the
+// load then says how to resume), not a statement error.
+func TestClosedConnIsLost(t *testing.T) {
+	env := sandboxtest.Env(t, target.FlavorPostgres)
+	ctx := context.Background()
+	d, err := newDialer(env.Target)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.close()
+	c, err := d.dial(ctx, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.(*pgConn).c.Close(ctx)
+	_, err = c.exec(ctx, "SELECT 1")
+	if err == nil || !isConnLost(err) {
+		t.Fatalf("statement on a closed connection: %v, want a lost connection", err)
+	}
+}

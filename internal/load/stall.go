@@ -66,7 +66,7 @@ func isConnLost(err error) bool {
 	return errors.Is(err, driver.ErrBadConn) || errors.Is(err, mysql.ErrInvalidConn) ||
 		errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, net.ErrClosed) ||
 		errors.Is(err, syscall.ECONNREFUSED) || errors.Is(err, syscall.ECONNRESET) || errors.Is(err, syscall.EPIPE) ||
-		errors.Is(err, syscall.ENOENT) || pgconn.Timeout(err) || errors.As(err, &ne)
+		errors.Is(err, syscall.ENOENT) || errors.Is(err, pgconn.ErrConnClosed) || pgconn.Timeout(err) || errors.As(err, &ne)
 }
 
 // watch starts the watchdog of a load running under ctx; cancel ends the
