@@ -7,6 +7,7 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"io"
 	"time"
 
 	"github.com/dbarena/dbarena/internal/target"
@@ -109,6 +110,10 @@ type Dialect interface {
 	// Settings reads the server settings that matter for a result
 	// (durability, buffer sizes, connection limits).
 	Settings(ctx context.Context, db *sql.DB) (map[string]string, error)
+	// LoadText loads rows in the bulk text format (see BulkTable) from r
+	// into t on conn with the family's bulk statement (LOAD DATA LOCAL
+	// INFILE, COPY FROM STDIN) and returns the rows the server reports.
+	LoadText(ctx context.Context, conn *sql.Conn, t BulkTable, r io.Reader) (int64, error)
 }
 
 // For returns the dialect of a protocol family.
