@@ -1,6 +1,7 @@
 // Package dialect hides the differences between the MySQL family and
 // PostgreSQL: how to connect, how to write placeholders and identifiers, how
-// to classify server errors and how to read the server's own counters.
+// to classify server errors, how to read the server's own counters and how
+// to load rows in bulk (bulk.go: LoadText, RowSink, RefusesLocalFiles).
 package dialect
 
 import (
