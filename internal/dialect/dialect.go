@@ -1,12 +1,14 @@
 // Package dialect hides the differences between the MySQL family and
 // PostgreSQL: how to connect, how to write placeholders and identifiers, how
-// to classify server errors and how to read the server's own counters.
+// to classify server errors, how to read the server's own counters and how
+// to load rows in bulk (bulk.go: LoadText, RowSink, RefusesLocalFiles).
 package dialect
 
 import (
 	"context"
 	"database/sql"
 	"fmt"
+	"io"
 	"time"
 
 	"github.com/dbarena/dbarena/internal/target"
@@ -109,6 +111,10 @@ type Dialect interface {
 	// Settings reads the server settings that matter for a result
 	// (durability, buffer sizes, connection limits).
 	Settings(ctx context.Context, db *sql.DB) (map[string]string, error)
+	// LoadText loads rows in the bulk text format (see BulkTable) from r
+	// into t on conn with the family's bulk statement (LOAD DATA LOCAL
+	// INFILE, COPY FROM STDIN) and returns the rows the server reports.
+	LoadText(ctx context.Context, conn *sql.Conn, t BulkTable, r io.Reader) (int64, error)
 }
 
 // For returns the dialect of a protocol family.

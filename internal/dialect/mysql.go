@@ -9,6 +9,7 @@ import (
 	"net"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -280,4 +281,52 @@ func (MySQLDialect) Settings(ctx context.Context, db *sql.DB) (map[string]string
 		}
 	}
 	return out, rows.Err()
+}
+
+// readerSeq names go-sql-driver's (process-global) reader handlers.
+var readerSeq atomic.Int64
+
+// LoadText implements Dialect: LOAD DATA LOCAL INFILE from r, which the
+// driver reads through a reader handler registered under a name unique
+// in the process (the driver's registry is process-global). A server or
+// client that does not allow local files fails with an error that
+// RefusesLocalFiles reports.
+func (MySQLDialect) LoadText(ctx context.Context, conn *sql.Conn, t BulkTable, r io.Reader) (int64, error) {
+	name := "dbarena-bulk-" + strconv.FormatInt(readerSeq.Add(1), 10)
+	mysql.RegisterReaderHandler(name, func() io.Reader { return r })
+	defer mysql.DeregisterReaderHandler(name)
+	var q strings.Builder
+	q.WriteString("LOAD DATA LOCAL INFILE 'Reader::" + name + "'")
+	if t.Modifier != "" {
+		q.WriteString(" " + t.Modifier)
+	}
+	q.WriteString(" INTO TABLE " + t.Table)
+	if t.Charset != "" {
+		q.WriteString(" CHARACTER SET " + t.Charset)
+	}
+	q.WriteString(` FIELDS TERMINATED BY '\t' ESCAPED BY '\\' LINES TERMINATED BY '\n'`)
+	if t.Columns != "" {
+		q.WriteString(" (" + t.Columns + ")")
+	}
+	res, err := conn.ExecContext(ctx, q.String())
+	if err != nil {
+		return 0, err
+	}
+	n, _ := res.RowsAffected()
+	return n, nil
+}
+
+// RefusesLocalFiles reports the errors of a MySQL-family server (or
+// client) that does not allow LOAD DATA LOCAL INFILE: 1148
+// ER_NOT_ALLOWED_COMMAND, 3948 (MySQL 8, local_infile off), 4166
+// (MariaDB), 2068 (client-side refusal). The rows then go as INSERTs.
+func RefusesLocalFiles(err error) bool {
+	var me *mysql.MySQLError
+	if errors.As(err, &me) {
+		switch me.Number {
+		case 1148, 3948, 4166, 2068:
+			return true
+		}
+	}
+	return false
 }

@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"io"
 	"strconv"
 	"strings"
 	"time"
@@ -199,4 +200,29 @@ func (PostgresDialect) Settings(ctx context.Context, db *sql.DB) (map[string]str
 		out[name] = value
 	}
 	return out, rows.Err()
+}
+
+// LoadText implements Dialect: COPY FROM STDIN in text format, streamed
+// from r. Modifier has no COPY equivalent and is refused; Charset is not
+// used (the session's client_encoding applies).
+func (PostgresDialect) LoadText(ctx context.Context, conn *sql.Conn, t BulkTable, r io.Reader) (int64, error) {
+	if t.Modifier != "" {
+		return 0, fmt.Errorf("COPY has no %s", t.Modifier)
+	}
+	q := "COPY " + t.Table
+	if t.Columns != "" {
+		q += " (" + t.Columns + ")"
+	}
+	q += " FROM STDIN"
+	var n int64
+	err := conn.Raw(func(dc any) error {
+		c, ok := dc.(*stdlib.Conn)
+		if !ok {
+			return fmt.Errorf("COPY needs a pgx connection, got %T", dc)
+		}
+		tag, err := c.Conn().PgConn().CopyFrom(ctx, r, q)
+		n = tag.RowsAffected()
+		return err
+	})
+	return n, err
 }

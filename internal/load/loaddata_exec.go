@@ -3,14 +3,12 @@ package load
 import (
 	"bytes"
 	"context"
-	"errors"
 	"fmt"
-	"io"
 	"strings"
-	"sync/atomic"
 
 	"github.com/go-sql-driver/mysql"
 
+	"github.com/dbarena/dbarena/internal/dialect"
 	"github.com/dbarena/dbarena/internal/dump"
 	"github.com/dbarena/dbarena/internal/target"
 )
@@ -23,9 +21,6 @@ import (
 // each LOAD DATA and reports the first one the INSERT would have failed
 // with as the statement's error (the rows are then loaded as IGNORE would
 // have: a dump made by the server's own tool has no such rows).
-
-// readerSeq names go-sql-driver's (process-global) reader handlers.
-var readerSeq atomic.Int64
 
 // loadDataMode resolves Options.LoadData for target t: whether to try
 // the fast path, or a bad-input error.
@@ -121,7 +116,7 @@ func (l *loader) tryLoadData(ctx context.Context, s *session, j *job) (n int64, 
 		return 0, false, nil
 	}
 	n, err = mc.loadData(ctx, ld, cs, s.ldStrict)
-	if err != nil && refusesLocalFiles(err) {
+	if err != nil && dialect.RefusesLocalFiles(err) {
 		l.disableLoadData(oneLine(err.Error()))
 		return 0, false, nil
 	}
@@ -184,12 +179,9 @@ func (m *myConn) loadDataFits(ctx context.Context, table string, ld *loadDataIns
 // duplicate key (unless IGNORE or REPLACE) and, in a strict sql_mode, any
 // warning.
 func (m *myConn) loadData(ctx context.Context, ld *loadDataInsert, cs string, strict bool) (int64, error) {
-	name := fmt.Sprintf("dbarena-load-%d", readerSeq.Add(1))
-	mysql.RegisterReaderHandler(name, func() io.Reader { return bytes.NewReader(ld.Data) })
-	defer mysql.DeregisterReaderHandler(name)
-	q := "LOAD DATA LOCAL INFILE 'Reader::" + name + "' " + ld.Modifier + " INTO TABLE " + ld.Table +
-		" CHARACTER SET " + cs + ` FIELDS TERMINATED BY '\t' ESCAPED BY '\\' LINES TERMINATED BY '\n' ` + ld.Columns
-	n, err := m.exec(ctx, q)
+	n, err := dialect.MySQLDialect{}.LoadText(ctx, m.c, dialect.BulkTable{Table: ld.Table,
+		Columns: strings.TrimSuffix(strings.TrimPrefix(ld.Columns, "("), ")"), Modifier: ld.Modifier, Charset: cs},
+		bytes.NewReader(ld.Data))
 	if err != nil {
 		return n, err
 	}
@@ -220,20 +212,6 @@ func (m *myConn) loadWarning(ctx context.Context, dupKey, strict bool) error {
 		}
 	}
 	return rows.Err()
-}
-
-// refusesLocalFiles reports the errors of a server (or client) that does
-// not allow LOAD DATA LOCAL INFILE: 1148 ER_NOT_ALLOWED_COMMAND, 3948
-// (MySQL 8), 4166 (MariaDB), 2068 (client-side refusal).
-func refusesLocalFiles(err error) bool {
-	var me *mysql.MySQLError
-	if errors.As(err, &me) {
-		switch me.Number {
-		case 1148, 3948, 4166, 2068:
-			return true
-		}
-	}
-	return false
 }
 
 // colTypes are a table's columns' DATA_TYPEs, lower case: by name, and in

@@ -73,3 +73,21 @@ func BenchmarkInterpret(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkPrepare loads pgbench's tables at --scale 2 on two threads per
+// iteration, per flavor.
+func BenchmarkPrepare(b *testing.B) {
+	for _, flavor := range []target.Flavor{target.FlavorMariaDB, target.FlavorPostgres} {
+		b.Run(string(flavor), func(b *testing.B) {
+			env := sandboxtest.Env(b, flavor)
+			ctx := context.Background()
+			wl := setup(b, "--builtin", "tpcb-like", "--scale", "2")
+			b.Cleanup(func() { _ = wl.Cleanup(context.Background(), env) })
+			for i := 0; i < b.N; i++ {
+				if err := wl.Prepare(ctx, env, 2, nopProgress{}); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}

@@ -7,9 +7,7 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/jackc/pgx/v5"
-	"github.com/jackc/pgx/v5/stdlib"
-
+	"github.com/dbarena/dbarena/internal/dialect"
 	"github.com/dbarena/dbarena/internal/target"
 	"github.com/dbarena/dbarena/internal/workload"
 )
@@ -48,7 +46,9 @@ const (
 	branchesPerScale = 1
 	tellersPerScale  = 10
 	accountsPerScale = 100000
-	loadBatch        = 2000
+	// loadBatch is the number of rows per INSERT when the server
+	// refuses local files.
+	loadBatch = 2000
 )
 
 var tables = []string{"pgbench_history", "pgbench_tellers", "pgbench_accounts", "pgbench_branches"}
@@ -68,8 +68,9 @@ func ddl(f target.Family) []string {
 }
 
 // Prepare implements workload.Preparer as `pgbench -i` does: the four
-// tables at --scale, accounts loaded in parallel (COPY on PostgreSQL,
-// multi-row INSERTs on the MySQL family).
+// tables at --scale, accounts loaded in parallel through dialect.RowSink
+// (COPY on PostgreSQL, LOAD DATA LOCAL INFILE on the MySQL family,
+// multi-row INSERTs when the server refuses local files).
 func (wl *Workload) Prepare(ctx context.Context, env workload.Env, threads int, p workload.Progress) error {
 	if err := wl.Cleanup(ctx, env); err != nil {
 		return err
@@ -82,13 +83,14 @@ func (wl *Workload) Prepare(ctx context.Context, env workload.Env, threads int, 
 	}
 	n := int64(wl.scale) * accountsPerScale
 	p.SetTotal(n + int64(wl.scale)*(branchesPerScale+tellersPerScale))
-	small := func(table string, rows int64, row func(i int64) []any) error {
-		return load(ctx, env, table, 1, rows, row, p)
+	sink := dialect.NewRowSink(env.Dialect, loadBatch, false, p.Add)
+	small := func(table string, rows int64, row func(w *dialect.Rows, i int64)) error {
+		return load(ctx, env, sink, table, 1, rows, row)
 	}
-	if err := small("pgbench_branches", int64(wl.scale)*branchesPerScale, func(i int64) []any { return []any{i, 0} }); err != nil {
+	if err := small("pgbench_branches", int64(wl.scale)*branchesPerScale, func(w *dialect.Rows, i int64) { w.Int(i); w.Int(0) }); err != nil {
 		return err
 	}
-	if err := small("pgbench_tellers", int64(wl.scale)*tellersPerScale, func(i int64) []any { return []any{i, (i-1)/tellersPerScale + 1, 0} }); err != nil {
+	if err := small("pgbench_tellers", int64(wl.scale)*tellersPerScale, func(w *dialect.Rows, i int64) { w.Int(i); w.Int((i-1)/tellersPerScale + 1); w.Int(0) }); err != nil {
 		return err
 	}
 	if threads < 1 {
@@ -107,7 +109,7 @@ func (wl *Workload) Prepare(ctx context.Context, env workload.Env, threads int, 
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			errs[t] = load(gctx, env, "pgbench_accounts", lo, hi, func(i int64) []any { return []any{i, (i-1)/accountsPerScale + 1, 0} }, p)
+			errs[t] = load(gctx, env, sink, "pgbench_accounts", lo, hi, func(w *dialect.Rows, i int64) { w.Int(i); w.Int((i-1)/accountsPerScale + 1); w.Int(0) })
 			if errs[t] != nil {
 				cancel()
 			}
@@ -133,60 +135,25 @@ var columns = map[string][]string{
 	"pgbench_accounts": {"aid", "bid", "abalance"},
 }
 
-// load writes rows lo..hi of table.
-func load(ctx context.Context, env workload.Env, table string, lo, hi int64, row func(i int64) []any, p workload.Progress) error {
-	cols := columns[table]
+// load writes rows lo..hi of table through sink, on a connection of its
+// own.
+func load(ctx context.Context, env workload.Env, sink *dialect.RowSink, table string, lo, hi int64, row func(w *dialect.Rows, i int64)) error {
 	conn, err := env.DB.Conn(ctx)
 	if err != nil {
 		return fmt.Errorf("load %s: %w", table, err)
 	}
 	defer conn.Close()
-	if env.Dialect.Family() == target.Postgres {
-		return conn.Raw(func(dc any) error {
-			c, ok := dc.(*stdlib.Conn)
-			if !ok {
-				return errors.New("load: not a pgx connection")
+	err = sink.Load(ctx, conn, dialect.BulkTable{Table: table, Columns: strings.Join(columns[table], ", ")}, func(w *dialect.Rows) error {
+		for i := lo; i <= hi; i++ {
+			row(w, i)
+			if err := w.End(); err != nil {
+				return err
 			}
-			next := lo
-			src := pgx.CopyFromFunc(func() ([]any, error) {
-				if next > hi {
-					return nil, nil
-				}
-				r := row(next)
-				next++
-				if (next-lo)%loadBatch == 0 {
-					p.Add(loadBatch, loadBatch*16)
-				}
-				return r, nil
-			})
-			if _, err := c.Conn().CopyFrom(ctx, pgx.Identifier{table}, cols, src); err != nil {
-				return fmt.Errorf("load %s rows %d..%d: %w", table, lo, hi, err)
-			}
-			p.Add((next-lo)%loadBatch, ((next-lo)%loadBatch)*16)
-			return nil
-		})
-	}
-	for start := lo; start <= hi; start += loadBatch {
-		end := min(start+loadBatch-1, hi)
-		var b strings.Builder
-		fmt.Fprintf(&b, "INSERT INTO %s (%s) VALUES ", table, strings.Join(cols, ", "))
-		for i := start; i <= end; i++ {
-			if i > start {
-				b.WriteByte(',')
-			}
-			b.WriteByte('(')
-			for k, v := range row(i) {
-				if k > 0 {
-					b.WriteByte(',')
-				}
-				fmt.Fprint(&b, v)
-			}
-			b.WriteByte(')')
 		}
-		if _, err := conn.ExecContext(ctx, b.String()); err != nil {
-			return fmt.Errorf("load %s rows %d..%d: %w", table, start, end, err)
-		}
-		p.Add(end-start+1, (end-start+1)*16)
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("load %s rows %d..%d: %w", table, lo, hi, err)
 	}
 	return nil
 }

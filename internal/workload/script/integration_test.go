@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -25,6 +26,12 @@ type nopProgress struct{}
 
 func (nopProgress) SetTotal(int64)   {}
 func (nopProgress) Add(int64, int64) {}
+
+// countProgress counts what a prepare reports.
+type countProgress struct{ total, rows, bytes atomic.Int64 }
+
+func (p *countProgress) SetTotal(n int64)      { p.total.Store(n) }
+func (p *countProgress) Add(rows, bytes int64) { p.rows.Add(rows); p.bytes.Add(bytes) }
 
 func setup(t testing.TB, args ...string) *Workload {
 	t.Helper()
@@ -171,8 +178,12 @@ func TestBuiltinTPCB(t *testing.T) {
 		t.Run(string(fl), func(t *testing.T) {
 			env := sandboxtest.Env(t, fl)
 			ctx := context.Background()
-			if err := setup(t, "--builtin", "tpcb-like").Prepare(ctx, env, 2, nopProgress{}); err != nil {
+			p := &countProgress{}
+			if err := setup(t, "--builtin", "tpcb-like").Prepare(ctx, env, 2, p); err != nil {
 				t.Fatal(err)
+			}
+			if p.rows.Load() != p.total.Load() || p.total.Load() != 100011 || p.bytes.Load() < 100011*6 {
+				t.Errorf("progress: %d rows (%d bytes) of %d announced, want 100011", p.rows.Load(), p.bytes.Load(), p.total.Load())
 			}
 			var total int64
 			for _, run := range protoClients(fl) {

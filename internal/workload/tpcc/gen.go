@@ -1,71 +1,15 @@
 package tpcc
 
-import "strconv"
+import "github.com/dbarena/dbarena/internal/dialect"
 
-// rowWriter accumulates rows as tab-separated text (MySQL LOAD DATA's and
-// PostgreSQL COPY's default text format; NULL is \N) and hands them over in
-// chunks. Generated strings are alphanumeric, so nothing needs escaping.
-type rowWriter struct {
-	buf   []byte
-	rows  int64
-	sep   bool
-	limit int
-	// flush receives whole rows; it must not keep buf after returning.
-	flush func(buf []byte, rows int64) error
-}
+// The generator writes rows in the bulk text format (dialect.Rows).
+// Generated strings are alphanumeric, so the generator appends them to
+// the chunk unescaped.
 
-const chunkBytes = 256 << 10
-
-func newRowWriter(flush func([]byte, int64) error) *rowWriter {
-	return &rowWriter{buf: make([]byte, 0, chunkBytes+4096), limit: chunkBytes, flush: flush}
-}
-
-func (w *rowWriter) field() {
-	if w.sep {
-		w.buf = append(w.buf, '\t')
-	}
-	w.sep = true
-}
-
-func (w *rowWriter) int(v int) {
-	w.field()
-	w.buf = strconv.AppendInt(w.buf, int64(v), 10)
-}
-
-func (w *rowWriter) str(s string) {
-	w.field()
-	w.buf = append(w.buf, s...)
-}
-
-func (w *rowWriter) cents(c int64) {
-	w.field()
-	w.buf = appendCents(w.buf, c)
-}
-
-func (w *rowWriter) null() {
-	w.field()
-	w.buf = append(w.buf, `\N`...)
-}
-
-// end closes the row and flushes when the chunk is full.
-func (w *rowWriter) end() error {
-	w.buf = append(w.buf, '\n')
-	w.sep = false
-	w.rows++
-	if len(w.buf) >= w.limit {
-		return w.Flush()
-	}
-	return nil
-}
-
-// Flush hands over the rows written so far.
-func (w *rowWriter) Flush() error {
-	if len(w.buf) == 0 {
-		return nil
-	}
-	err := w.flush(w.buf, w.rows)
-	w.buf, w.rows = w.buf[:0], 0
-	return err
+// writeCents writes an amount in cents as a decimal with two places.
+func writeCents(w *dialect.Rows, c int64) {
+	w.Field()
+	w.Buf = appendCents(w.Buf, c)
 }
 
 // Stream keys: each (table, warehouse, district or batch) has its own
@@ -100,74 +44,74 @@ type generator struct {
 func taxCents(r rng, max int) int64 { return int64((r.between(0, max) + 50) / 100) }
 
 // address appends street 1, street 2, city, state and zip (clause 4.3.3.1).
-func address(w *rowWriter, r rng) {
-	w.field()
-	w.buf = r.appendAString(w.buf, 10, 20)
-	w.field()
-	w.buf = r.appendAString(w.buf, 10, 20)
-	w.field()
-	w.buf = r.appendAString(w.buf, 10, 20)
-	w.field()
-	w.buf = r.appendAlnum(w.buf, 2)
-	w.field()
-	w.buf = r.appendZip(w.buf)
+func address(w *dialect.Rows, r rng) {
+	w.Field()
+	w.Buf = r.appendAString(w.Buf, 10, 20)
+	w.Field()
+	w.Buf = r.appendAString(w.Buf, 10, 20)
+	w.Field()
+	w.Buf = r.appendAString(w.Buf, 10, 20)
+	w.Field()
+	w.Buf = r.appendAlnum(w.Buf, 2)
+	w.Field()
+	w.Buf = r.appendZip(w.Buf)
 }
 
 // items writes ITEM rows [from, to] (clause 4.3.3.1: 100,000 rows).
-func (g *generator) items(w *rowWriter, from, to int) error {
+func (g *generator) items(w *dialect.Rows, from, to int) error {
 	var r rng
 	for id := from; id <= to; id++ {
 		if id == from || (id-1)%batchRows == 0 {
 			r = g.stream(kItem, uint64((id-1)/batchRows))
 			for skip := (id - 1) % batchRows; skip > 0; skip-- {
-				g.itemRow(&rowWriter{}, r, 0)
+				g.itemRow(&dialect.Rows{}, r, 0)
 			}
 		}
 		g.itemRow(w, r, id)
-		if err := w.end(); err != nil {
+		if err := w.End(); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-func (g *generator) itemRow(w *rowWriter, r rng, id int) {
-	w.int(id)
-	w.int(r.between(1, 10000)) // I_IM_ID
-	w.field()
-	w.buf = r.appendAString(w.buf, 14, 24) // I_NAME
-	w.cents(int64(r.between(100, 10000)))  // I_PRICE [1.00 .. 100.00]
-	w.field()
-	w.buf = r.appendData(w.buf) // I_DATA, 10% ORIGINAL
+func (g *generator) itemRow(w *dialect.Rows, r rng, id int) {
+	w.Int(int64(id))
+	w.Int(int64(r.between(1, 10000))) // I_IM_ID
+	w.Field()
+	w.Buf = r.appendAString(w.Buf, 14, 24)      // I_NAME
+	writeCents(w, int64(r.between(100, 10000))) // I_PRICE [1.00 .. 100.00]
+	w.Field()
+	w.Buf = r.appendData(w.Buf) // I_DATA, 10% ORIGINAL
 }
 
 func (g *generator) stream(key ...uint64) rng { return newRNG(g.seed, key...) }
 
 // warehouse writes the WAREHOUSE row of wid.
-func (g *generator) warehouse(w *rowWriter, wid int) error {
+func (g *generator) warehouse(w *dialect.Rows, wid int) error {
 	r := g.stream(kWarehouse, uint64(wid))
-	w.int(wid)
-	w.field()
-	w.buf = r.appendAString(w.buf, 6, 10)
+	w.Int(int64(wid))
+	w.Field()
+	w.Buf = r.appendAString(w.Buf, 6, 10)
 	address(w, r)
-	w.cents(taxCents(r, 2000)) // W_TAX [0.0000 .. 0.2000]
-	w.cents(30000000)          // W_YTD 300,000.00
-	return w.end()
+	writeCents(w, taxCents(r, 2000)) // W_TAX [0.0000 .. 0.2000]
+	writeCents(w, 30000000)          // W_YTD 300,000.00
+	return w.End()
 }
 
 // districts writes the 10 DISTRICT rows of wid.
-func (g *generator) districts(w *rowWriter, wid int) error {
+func (g *generator) districts(w *dialect.Rows, wid int) error {
 	for d := 1; d <= nDist; d++ {
 		r := g.stream(kDistrict, uint64(wid), uint64(d))
-		w.int(d)
-		w.int(wid)
-		w.field()
-		w.buf = r.appendAString(w.buf, 6, 10)
+		w.Int(int64(d))
+		w.Int(int64(wid))
+		w.Field()
+		w.Buf = r.appendAString(w.Buf, 6, 10)
 		address(w, r)
-		w.cents(taxCents(r, 2000)) // D_TAX
-		w.cents(3000000)           // D_YTD 30,000.00
-		w.int(nOrders + 1)         // D_NEXT_O_ID 3001
-		if err := w.end(); err != nil {
+		writeCents(w, taxCents(r, 2000)) // D_TAX
+		writeCents(w, 3000000)           // D_YTD 30,000.00
+		w.Int(int64(nOrders + 1))        // D_NEXT_O_ID 3001
+		if err := w.End(); err != nil {
 			return err
 		}
 	}
@@ -175,25 +119,25 @@ func (g *generator) districts(w *rowWriter, wid int) error {
 }
 
 // stock writes the 100,000 STOCK rows of wid.
-func (g *generator) stock(w *rowWriter, wid int) error {
+func (g *generator) stock(w *dialect.Rows, wid int) error {
 	var r rng
 	for id := 1; id <= nItems; id++ {
 		if (id-1)%batchRows == 0 {
 			r = g.stream(kStock, uint64(wid), uint64((id-1)/batchRows))
 		}
-		w.int(id)
-		w.int(wid)
-		w.int(r.between(10, 100)) // S_QUANTITY
-		for i := 0; i < 10; i++ { // S_DIST_01..10
-			w.field()
-			w.buf = r.appendAlnum(w.buf, 24)
+		w.Int(int64(id))
+		w.Int(int64(wid))
+		w.Int(int64(r.between(10, 100))) // S_QUANTITY
+		for i := 0; i < 10; i++ {        // S_DIST_01..10
+			w.Field()
+			w.Buf = r.appendAlnum(w.Buf, 24)
 		}
-		w.int(0) // S_YTD
-		w.int(0) // S_ORDER_CNT
-		w.int(0) // S_REMOTE_CNT
-		w.field()
-		w.buf = r.appendData(w.buf) // S_DATA, 10% ORIGINAL
-		if err := w.end(); err != nil {
+		w.Int(int64(0)) // S_YTD
+		w.Int(int64(0)) // S_ORDER_CNT
+		w.Int(int64(0)) // S_REMOTE_CNT
+		w.Field()
+		w.Buf = r.appendData(w.Buf) // S_DATA, 10% ORIGINAL
+		if err := w.End(); err != nil {
 			return err
 		}
 	}
@@ -201,42 +145,42 @@ func (g *generator) stock(w *rowWriter, wid int) error {
 }
 
 // customers writes the 30,000 CUSTOMER rows of wid.
-func (g *generator) customers(w *rowWriter, wid int) error {
+func (g *generator) customers(w *dialect.Rows, wid int) error {
 	for d := 1; d <= nDist; d++ {
 		r := g.stream(kCustomer, uint64(wid), uint64(d))
 		for c := 1; c <= nCust; c++ {
-			w.int(c)
-			w.int(d)
-			w.int(wid)
-			w.field()
-			w.buf = r.appendAString(w.buf, 8, 16) // C_FIRST
-			w.str("OE")                           // C_MIDDLE
+			w.Int(int64(c))
+			w.Int(int64(d))
+			w.Int(int64(wid))
+			w.Field()
+			w.Buf = r.appendAString(w.Buf, 8, 16) // C_FIRST
+			w.Text("OE")                          // C_MIDDLE
 			// C_LAST: 0..999 for the first 1,000 customers, then
 			// NURand(255,0,999) with the load's C (clause 4.3.2.3).
 			n := c - 1
 			if c > 1000 {
 				n = r.nurand(cLastA, 0, 999, g.c.CLast)
 			}
-			w.field()
-			w.buf = appendLastName(w.buf, n)
+			w.Field()
+			w.Buf = appendLastName(w.Buf, n)
 			address(w, r)
-			w.field()
-			w.buf = r.appendNString(w.buf, 16) // C_PHONE
-			w.str(g.now)                       // C_SINCE
+			w.Field()
+			w.Buf = r.appendNString(w.Buf, 16) // C_PHONE
+			w.Text(g.now)                      // C_SINCE
 			if r.IntN(10) == 0 {               // C_CREDIT: 10% BC
-				w.str("BC")
+				w.Text("BC")
 			} else {
-				w.str("GC")
+				w.Text("GC")
 			}
-			w.int(50000)               // C_CREDIT_LIM
-			w.cents(taxCents(r, 5000)) // C_DISCOUNT [0.0000 .. 0.5000]
-			w.cents(-1000)             // C_BALANCE -10.00
-			w.cents(1000)              // C_YTD_PAYMENT 10.00
-			w.int(1)                   // C_PAYMENT_CNT
-			w.int(0)                   // C_DELIVERY_CNT
-			w.field()
-			w.buf = r.appendAString(w.buf, 300, 500) // C_DATA
-			if err := w.end(); err != nil {
+			w.Int(int64(50000))              // C_CREDIT_LIM
+			writeCents(w, taxCents(r, 5000)) // C_DISCOUNT [0.0000 .. 0.5000]
+			writeCents(w, -1000)             // C_BALANCE -10.00
+			writeCents(w, 1000)              // C_YTD_PAYMENT 10.00
+			w.Int(int64(1))                  // C_PAYMENT_CNT
+			w.Int(int64(0))                  // C_DELIVERY_CNT
+			w.Field()
+			w.Buf = r.appendAString(w.Buf, 300, 500) // C_DATA
+			if err := w.End(); err != nil {
 				return err
 			}
 		}
@@ -245,20 +189,20 @@ func (g *generator) customers(w *rowWriter, wid int) error {
 }
 
 // history writes the 30,000 HISTORY rows of wid, one per customer.
-func (g *generator) history(w *rowWriter, wid int) error {
+func (g *generator) history(w *dialect.Rows, wid int) error {
 	for d := 1; d <= nDist; d++ {
 		r := g.stream(kHistory, uint64(wid), uint64(d))
 		for c := 1; c <= nCust; c++ {
-			w.int(c)
-			w.int(d)
-			w.int(wid)
-			w.int(d)
-			w.int(wid)
-			w.str(g.now)  // H_DATE
-			w.cents(1000) // H_AMOUNT 10.00
-			w.field()
-			w.buf = r.appendAString(w.buf, 12, 24) // H_DATA
-			if err := w.end(); err != nil {
+			w.Int(int64(c))
+			w.Int(int64(d))
+			w.Int(int64(wid))
+			w.Int(int64(d))
+			w.Int(int64(wid))
+			w.Text(g.now)       // H_DATE
+			writeCents(w, 1000) // H_AMOUNT 10.00
+			w.Field()
+			w.Buf = r.appendAString(w.Buf, 12, 24) // H_DATA
+			if err := w.End(); err != nil {
 				return err
 			}
 		}
@@ -294,23 +238,23 @@ func (g *generator) orderHeaders(wid, d int) *districtOrders {
 }
 
 // orders writes the 30,000 ORDER rows of wid.
-func (g *generator) orders(w *rowWriter, wid int) error {
+func (g *generator) orders(w *dialect.Rows, wid int) error {
 	for d := 1; d <= nDist; d++ {
 		o := g.orderHeaders(wid, d)
 		for id := 1; id <= nOrders; id++ {
-			w.int(id)
-			w.int(d)
-			w.int(wid)
-			w.int(o.cid[id])
-			w.str(g.now) // O_ENTRY_D
+			w.Int(int64(id))
+			w.Int(int64(d))
+			w.Int(int64(wid))
+			w.Int(int64(o.cid[id]))
+			w.Text(g.now) // O_ENTRY_D
 			if o.carrier[id] == 0 {
-				w.null()
+				w.Null()
 			} else {
-				w.int(o.carrier[id])
+				w.Int(int64(o.carrier[id]))
 			}
-			w.int(o.olCnt[id])
-			w.int(1) // O_ALL_LOCAL
-			if err := w.end(); err != nil {
+			w.Int(int64(o.olCnt[id]))
+			w.Int(int64(1)) // O_ALL_LOCAL
+			if err := w.End(); err != nil {
 				return err
 			}
 		}
@@ -320,13 +264,13 @@ func (g *generator) orders(w *rowWriter, wid int) error {
 
 // newOrders writes the 9,000 NEW-ORDER rows of wid: orders 2101..3000 of
 // each district.
-func (g *generator) newOrders(w *rowWriter, wid int) error {
+func (g *generator) newOrders(w *dialect.Rows, wid int) error {
 	for d := 1; d <= nDist; d++ {
 		for id := firstNewOrder; id <= nOrders; id++ {
-			w.int(id)
-			w.int(d)
-			w.int(wid)
-			if err := w.end(); err != nil {
+			w.Int(int64(id))
+			w.Int(int64(d))
+			w.Int(int64(wid))
+			if err := w.End(); err != nil {
 				return err
 			}
 		}
@@ -335,33 +279,33 @@ func (g *generator) newOrders(w *rowWriter, wid int) error {
 }
 
 // orderLines writes the ORDER-LINE rows of wid, O_OL_CNT per order.
-func (g *generator) orderLines(w *rowWriter, wid int) error {
+func (g *generator) orderLines(w *dialect.Rows, wid int) error {
 	for d := 1; d <= nDist; d++ {
 		o := g.orderHeaders(wid, d)
 		r := g.stream(kOrderLine, uint64(wid), uint64(d))
 		for id := 1; id <= nOrders; id++ {
 			delivered := id < firstNewOrder
 			for n := 1; n <= o.olCnt[id]; n++ {
-				w.int(id)
-				w.int(d)
-				w.int(wid)
-				w.int(n)
-				w.int(r.between(1, nItems)) // OL_I_ID
-				w.int(wid)                  // OL_SUPPLY_W_ID
-				if delivered {              // OL_DELIVERY_D
-					w.str(g.now)
+				w.Int(int64(id))
+				w.Int(int64(d))
+				w.Int(int64(wid))
+				w.Int(int64(n))
+				w.Int(int64(r.between(1, nItems))) // OL_I_ID
+				w.Int(int64(wid))                  // OL_SUPPLY_W_ID
+				if delivered {                     // OL_DELIVERY_D
+					w.Text(g.now)
 				} else {
-					w.null()
+					w.Null()
 				}
-				w.int(5) // OL_QUANTITY
+				w.Int(int64(5)) // OL_QUANTITY
 				if delivered {
-					w.cents(0) // OL_AMOUNT
+					writeCents(w, 0) // OL_AMOUNT
 				} else {
-					w.cents(int64(r.between(1, 999999))) // [0.01 .. 9,999.99]
+					writeCents(w, int64(r.between(1, 999999))) // [0.01 .. 9,999.99]
 				}
-				w.field()
-				w.buf = r.appendAlnum(w.buf, 24) // OL_DIST_INFO
-				if err := w.end(); err != nil {
+				w.Field()
+				w.Buf = r.appendAlnum(w.Buf, 24) // OL_DIST_INFO
+				if err := w.End(); err != nil {
 					return err
 				}
 			}

@@ -1,21 +1,15 @@
 package tpcc
 
 import (
-	"bytes"
 	"context"
 	"database/sql"
 	"errors"
 	"fmt"
-	"io"
 	"sort"
 	"strings"
 	"sync"
-	"sync/atomic"
-	"time"
 
-	"github.com/go-sql-driver/mysql"
-	"github.com/jackc/pgx/v5/stdlib"
-
+	"github.com/dbarena/dbarena/internal/dialect"
 	"github.com/dbarena/dbarena/internal/target"
 	"github.com/dbarena/dbarena/internal/workload"
 )
@@ -32,7 +26,7 @@ type unit struct {
 // job is one table of a unit and the generator of its rows.
 type job struct {
 	t   *table
-	gen func(w *rowWriter) error
+	gen func(w *dialect.Rows) error
 }
 
 // jobs lists the tables of u with their generators.
@@ -40,23 +34,23 @@ func (g *generator) jobs(u unit) []job {
 	w := u.w
 	switch u.part {
 	case PartItems:
-		return []job{{tItem, func(rw *rowWriter) error { return g.items(rw, 1, nItems) }}}
+		return []job{{tItem, func(rw *dialect.Rows) error { return g.items(rw, 1, nItems) }}}
 	case PartWarehouse:
 		return []job{
-			{tWarehouse, func(rw *rowWriter) error { return g.warehouse(rw, w) }},
-			{tDistrict, func(rw *rowWriter) error { return g.districts(rw, w) }},
-			{tStock, func(rw *rowWriter) error { return g.stock(rw, w) }},
+			{tWarehouse, func(rw *dialect.Rows) error { return g.warehouse(rw, w) }},
+			{tDistrict, func(rw *dialect.Rows) error { return g.districts(rw, w) }},
+			{tStock, func(rw *dialect.Rows) error { return g.stock(rw, w) }},
 		}
 	case PartCustomer:
 		return []job{
-			{tCustomer, func(rw *rowWriter) error { return g.customers(rw, w) }},
-			{tHistory, func(rw *rowWriter) error { return g.history(rw, w) }},
+			{tCustomer, func(rw *dialect.Rows) error { return g.customers(rw, w) }},
+			{tHistory, func(rw *dialect.Rows) error { return g.history(rw, w) }},
 		}
 	case PartOrders:
 		return []job{
-			{tOrders, func(rw *rowWriter) error { return g.orders(rw, w) }},
-			{tNewOrders, func(rw *rowWriter) error { return g.newOrders(rw, w) }},
-			{tOrderLine, func(rw *rowWriter) error { return g.orderLines(rw, w) }},
+			{tOrders, func(rw *dialect.Rows) error { return g.orders(rw, w) }},
+			{tNewOrders, func(rw *dialect.Rows) error { return g.newOrders(rw, w) }},
+			{tOrderLine, func(rw *dialect.Rows) error { return g.orderLines(rw, w) }},
 		}
 	}
 	return nil
@@ -114,26 +108,18 @@ const (
 	LoadInsert = "insert"
 )
 
+// insertRows is the number of rows per multi-row INSERT.
+const insertRows = 500
+
 // loader loads units into one database.
 type loader struct {
-	env   workload.Env
-	gen   *generator
-	prog  workload.Progress
-	cols  map[*table]string
-	names *nameSource
-	// noBulk is set once the server refused the bulk path.
-	noBulk atomic.Bool
-}
-
-// nameSource makes unique names for go-sql-driver's process-global reader
-// handlers.
-type nameSource struct {
-	prefix string
-	n      atomic.Int64
-}
-
-func (s *nameSource) next() string {
-	return fmt.Sprintf("%s-%d", s.prefix, s.n.Add(1))
+	env  workload.Env
+	gen  *generator
+	cols map[*table]string
+	// sink sends the rows: LOAD DATA LOCAL INFILE or COPY, multi-row
+	// INSERTs with --load-method insert or once the server refused
+	// local files.
+	sink *dialect.RowSink
 }
 
 // Prepare implements workload.Preparer: tpcc-mysql's create_table.sql, the
@@ -187,11 +173,8 @@ func (wl *Workload) Prepare(ctx context.Context, env workload.Env, threads int, 
 	}
 	p.SetTotal(total)
 
-	ld := &loader{env: env, gen: g, prog: p, cols: map[*table]string{},
-		names: &nameSource{prefix: fmt.Sprintf("dbarena-tpcc-%p-%d", wl, time.Now().UnixNano())}}
-	if c.LoadMethod == LoadInsert {
-		ld.noBulk.Store(true)
-	}
+	ld := &loader{env: env, gen: g, cols: map[*table]string{},
+		sink: dialect.NewRowSink(env.Dialect, insertRows, c.LoadMethod == LoadInsert, p.Add)}
 	for _, t := range allTables {
 		ld.cols[t] = strings.Join(t.colNames(), ", ")
 	}
@@ -312,144 +295,7 @@ func (ld *loader) unit(ctx context.Context, u unit) error {
 
 // table loads one table of a unit through the fastest path the server allows.
 func (ld *loader) table(ctx context.Context, conn *sql.Conn, j job) error {
-	if !ld.noBulk.Load() {
-		err := ld.bulk(ctx, conn, j)
-		if err == nil || !refusesLocalFiles(err) {
-			return err
-		}
-		ld.noBulk.Store(true)
-	}
-	return ld.insert(ctx, conn, j)
-}
-
-// refusesLocalFiles reports the MySQL errors of a server (or client) that
-// does not allow LOAD DATA LOCAL INFILE: 1148 ER_NOT_ALLOWED_COMMAND, 3948
-// (MySQL 8 local_infile off), 4166 (MariaDB), 2068 (client-side refusal).
-func refusesLocalFiles(err error) bool {
-	var me *mysql.MySQLError
-	if errors.As(err, &me) {
-		switch me.Number {
-		case 1148, 3948, 4166, 2068:
-			return true
-		}
-	}
-	return false
-}
-
-// bulk streams the rows of j from memory: LOAD DATA LOCAL INFILE through a
-// reader handler registered under a unique name (go-sql-driver's registry
-// is process-global) for the MySQL family, COPY FROM STDIN for PostgreSQL.
-func (ld *loader) bulk(ctx context.Context, conn *sql.Conn, j job) error {
-	pr, pw := io.Pipe()
-	genErr := make(chan error, 1)
-	go func() {
-		rw := newRowWriter(func(b []byte, rows int64) error {
-			if _, err := pw.Write(b); err != nil {
-				return err
-			}
-			ld.prog.Add(rows, int64(len(b)))
-			return nil
-		})
-		err := j.gen(rw)
-		if err == nil {
-			err = rw.Flush()
-		}
-		pw.CloseWithError(err) // nil: EOF for the reader
-		genErr <- err
-	}()
-	var err error
-	if ld.env.Dialect.Family() == target.Postgres {
-		err = conn.Raw(func(dc any) error {
-			c, ok := dc.(*stdlib.Conn)
-			if !ok {
-				return fmt.Errorf("COPY needs a pgx connection, got %T", dc)
-			}
-			_, err := c.Conn().PgConn().CopyFrom(ctx, pr, "COPY "+j.t.name+" ("+ld.cols[j.t]+") FROM STDIN")
-			return err
-		})
-	} else {
-		name := ld.names.next()
-		mysql.RegisterReaderHandler(name, func() io.Reader { return pr })
-		_, err = conn.ExecContext(ctx, "LOAD DATA LOCAL INFILE 'Reader::"+name+"' INTO TABLE "+j.t.name+
-			" FIELDS TERMINATED BY '\\t' LINES TERMINATED BY '\\n' ("+ld.cols[j.t]+")")
-		mysql.DeregisterReaderHandler(name)
-	}
-	// Unblock the generator if the server stopped reading early.
-	pr.CloseWithError(errors.New("load stopped"))
-	gerr := <-genErr
-	if err != nil {
-		return err
-	}
-	if gerr != nil {
-		return gerr
-	}
-	return nil
-}
-
-// insertRows is the number of rows per multi-row INSERT.
-const insertRows = 500
-
-// insert writes the rows of j with multi-row INSERTs whose values are
-// placeholders.
-func (ld *loader) insert(ctx context.Context, conn *sql.Conn, j job) error {
-	ncols := len(j.t.cols)
-	head := "INSERT INTO " + j.t.name + " (" + ld.cols[j.t] + ") VALUES "
-	tuple := "(" + strings.Repeat("?, ", ncols-1) + "?)"
-	texts := map[int]string{}
-	stmt := func(n int) string {
-		if s, ok := texts[n]; ok {
-			return s
-		}
-		s := ld.env.Dialect.Rebind(head + strings.Repeat(tuple+", ", n-1) + tuple)
-		texts[n] = s
-		return s
-	}
-	args := make([]any, 0, insertRows*ncols)
-	var pending int64
-	var pendingBytes int64
-	exec := func() error {
-		if pending == 0 {
-			return nil
-		}
-		if _, err := conn.ExecContext(ctx, stmt(int(pending)), args...); err != nil {
-			return err
-		}
-		ld.prog.Add(pending, pendingBytes)
-		args, pending, pendingBytes = args[:0], 0, 0
-		return nil
-	}
-	rw := newRowWriter(func(b []byte, _ int64) error {
-		for len(b) > 0 {
-			line := b
-			if i := bytes.IndexByte(b, '\n'); i >= 0 {
-				line, b = b[:i], b[i+1:]
-			} else {
-				b = nil
-			}
-			pendingBytes += int64(len(line)) + 1
-			for _, f := range strings.Split(string(line), "\t") {
-				if f == `\N` {
-					args = append(args, nil)
-				} else {
-					args = append(args, f)
-				}
-			}
-			pending++
-			if pending == insertRows {
-				if err := exec(); err != nil {
-					return err
-				}
-			}
-		}
-		return nil
-	})
-	if err := j.gen(rw); err != nil {
-		return err
-	}
-	if err := rw.Flush(); err != nil {
-		return err
-	}
-	return exec()
+	return ld.sink.Load(ctx, conn, dialect.BulkTable{Table: j.t.name, Columns: ld.cols[j.t]}, j.gen)
 }
 
 // postLoad adds the indexes (and foreign keys) that are cheaper to build

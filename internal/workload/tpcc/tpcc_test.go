@@ -6,6 +6,8 @@ import (
 	"testing"
 
 	"github.com/spf13/pflag"
+
+	"github.com/dbarena/dbarena/internal/dialect"
 )
 
 func TestNURand(t *testing.T) {
@@ -73,10 +75,10 @@ func TestAppendCents(t *testing.T) {
 }
 
 // collect runs gen into one buffer.
-func collect(t *testing.T, gen func(w *rowWriter) error) []byte {
+func collect(t *testing.T, gen func(w *dialect.Rows) error) []byte {
 	t.Helper()
 	var out bytes.Buffer
-	w := newRowWriter(func(b []byte, _ int64) error { out.Write(b); return nil })
+	w := dialect.NewRows(func(b []byte, _ int64) error { out.Write(b); return nil })
 	if err := gen(w); err != nil {
 		t.Fatal(err)
 	}
@@ -90,13 +92,13 @@ func TestGeneratorDeterministic(t *testing.T) {
 	g := &generator{seed: 42, now: "2024-01-02 03:04:05", c: loadConstants(42)}
 	for _, tc := range []struct {
 		name string
-		gen  func(w *rowWriter) error
+		gen  func(w *dialect.Rows) error
 		rows int
 	}{
-		{"stock", func(w *rowWriter) error { return g.stock(w, 2) }, nItems},
-		{"customer", func(w *rowWriter) error { return g.customers(w, 2) }, nDist * nCust},
-		{"order_line", func(w *rowWriter) error { return g.orderLines(w, 2) }, int(g.orderLineRows(2))},
-		{"items", func(w *rowWriter) error { return g.items(w, 1, nItems) }, nItems},
+		{"stock", func(w *dialect.Rows) error { return g.stock(w, 2) }, nItems},
+		{"customer", func(w *dialect.Rows) error { return g.customers(w, 2) }, nDist * nCust},
+		{"order_line", func(w *dialect.Rows) error { return g.orderLines(w, 2) }, int(g.orderLineRows(2))},
+		{"items", func(w *dialect.Rows) error { return g.items(w, 1, nItems) }, nItems},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			a, b := collect(t, tc.gen), collect(t, tc.gen)
@@ -112,9 +114,9 @@ func TestGeneratorDeterministic(t *testing.T) {
 		})
 	}
 	// Items generated in two halves equal items generated at once.
-	whole := collect(t, func(w *rowWriter) error { return g.items(w, 1, nItems) })
-	halves := append(collect(t, func(w *rowWriter) error { return g.items(w, 1, 45678) }),
-		collect(t, func(w *rowWriter) error { return g.items(w, 45679, nItems) })...)
+	whole := collect(t, func(w *dialect.Rows) error { return g.items(w, 1, nItems) })
+	halves := append(collect(t, func(w *dialect.Rows) error { return g.items(w, 1, 45678) }),
+		collect(t, func(w *dialect.Rows) error { return g.items(w, 45679, nItems) })...)
 	if !bytes.Equal(whole, halves) {
 		t.Error("items split at 45678 differ from a whole generation")
 	}
@@ -138,9 +140,9 @@ func TestDataDistributions(t *testing.T) {
 		}
 		return float64(n) / float64(len(rows))
 	}
-	stock := lines(collect(t, func(w *rowWriter) error { return g.stock(w, 1) }))
-	cust := lines(collect(t, func(w *rowWriter) error { return g.customers(w, 1) }))
-	items := lines(collect(t, func(w *rowWriter) error { return g.items(w, 1, nItems) }))
+	stock := lines(collect(t, func(w *dialect.Rows) error { return g.stock(w, 1) }))
+	cust := lines(collect(t, func(w *dialect.Rows) error { return g.customers(w, 1) }))
+	items := lines(collect(t, func(w *dialect.Rows) error { return g.items(w, 1, nItems) }))
 	for _, tc := range []struct {
 		name     string
 		got      float64
