@@ -246,11 +246,14 @@ func TestReconnectAfterRestart(t *testing.T) {
 			}
 			js := jsonPath(t)
 			done := make(chan result, 1)
+			out := &liveBuffer{}
 			go func() {
-				done <- dbarena(t, withTarget(f.target, "run", "oltp_point_select", "--tables", "2", "--table-size", "2000",
+				done <- dbarenaLive(t, context.Background(), nil, out, withTarget(f.target, "run", "oltp_point_select", "--tables", "2", "--table-size", "2000",
 					"--threads", "2", "--time", "8s", "--report-interval", "1s", "--json", js)...)
 			}()
-			time.Sleep(2 * time.Second)
+			// Restart once the run is under way (its first interval), not
+			// while it still sets up, however slow the machine.
+			out.waitFor(t, "[ 1s ]", time.Minute)
 			if _, err := suite.mgr.Restart(context.Background(), name); err != nil {
 				t.Fatalf("restart: %v", err)
 			}

@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -83,7 +84,42 @@ func dbarena(t testing.TB, args ...string) result {
 
 func dbarenaCtx(t testing.TB, ctx context.Context, interrupt <-chan struct{}, args ...string) result {
 	t.Helper()
-	var out, errb bytes.Buffer
+	return dbarenaLive(t, ctx, interrupt, &liveBuffer{}, args...)
+}
+
+// liveBuffer is a run's stdout that a test may read while the run writes it.
+type liveBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *liveBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *liveBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
+}
+
+// waitFor waits until out holds s (a run's first interval line, say), and
+// fails the test after limit.
+func (l *liveBuffer) waitFor(t testing.TB, s string, limit time.Duration) {
+	t.Helper()
+	for deadline := time.Now().Add(limit); !strings.Contains(l.String(), s); time.Sleep(20 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("the run did not print %q within %v:\n%s", s, limit, tail(l.String(), 2000))
+		}
+	}
+}
+
+// dbarenaLive is dbarenaCtx writing stdout to out as the run goes.
+func dbarenaLive(t testing.TB, ctx context.Context, interrupt <-chan struct{}, out *liveBuffer, args ...string) result {
+	t.Helper()
+	var errb bytes.Buffer
 	env := map[string]string{"DBARENA_HOME": suite.home, "HOME": suite.home}
 	interrupts := func(ctx context.Context) (context.Context, context.CancelFunc) {
 		ctx, cancel := context.WithCancel(ctx)
@@ -98,7 +134,7 @@ func dbarenaCtx(t testing.TB, ctx context.Context, interrupt <-chan struct{}, ar
 		}
 		return ctx, cancel
 	}
-	app := NewApp(&out, &errb, append([]string{"dbarena"}, args...), func(k string) string { return env[k] }, interrupts)
+	app := NewApp(out, &errb, append([]string{"dbarena"}, args...), func(k string) string { return env[k] }, interrupts)
 	code := app.Main(ctx)
 	return result{code: code, stdout: out.String(), stderr: errb.String()}
 }
