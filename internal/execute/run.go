@@ -107,28 +107,14 @@ func Run(ctx context.Context, st Store, s *Session, spec Spec, obs Observer) (*O
 	if !ok {
 		return nil, wrap(BadInput, fmt.Errorf("workload %s cannot be run", w.Name()))
 	}
-	warning, err := checkReady(ctx, s, w)
+	notes, err := runNotes(ctx, s, &spec)
 	if err != nil {
 		return nil, err
 	}
-	_, detached := w.(workload.Detached) // its workers use no database connection
-	var notes []string
-	if !detached {
-		if notes, err = checkLimits(ctx, s, w, spec.Config.Threads, spec.Home); err != nil {
-			return nil, err
-		}
-	}
-	if warning != "" {
-		notes = append(notes, warning)
-	}
-	if n, ok := w.(workload.Noter); ok {
-		notes = append(notes, n.Notes(spec.Config.Threads)...)
-	}
-
 	cfg := spec.Config
 	// Closing the pool's sockets stops statements in flight, so they can
 	// run under a context the drivers need not watch.
-	if !detached {
+	if _, detached := w.(workload.Detached); !detached {
 		cfg.Abort = s.Sockets.CloseAll
 		probe, closeProbe := newStallProbe(s)
 		defer closeProbe()
@@ -139,86 +125,39 @@ func Run(ctx context.Context, st Store, s *Session, spec Spec, obs Observer) (*O
 	defer mon.Stop()
 	// The server's counters are read as the measured period begins, after
 	// the workers have connected and prepared their statements.
-	counters, counterErr := newCounterProbe(s)
-	var before dialect.Counters
+	sv := newServerSide(s)
+	defer sv.close()
 	mb, _ := w.(workload.MeasureBeginner)
 	cfg.OnMeasure = func() {
 		if mb != nil {
 			mb.BeginMeasure()
 		}
-		if counters != nil {
-			before, counterErr = counters.read(ctx)
-		}
+		sv.begin(ctx)
 		mon.begin(mctx)
 	}
-	if counterErr == nil {
-		defer counters.Close()
-		counterErr = errors.New("measured period never began")
-	} else {
-		counters = nil
-	}
-	var said []string
-	for _, l := range mon.announce() {
-		said = append(said, "Monitor: "+l)
-	}
-	for _, n := range notes {
-		if !strings.HasPrefix(n, "WARNING:") {
-			n = "Note: " + n
-		}
-		said = append(said, n)
-	}
-	obs.Begin(s, &spec, said)
+	obs.Begin(s, &spec, announce(mon, notes))
 
 	run := newRun(s, &spec)
 	run.Target.TLS = sessionTLS(ctx, s)
 	run.Notes = append(run.Notes, notes...)
-	bg := context.WithoutCancel(ctx)
-	var storeErr error
-	id, err := st.BeginRun(bg, run)
-	if err != nil {
-		storeErr = fmt.Errorf("store run: %w", err)
-	}
-	stored := func(err error) { // keeps the first store error; the run goes on
-		if err != nil && storeErr == nil {
-			storeErr = fmt.Errorf("store run %d: %w", id, err)
-		}
-	}
+	rec := beginRecord(context.WithoutCancel(ctx), st, run)
 	cfg.Checkpoint = spec.Checkpoint
 	if cfg.Checkpoint <= 0 {
 		cfg.Checkpoint = DefaultCheckpoint
 	}
-	cfg.OnCheckpoint = func(partial *runner.Result) {
-		if storeErr != nil {
-			return
-		}
-		cp := *run
-		partial.Fill(&cp)
-		if spec.Shard != nil {
-			cp.TypeHistograms = partial.TypeHistograms()
-		}
-		cp.EndedAt = time.Now().UTC()
-		stored(st.Checkpoint(bg, id, &cp))
-	}
+	cfg.OnCheckpoint = func(partial *runner.Result) { rec.checkpoint(run, partial, spec.Shard != nil) }
 	res, err := runner.Run(ctx, cfg, s.Env(), r, func(iv runner.Interval) {
 		// Sampled under ctx: after Ctrl-C a frozen server must not hold
 		// the end of the run for the sampler's time limit.
 		figures := mon.interval(ctx, iv)
 		obs.Interval(iv, figures)
-		if iv.Warmup || storeErr != nil {
-			return
+		if !iv.Warmup {
+			rec.interval(iv, mon.lastSample())
 		}
-		var samples []summary.Sample
-		if smp := mon.lastSample(); smp != nil && smp.TS == iv.End.Seconds() {
-			samples = []summary.Sample{*smp}
-		}
-		stored(st.AppendIntervals(bg, id, []summary.Interval{iv.Summary()}, samples))
 	})
 	if err != nil {
 		err = setupError(s, w, err)
-		if storeErr == nil { // nothing was measured: the running row goes
-			run.Status, run.Error, run.EndedAt = summary.StatusFailed, oneLine(err.Error()), time.Now().UTC()
-			stored(st.FinishRun(bg, id, run))
-		}
+		rec.failed(run, err)
 		return nil, err
 	}
 
@@ -230,6 +169,61 @@ func Run(ctx context.Context, st Store, s *Session, spec Spec, obs Observer) (*O
 	if rep, ok := w.(workload.Reporter); ok {
 		rep.Summarize(run)
 	}
+	setStatus(run, res, s)
+	// Read the server's side after the workers' connections are gone.
+	s.Close()
+	sv.read(rec.bg, s, run, res)
+	if mon != nil {
+		sctx, cancel := context.WithTimeout(rec.bg, sampleTimeout)
+		run.Monitor, run.Host.Storage = mon.summary(sctx, res.Elapsed, res.Events), mon.Storage
+		cancel()
+	}
+	rec.finish(run)
+	return &Outcome{Run: run, StoreErr: rec.err}, nil
+}
+
+// runNotes checks that the workload's data is ready and the server's
+// limits allow the run, and returns the notes the run carries: limits
+// raised, tables smaller than asked, the workload's own.
+func runNotes(ctx context.Context, s *Session, spec *Spec) ([]string, error) {
+	w := spec.Workload
+	warning, err := checkReady(ctx, s, w)
+	if err != nil {
+		return nil, err
+	}
+	var notes []string
+	if _, detached := w.(workload.Detached); !detached { // its workers use no database connection
+		if notes, err = checkLimits(ctx, s, w, spec.Config.Threads, spec.Home); err != nil {
+			return nil, err
+		}
+	}
+	if warning != "" {
+		notes = append(notes, warning)
+	}
+	if n, ok := w.(workload.Noter); ok {
+		notes = append(notes, n.Notes(spec.Config.Threads)...)
+	}
+	return notes, nil
+}
+
+// announce is what the user reads before the run starts: the monitor's
+// limitations and the run's notes.
+func announce(mon *Monitor, notes []string) []string {
+	var said []string
+	for _, l := range mon.announce() {
+		said = append(said, "Monitor: "+l)
+	}
+	for _, n := range notes {
+		if !strings.HasPrefix(n, "WARNING:") {
+			n = "Note: " + n
+		}
+		said = append(said, n)
+	}
+	return said
+}
+
+// setStatus says how the run ended.
+func setStatus(run *summary.Run, res *runner.Result, s *Session) {
 	switch {
 	case res.Interrupted:
 		run.Status = summary.StatusInterrupted
@@ -243,56 +237,152 @@ func Run(ctx context.Context, st Store, s *Session, spec Spec, obs Observer) (*O
 	default:
 		run.Status = summary.StatusComplete
 	}
+}
 
-	// Read the server's side after the workers' connections are gone. An
-	// interrupted run ends at once: the user asked to stop; so does a
-	// stalled one: the server does not answer (each read would wait for
-	// its time limit).
-	s.Close()
+// record stores one run as it goes. The first store error is kept and
+// stops further writes; the run goes on, and the caller keeps it
+// elsewhere (Outcome.StoreErr).
+type record struct {
+	st  Store
+	bg  context.Context // not cancelled by Ctrl-C: what was measured is stored
+	id  int64
+	err error
+}
+
+// beginRecord stores run as running.
+func beginRecord(bg context.Context, st Store, run *summary.Run) *record {
+	rec := &record{st: st, bg: bg}
+	id, err := st.BeginRun(bg, run)
+	if err != nil {
+		rec.err = fmt.Errorf("store run: %w", err)
+	}
+	rec.id = id
+	return rec
+}
+
+// keep keeps the first store error.
+func (rec *record) keep(err error) {
+	if err != nil && rec.err == nil {
+		rec.err = fmt.Errorf("store run %d: %w", rec.id, err)
+	}
+}
+
+// checkpoint replaces the stored figures with the partial result's.
+func (rec *record) checkpoint(run *summary.Run, partial *runner.Result, shard bool) {
+	if rec.err != nil {
+		return
+	}
+	cp := *run
+	partial.Fill(&cp)
+	if shard {
+		cp.TypeHistograms = partial.TypeHistograms()
+	}
+	cp.EndedAt = time.Now().UTC()
+	rec.keep(rec.st.Checkpoint(rec.bg, rec.id, &cp))
+}
+
+// interval adds a measured interval, with the monitor's sample when it is
+// the interval's.
+func (rec *record) interval(iv runner.Interval, smp *summary.Sample) {
+	if rec.err != nil {
+		return
+	}
+	var samples []summary.Sample
+	if smp != nil && smp.TS == iv.End.Seconds() {
+		samples = []summary.Sample{*smp}
+	}
+	rec.keep(rec.st.AppendIntervals(rec.bg, rec.id, []summary.Interval{iv.Summary()}, samples))
+}
+
+// failed ends a run that could not start: nothing was measured, so the
+// running row becomes a failed one.
+func (rec *record) failed(run *summary.Run, err error) {
+	if rec.err == nil {
+		run.Status, run.Error, run.EndedAt = summary.StatusFailed, oneLine(err.Error()), time.Now().UTC()
+		rec.keep(rec.st.FinishRun(rec.bg, rec.id, run))
+	}
+}
+
+// finish stores the final run, or, when it never began, tries once more
+// to store it whole.
+func (rec *record) finish(run *summary.Run) {
+	switch {
+	case rec.err == nil:
+		rec.keep(rec.st.FinishRun(rec.bg, rec.id, run))
+		run.ID = rec.id
+	case rec.id == 0:
+		if nid, err := rec.st.SaveRun(rec.bg, run); err == nil {
+			run.ID, rec.err = nid, nil
+		}
+	}
+}
+
+// serverSide is the server's view of the run: its counters at the start
+// of the measured period and, after the run, their change and the
+// settings in effect.
+type serverSide struct {
+	counters *counterProbe
+	err      error // why the counters cannot be read
+	before   dialect.Counters
+}
+
+func newServerSide(s *Session) *serverSide {
+	sv := &serverSide{}
+	sv.counters, sv.err = newCounterProbe(s)
+	if sv.err == nil {
+		sv.err = errors.New("measured period never began")
+	} else {
+		sv.counters = nil
+	}
+	return sv
+}
+
+// begin reads the counters as the measured period begins.
+func (sv *serverSide) begin(ctx context.Context) {
+	if sv.counters != nil {
+		sv.before, sv.err = sv.counters.read(ctx)
+	}
+}
+
+func (sv *serverSide) close() {
+	if sv.counters != nil {
+		sv.counters.Close()
+	}
+}
+
+// read stores the counters' change and the settings in run. An interrupted
+// run ends at once: the user asked to stop; so does a stalled one: the
+// server does not answer (each read would wait for its time limit).
+func (sv *serverSide) read(bg context.Context, s *Session, run *summary.Run, res *runner.Result) {
 	stalled := errors.Is(res.Err, runner.ErrStalled)
-	if !stalled && counterErr == nil && !res.Interrupted {
+	if !stalled && sv.err == nil && !res.Interrupted {
 		// A server frozen as the run ended (its events cut after the stop
 		// grace) would hold each read for counterTimeout.
 		pctx, cancel := context.WithTimeout(bg, answerTimeout)
-		stalled = counters.db.PingContext(pctx) != nil && pctx.Err() != nil
+		stalled = sv.counters.db.PingContext(pctx) != nil && pctx.Err() != nil
 		cancel()
 	}
 	if stalled {
 		run.Notes = append(run.Notes, "server counters and settings not read: the server stopped answering")
 	}
-	if counterErr == nil && !res.Interrupted && !stalled {
-		delta, err := counters.delta(bg, before)
-		switch {
-		case err == nil:
-			run.ServerCounters = delta
-		case errors.Is(err, errRestarted):
-			run.Notes = append(run.Notes, err.Error())
-		}
-		sctx, cancel := context.WithTimeout(bg, counterTimeout)
-		if settings, err := s.Dialect.Settings(sctx, counters.db); err == nil {
-			run.Settings = settings
-		}
-		if all, err := monitor.Snapshot(sctx, s.Target, counters.db); err == nil {
-			run.SettingsAll = all
-		}
-		cancel()
+	if sv.err != nil || res.Interrupted || stalled {
+		return
 	}
-	if mon != nil {
-		sctx, cancel := context.WithTimeout(bg, sampleTimeout)
-		run.Monitor, run.Host.Storage = mon.summary(sctx, res.Elapsed, res.Events), mon.Storage
-		cancel()
-	}
-
+	delta, err := sv.counters.delta(bg, sv.before)
 	switch {
-	case storeErr == nil:
-		stored(st.FinishRun(bg, id, run))
-		run.ID = id
-	case id == 0: // never began: one last try at a whole run
-		if nid, err := st.SaveRun(bg, run); err == nil {
-			run.ID, storeErr = nid, nil
-		}
+	case err == nil:
+		run.ServerCounters = delta
+	case errors.Is(err, errRestarted):
+		run.Notes = append(run.Notes, err.Error())
 	}
-	return &Outcome{Run: run, StoreErr: storeErr}, nil
+	sctx, cancel := context.WithTimeout(bg, counterTimeout)
+	defer cancel()
+	if settings, err := s.Dialect.Settings(sctx, sv.counters.db); err == nil {
+		run.Settings = settings
+	}
+	if all, err := monitor.Snapshot(sctx, s.Target, sv.counters.db); err == nil {
+		run.SettingsAll = all
+	}
 }
 
 // newRun is the run's identity and parameters, before it starts.
