@@ -103,6 +103,34 @@ func Merge(br *store.ShardRun, runs map[int]*summary.Run) (*summary.Run, error) 
 	for _, m := range br.Members {
 		skew[m.Index], host[m.Index] = m.SkewMS, m.Host
 	}
+	m := &merger{out: mergedHeader(br, runs), total: hist.New(), types: map[string]*hist.Histogram{},
+		typesExact: true, minSkew: math.Inf(1)}
+	for i := range br.Count {
+		sh := summary.Shard{Index: i, Count: br.Count, Host: host[i], StartSkewMS: skew[i], Status: "missing"}
+		if err := m.add(i, runs[i], sh); err != nil {
+			return nil, err
+		}
+	}
+	out := m.out
+	if len(m.included) > 0 {
+		m.totals()
+	}
+	m.setStatus(br, runs)
+	note := fmt.Sprintf("merged from %d shards; start skew up to %.1f ms", br.Count, maxSkew(out.Shards))
+	exactP95, exactTypes := m.ivs.apply(out.Intervals)
+	if !exactP95 {
+		note += "; interval p95 is the largest of the shards' (an upper bound: a shard stored no interval histograms)"
+	}
+	if !exactTypes {
+		note += "; interval per-type p90 and max are the largest of the shards' (upper bounds: a shard stored no per-type interval histograms)"
+	}
+	out.Notes = append(out.Notes, note)
+	return out, nil
+}
+
+// mergedHeader is the sharded run's identity, taken from a shard that ran
+// to its end if any (the same for every shard: workload, target, settings).
+func mergedHeader(br *store.ShardRun, runs map[int]*summary.Run) *summary.Run {
 	var base *summary.Run
 	for i := range br.Count {
 		if r := runs[i]; r != nil && (base == nil || merged(r.Status) && !merged(base.Status)) {
@@ -124,142 +152,149 @@ func Merge(br *store.ShardRun, runs map[int]*summary.Run) (*summary.Run, error) 
 		}
 	}
 	out.Tags[TagRun] = br.Key
+	return out
+}
 
-	total := hist.New()
-	types := map[string]*hist.Histogram{}
-	typesExact := true
-	var ivs intervalHists
-	var (
-		included, running, bad []int
-		minSkew                = math.Inf(1)
-		end                    float64
-	)
-	for i := range br.Count {
-		sh := summary.Shard{Index: i, Count: br.Count, Host: host[i], StartSkewMS: skew[i], Status: "missing"}
-		r := runs[i]
-		if r == nil {
-			bad = append(bad, i)
-			out.Shards = append(out.Shards, sh)
-			continue
-		}
-		totals, lat := r.Totals, r.LatencyMS
-		sh.Run, sh.Status, sh.Error, sh.Threads = r.ID, r.Status, r.Error, r.Threads
-		sh.DurationS, sh.Totals, sh.TPS, sh.LatencyMS = r.DurationS, &totals, r.Throughput.TPS, &lat
-		if sh.Host == "" {
-			sh.Host = r.Host.Hostname
-		}
+// merger adds the shards' runs up into out.
+type merger struct {
+	out        *summary.Run
+	total      *hist.Histogram
+	types      map[string]*hist.Histogram
+	typesExact bool // every shard with per-type figures stored their histograms
+	ivs        intervalHists
+	// included ran to their end and are merged; running still run; bad
+	// failed, were interrupted, died or never stored a run.
+	included, running, bad []int
+	minSkew                float64 // the earliest start among included, ms
+	end                    float64 // the latest end among included, s from the reference start
+}
+
+// add lists shard i, with its run r (nil when it stored none), and merges
+// r when it ran to its end.
+func (m *merger) add(i int, r *summary.Run, sh summary.Shard) error {
+	out := m.out
+	if r == nil {
+		m.bad = append(m.bad, i)
 		out.Shards = append(out.Shards, sh)
-		if out.StartedAt.IsZero() || r.StartedAt.Before(out.StartedAt) {
-			out.StartedAt = r.StartedAt
-		}
-		if r.EndedAt.After(out.EndedAt) {
-			out.EndedAt = r.EndedAt
-		}
-		switch {
-		case r.Status == summary.StatusRunning:
-			running = append(running, i)
-			continue
-		case !merged(r.Status):
-			bad = append(bad, i)
-			continue
-		}
-		included = append(included, i)
-		if r.Histogram != "" {
-			h, err := hist.Decode(r.Histogram)
-			if err != nil {
-				return nil, fmt.Errorf("merge shard %d (run %d): %w", i, r.ID, err)
-			}
-			total.Merge(h)
-		}
-		for name, enc := range r.TypeHistograms {
-			h, err := hist.Decode(enc)
-			if err != nil {
-				return nil, fmt.Errorf("merge shard %d (run %d) %s: %w", i, r.ID, name, err)
-			}
-			if types[name] == nil {
-				types[name] = hist.New()
-			}
-			types[name].Merge(h)
-		}
-		if len(r.PerType) > 0 && len(r.TypeHistograms) == 0 {
-			typesExact = false
-		}
-		addRun(out, r)
-		if err := ivs.add(r); err != nil {
-			return nil, fmt.Errorf("merge shard %d (run %d): %w", i, r.ID, err)
-		}
-		minSkew = min(minSkew, skew[i])
-		end = max(end, skew[i]/1000+r.DurationS)
+		return nil
 	}
-	if len(included) > 0 {
-		out.DurationS = end - minSkew/1000
-		out.UptimeS = out.DurationS
-		if out.DurationS > 0 {
-			out.Throughput.TPS = float64(out.Totals.Events) / out.DurationS
-			out.Throughput.QPS = float64(out.Totals.Queries.Total) / out.DurationS
-		}
-		out.LatencyMS = total.Latency()
-		if s, err := total.Encode(); err == nil {
-			out.Histogram = s
-		}
-		for name, t := range out.PerType {
-			if h := types[name]; h != nil && typesExact {
-				t.LatencyMS = h.Latency()
-			} else {
-				t.LatencyMS = summary.Latency{}
-			}
-			out.PerType[name] = t
-		}
-		if !typesExact {
-			out.Notes = append(out.Notes, "per-type latencies are not merged: a shard stored no per-type histograms")
-		}
-		if out.TpmC != nil && out.DurationS > 0 {
-			// tpmC counts New-Orders a minute: the shards' New-Orders
-			// (tpmC times minutes) over the merged minutes.
-			tpmc := *out.TpmC / out.DurationS
-			out.TpmC = &tpmc
-		}
+	totals, lat := r.Totals, r.LatencyMS
+	sh.Run, sh.Status, sh.Error, sh.Threads = r.ID, r.Status, r.Error, r.Threads
+	sh.DurationS, sh.Totals, sh.TPS, sh.LatencyMS = r.DurationS, &totals, r.Throughput.TPS, &lat
+	if sh.Host == "" {
+		sh.Host = r.Host.Hostname
 	}
+	out.Shards = append(out.Shards, sh)
+	if out.StartedAt.IsZero() || r.StartedAt.Before(out.StartedAt) {
+		out.StartedAt = r.StartedAt
+	}
+	if r.EndedAt.After(out.EndedAt) {
+		out.EndedAt = r.EndedAt
+	}
+	switch {
+	case r.Status == summary.StatusRunning:
+		m.running = append(m.running, i)
+		return nil
+	case !merged(r.Status):
+		m.bad = append(m.bad, i)
+		return nil
+	}
+	m.included = append(m.included, i)
+	if r.Histogram != "" {
+		h, err := hist.Decode(r.Histogram)
+		if err != nil {
+			return fmt.Errorf("merge shard %d (run %d): %w", i, r.ID, err)
+		}
+		m.total.Merge(h)
+	}
+	for name, enc := range r.TypeHistograms {
+		h, err := hist.Decode(enc)
+		if err != nil {
+			return fmt.Errorf("merge shard %d (run %d) %s: %w", i, r.ID, name, err)
+		}
+		if m.types[name] == nil {
+			m.types[name] = hist.New()
+		}
+		m.types[name].Merge(h)
+	}
+	if len(r.PerType) > 0 && len(r.TypeHistograms) == 0 {
+		m.typesExact = false
+	}
+	addRun(out, r)
+	if err := m.ivs.add(r); err != nil {
+		return fmt.Errorf("merge shard %d (run %d): %w", i, r.ID, err)
+	}
+	m.minSkew = min(m.minSkew, sh.StartSkewMS)
+	m.end = max(m.end, sh.StartSkewMS/1000+r.DurationS)
+	return nil
+}
+
+// totals sets the merged run's duration, rates and latencies.
+func (m *merger) totals() {
+	out := m.out
+	out.DurationS = m.end - m.minSkew/1000
+	out.UptimeS = out.DurationS
+	if out.DurationS > 0 {
+		out.Throughput.TPS = float64(out.Totals.Events) / out.DurationS
+		out.Throughput.QPS = float64(out.Totals.Queries.Total) / out.DurationS
+	}
+	out.LatencyMS = m.total.Latency()
+	if s, err := m.total.Encode(); err == nil {
+		out.Histogram = s
+	}
+	for name, t := range out.PerType {
+		if h := m.types[name]; h != nil && m.typesExact {
+			t.LatencyMS = h.Latency()
+		} else {
+			t.LatencyMS = summary.Latency{}
+		}
+		out.PerType[name] = t
+	}
+	if !m.typesExact {
+		out.Notes = append(out.Notes, "per-type latencies are not merged: a shard stored no per-type histograms")
+	}
+	if out.TpmC != nil && out.DurationS > 0 {
+		// tpmC counts New-Orders a minute: the shards' New-Orders
+		// (tpmC times minutes) over the merged minutes.
+		tpmc := *out.TpmC / out.DurationS
+		out.TpmC = &tpmc
+	}
+}
+
+// setStatus says how the sharded run ended, from its shards' and its
+// coordinator's verdicts.
+func (m *merger) setStatus(br *store.ShardRun, runs map[int]*summary.Run) {
+	out := m.out
 	switch {
 	case br.Error != "":
 		// The coordinator's verdict (a shard stopped answering): the run
 		// was stopped, whatever its shards stored.
 		out.Status = summary.StatusFailed
 		out.Error = br.Error
-		if len(included) > 0 {
-			out.Notes = append(out.Notes, fmt.Sprintf("the figures are those of shards %s only", formatInts(included)))
+		if len(m.included) > 0 {
+			out.Notes = append(out.Notes, fmt.Sprintf("the figures are those of shards %s only", formatInts(m.included)))
 		}
-	case len(running) > 0 && len(bad) == 0:
+	case len(m.running) > 0 && len(m.bad) == 0:
 		out.Status = summary.StatusRunning
-	case len(included) == 0:
+	case len(m.included) == 0:
 		out.Status = summary.StatusFailed
 		out.Error = fmt.Sprintf("no shard of %d ran to its end", br.Count)
-	case len(bad) > 0 || len(running) > 0:
+	case len(m.bad) > 0 || len(m.running) > 0:
 		out.Status = summary.StatusDegraded
 		var parts []string
-		for _, i := range append(slices.Clone(bad), running...) {
+		for _, i := range append(slices.Clone(m.bad), m.running...) {
 			parts = append(parts, fmt.Sprintf("shard %d %s", i, out.Shards[i].Status))
 		}
 		out.Notes = append(out.Notes, fmt.Sprintf("%s: the figures are those of shards %s only",
-			strings.Join(parts, ", "), formatInts(included)))
+			strings.Join(parts, ", "), formatInts(m.included)))
 	default:
 		out.Status = summary.StatusComplete
-		for _, i := range included {
+		for _, i := range m.included {
 			if runs[i].Status == summary.StatusDegraded {
 				out.Status = summary.StatusDegraded
 			}
 		}
 	}
-	note := fmt.Sprintf("merged from %d shards; start skew up to %.1f ms", br.Count, maxSkew(out.Shards))
-	exactP95, exactTypes := ivs.apply(out.Intervals)
-	if !exactP95 {
-		note += "; interval p95 is the largest of the shards' (an upper bound: a shard stored no interval histograms)"
-	}
-	if !exactTypes {
-		note += "; interval per-type p90 and max are the largest of the shards' (upper bounds: a shard stored no per-type interval histograms)"
-	}
-	out.Notes = append(out.Notes, note)
-	return out, nil
 }
 
 // intervalHists merges the shards' interval histograms bucket by bucket,
