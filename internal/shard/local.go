@@ -80,156 +80,199 @@ func (l Local) Run(ctx context.Context, args []string, key string, n int) ([]err
 	if out == nil {
 		out = io.Discard
 	}
-	var mu sync.Mutex // one line at a time on out
-	cmds := make([]*exec.Cmd, n)
-	exits := make([]error, n)
-	tails := make([]*tail, n)
-	lastBeat := make(beats, n)
-	exited := make([]atomic.Bool, n)
-	var wg sync.WaitGroup
-	failed := make(chan int, n) // shards that exited with an error
-	for i := range cmds {
+	g := &processes{l: l, out: out, cmds: make([]*exec.Cmd, n), exits: make([]error, n), tails: make([]*tail, n),
+		lastBeat: make(beats, n), exited: make([]atomic.Bool, n), failed: make(chan int, n),
+		cause: -1, silent: -1}
+	for i := range n {
 		a := append(append([]string(nil), args...), "--shard", fmt.Sprintf("%d/%d", i, n), "--run-id", key)
-		cmd, err := l.Command(a)
-		if err == nil {
-			if cmd.Env == nil {
-				cmd.Env = cmd.Environ()
-			}
-			cmd.Env = append(cmd.Env, l.Env...)
-			cmd.Stdin = nil
-		}
-		pr, pw := io.Pipe()
-		var beatR, beatW *os.File
-		if err == nil && l.Unresponsive > 0 {
-			if beatR, beatW, err = os.Pipe(); err == nil {
-				cmd.ExtraFiles = append(cmd.ExtraFiles, beatW)
-				cmd.Env = append(cmd.Env, fmt.Sprintf("%s=%d:%v", HeartbeatEnv, 2+len(cmd.ExtraFiles), heartbeatEvery(l.Unresponsive)))
-			}
-		}
-		if err == nil {
-			cmd.Stdout, cmd.Stderr = pw, pw
-			err = cmd.Start()
-		}
-		if beatW != nil {
-			beatW.Close() // the shard's copy is its own
-		}
-		if err != nil {
-			if beatR != nil {
-				beatR.Close()
-			}
-			for _, c := range cmds[:i] {
+		if err := g.start(i, a, key); err != nil {
+			for _, c := range g.cmds[:i] {
 				_ = c.Process.Kill()
 			}
-			wg.Wait()
+			g.wg.Wait()
 			return nil, fmt.Errorf("start shard %d: %w", i, err)
 		}
-		lastBeat.beat(i)
+	}
+	g.supervise(ctx, key)
+	return g.exitErrors(), nil
+}
+
+// processes are the shards' processes of one Local.Run.
+type processes struct {
+	l        Local
+	out      io.Writer
+	mu       sync.Mutex // one line at a time on out
+	cmds     []*exec.Cmd
+	exits    []error
+	tails    []*tail
+	lastBeat beats
+	exited   []atomic.Bool
+	wg       sync.WaitGroup // output copiers and waiters
+	failed   chan int       // shards that exited with an error
+	// cause is the shard whose failure before the start interrupted the
+	// others; silent the first shard that stopped answering, silentFor
+	// how long it had been silent; -1 when none.
+	cause, silent int
+	silentFor     time.Duration
+}
+
+// start starts shard i with args, its output copier, heartbeat reader and
+// waiter.
+func (g *processes) start(i int, args []string, key string) error {
+	l := g.l
+	cmd, err := l.Command(args)
+	if err == nil {
+		if cmd.Env == nil {
+			cmd.Env = cmd.Environ()
+		}
+		cmd.Env = append(cmd.Env, l.Env...)
+		cmd.Stdin = nil
+	}
+	pr, pw := io.Pipe()
+	var beatR, beatW *os.File
+	if err == nil && l.Unresponsive > 0 {
+		if beatR, beatW, err = os.Pipe(); err == nil {
+			cmd.ExtraFiles = append(cmd.ExtraFiles, beatW)
+			cmd.Env = append(cmd.Env, fmt.Sprintf("%s=%d:%v", HeartbeatEnv, 2+len(cmd.ExtraFiles), heartbeatEvery(l.Unresponsive)))
+		}
+	}
+	if err == nil {
+		cmd.Stdout, cmd.Stderr = pw, pw
+		err = cmd.Start()
+	}
+	if beatW != nil {
+		beatW.Close() // the shard's copy is its own
+	}
+	if err != nil {
 		if beatR != nil {
-			go func() {
-				defer beatR.Close()
-				readBeats(beatR, lastBeat, i)
-			}()
+			beatR.Close()
 		}
-		cmds[i], tails[i] = cmd, &tail{}
-		if l.Started != nil {
-			l.Started(key, i, n, cmd.Process.Pid)
-		}
-		wg.Add(1)
+		return err
+	}
+	g.lastBeat.beat(i)
+	if beatR != nil {
 		go func() {
-			defer wg.Done()
-			copyLines(out, &mu, pr, fmt.Sprintf("[shard %d] ", i), tails[i])
-		}()
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			err := cmd.Wait()
-			exits[i] = err
-			exited[i].Store(true)
-			pw.Close()
-			if err != nil {
-				failed <- i
-			}
+			defer beatR.Close()
+			readBeats(beatR, g.lastBeat, i)
 		}()
 	}
+	g.cmds[i], g.tails[i] = cmd, &tail{}
+	if l.Started != nil {
+		l.Started(key, i, len(g.cmds), cmd.Process.Pid)
+	}
+	g.wg.Add(2)
+	go func() {
+		defer g.wg.Done()
+		copyLines(g.out, &g.mu, pr, fmt.Sprintf("[shard %d] ", i), g.tails[i])
+	}()
+	go func() {
+		defer g.wg.Done()
+		err := cmd.Wait()
+		g.exits[i] = err
+		g.exited[i].Store(true)
+		pw.Close()
+		if err != nil {
+			g.failed <- i
+		}
+	}()
+	return nil
+}
+
+// supervise waits until every shard has exited, interrupting them on ctx,
+// when one fails before the start (Store) or stops answering (then it is
+// killed, and the others after the grace).
+func (g *processes) supervise(ctx context.Context, key string) {
 	done := make(chan struct{})
 	go func() {
-		wg.Wait()
+		g.wg.Wait()
 		close(done)
 	}()
-	cause := -1 // the shard whose failure before the start interrupted the others
 	ctxDone := ctx.Done()
 	var (
 		watch  <-chan time.Time // looks for a shard without heartbeat
 		killAt <-chan time.Time // the end of the others' grace
 	)
-	silent := -1 // the first shard that stopped answering
-	silentFor := time.Duration(0)
-	if l.Unresponsive > 0 {
-		t := time.NewTicker(heartbeatEvery(l.Unresponsive))
+	if g.l.Unresponsive > 0 {
+		t := time.NewTicker(heartbeatEvery(g.l.Unresponsive))
 		defer t.Stop()
 		watch = t.C
 	}
-wait:
 	for {
 		select {
 		case <-done:
-			break wait
+			return
 		case <-watch:
-			for i := range cmds {
-				if d := lastBeat.since(i); !exited[i].Load() && d > l.Unresponsive {
-					silent, silentFor, watch = i, d.Round(time.Second), nil
-					_ = cmds[i].Process.Kill()
-					for j, c := range cmds {
-						if j != i {
-							_ = c.Process.Signal(syscall.SIGINT)
-						}
-					}
-					grace := l.Grace
-					if grace <= 0 {
-						grace = DefaultGrace
-					}
-					killAt = time.After(grace)
-					break
+			if g.killSilent() {
+				watch = nil
+				grace := g.l.Grace
+				if grace <= 0 {
+					grace = DefaultGrace
 				}
+				killAt = time.After(grace)
 			}
 		case <-killAt:
 			killAt = nil
-			for i, c := range cmds {
-				if !exited[i].Load() {
+			for i, c := range g.cmds {
+				if !g.exited[i].Load() {
 					_ = c.Process.Kill()
 				}
 			}
-		case i := <-failed:
-			if cause < 0 && ctx.Err() == nil && l.beforeStart(ctx, key) {
-				cause = i
-				for _, c := range cmds {
-					_ = c.Process.Signal(syscall.SIGINT)
-				}
+		case i := <-g.failed:
+			if g.cause < 0 && ctx.Err() == nil && g.l.beforeStart(ctx, key) {
+				g.cause = i
+				g.interrupt(-1)
 			}
 		case <-ctxDone:
 			ctxDone = nil
-			for _, c := range cmds {
-				_ = c.Process.Signal(syscall.SIGINT)
-			}
+			g.interrupt(-1)
 		}
 	}
-	for i, err := range exits {
-		if err != nil {
-			if t := tails[i].String(); t != "" {
-				err = fmt.Errorf("%w: %s", err, t)
-			}
-			switch {
-			case i == silent:
-				err = fmt.Errorf("%w: %w", &UnresponsiveError{Index: i, PID: cmds[i].Process.Pid, Silent: silentFor}, err)
-			case silent >= 0:
-				err = fmt.Errorf("%w (shard %d stopped answering): %w", ErrStopped, silent, err)
-			case cause >= 0 && i != cause:
-				err = fmt.Errorf("%w (shard %d failed before the start): %w", ErrStopped, cause, err)
-			}
-			exits[i] = fmt.Errorf("shard %d: %w", i, err)
+}
+
+// killSilent kills the first shard silent for longer than Unresponsive and
+// interrupts the others; it reports whether it found one.
+func (g *processes) killSilent() bool {
+	for i := range g.cmds {
+		if d := g.lastBeat.since(i); !g.exited[i].Load() && d > g.l.Unresponsive {
+			g.silent, g.silentFor = i, d.Round(time.Second)
+			_ = g.cmds[i].Process.Kill()
+			g.interrupt(i)
+			return true
 		}
 	}
-	return exits, nil
+	return false
+}
+
+// interrupt sends SIGINT to every shard but except.
+func (g *processes) interrupt(except int) {
+	for j, c := range g.cmds {
+		if j != except {
+			_ = c.Process.Signal(syscall.SIGINT)
+		}
+	}
+}
+
+// exitErrors are the shards' exit errors, each with its last lines of
+// output and why it was stopped.
+func (g *processes) exitErrors() []error {
+	for i, err := range g.exits {
+		if err == nil {
+			continue
+		}
+		if t := g.tails[i].String(); t != "" {
+			err = fmt.Errorf("%w: %s", err, t)
+		}
+		switch {
+		case i == g.silent:
+			err = fmt.Errorf("%w: %w", &UnresponsiveError{Index: i, PID: g.cmds[i].Process.Pid, Silent: g.silentFor}, err)
+		case g.silent >= 0:
+			err = fmt.Errorf("%w (shard %d stopped answering): %w", ErrStopped, g.silent, err)
+		case g.cause >= 0 && i != g.cause:
+			err = fmt.Errorf("%w (shard %d failed before the start): %w", ErrStopped, g.cause, err)
+		}
+		g.exits[i] = fmt.Errorf("shard %d: %w", i, err)
+	}
+	return g.exits
 }
 
 // beforeStart reports whether run key has no common start yet (no shard
