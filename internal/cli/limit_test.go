@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/dbarena/dbarena/internal/execute"
 	"github.com/dbarena/dbarena/internal/workload/web"
 )
 
@@ -51,8 +52,8 @@ func TestRepsLimitEvents(t *testing.T) {
 	if err := validate(o.validate(fs), w.Validate()); err != nil {
 		t.Fatal(err)
 	}
-	setThreads(w, o.cfg.Threads)
-	if err := limitEvents(w, fs, &o.cfg); err != nil {
+	execute.SetThreads(w, o.cfg.Threads)
+	if _, err := execute.Configure(w, &o.cfg, execute.Given{Threads: true}); err != nil {
 		t.Fatal(err)
 	}
 	if o.cfg.Events != 20 || o.cfg.Duration != 0 {

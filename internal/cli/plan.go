@@ -2,7 +2,6 @@ package cli
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"os"
 	"time"
@@ -10,15 +9,11 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/dbarena/dbarena/internal/catalog"
-	"github.com/dbarena/dbarena/internal/dialect"
-	"github.com/dbarena/dbarena/internal/execute"
 	"github.com/dbarena/dbarena/internal/hostinfo"
 	"github.com/dbarena/dbarena/internal/lab"
 	"github.com/dbarena/dbarena/internal/plan"
-	"github.com/dbarena/dbarena/internal/store"
 	"github.com/dbarena/dbarena/internal/summary"
 	"github.com/dbarena/dbarena/internal/target"
-	"github.com/dbarena/dbarena/internal/workload"
 )
 
 const planUsage = `dbarena plan COMMAND
@@ -155,13 +150,15 @@ func (a *App) planRun(ctx context.Context, args []string) error {
 	ctx, stop := a.Interrupts(ctx)
 	defer stop()
 	host := hostinfo.Collect()
+	command := func(t target.Target) []string { return maskArgs(a.Args, t) }
 	l := &lab.Lab{
 		Store:     st,
 		Sandboxes: lab.Local{Manager: a.sandboxes(), Catalog: catalog.Open(a.home())},
-		Pipeline:  planPipeline{a: a, st: st, host: host},
-		Observer:  planPrinter{w: a.Stdout, p: p},
-		Loader:    planLoader{a: a, st: st, host: host},
-		Shards:    a.planShards(st, o.results),
+		Pipeline: lab.Steps{Registry: a.Registry, Store: st, Home: a.home(), Host: host, Version: Version,
+			Command: command},
+		Observer: planPrinter{w: a.Stdout, p: p},
+		Loader:   lab.DumpLoader{Store: st, Host: host, Version: Version, Command: command},
+		Shards:   a.planShards(st, o.results),
 		Stamp: func(run *summary.Run, t target.Target) {
 			run.Host, run.Dbarena = host, summary.Dbarena{Version: Version, Command: maskArgs(a.Args, t)}
 		},
@@ -182,67 +179,3 @@ func (a *App) planRun(ctx context.Context, args []string) error {
 	}
 	return nil
 }
-
-// planPipeline prepares and runs plan steps with the CLI's run path.
-type planPipeline struct {
-	a    *App
-	st   *store.Store
-	host summary.Host
-}
-
-// Prepare drops and loads the step's data.
-func (pp planPipeline) Prepare(ctx context.Context, j lab.Job) error {
-	w, err := j.Workload(pp.a.Registry)
-	if err != nil {
-		return err
-	}
-	const loaders = 2
-	s, err := execute.Connect(ctx, j.Target, dialect.OpenOptions{MaxConns: loaders + 1})
-	if err != nil {
-		return err
-	}
-	defer s.Close()
-	if cl, ok := w.(workload.Cleaner); ok {
-		err = cl.Cleanup(ctx, s.Env())
-	}
-	if p, ok := w.(workload.Preparer); ok && err == nil {
-		setThreads(w, loaders)
-		err = p.Prepare(ctx, s.Env(), loaders, discardProgress{})
-	}
-	if err != nil {
-		return errors.New(j.Target.Mask(err.Error()))
-	}
-	return nil
-}
-
-// Run runs the step once and stores it.
-func (pp planPipeline) Run(ctx context.Context, j lab.Job) (*summary.Run, error) {
-	w, err := j.Workload(pp.a.Registry)
-	if err != nil {
-		return nil, err
-	}
-	if _, ok := w.(workload.Runner); !ok {
-		return nil, fmt.Errorf("workload %s has no run step", w.Name())
-	}
-	setThreads(w, j.Threads())
-	ro := runOptions{rounds: 1, tags: j.Tags(), plan: j.Ref(), quiet: true, cfg: j.Config()}
-	if d, ok := w.(workload.Defaulter); ok && d.RunDefaults().IgnoreErrors {
-		ro.cfg.IgnoreErrors = []string{"all"} // a replay counts its errors and goes on
-	}
-	j.LimitEvents(w, &ro.cfg)
-	if errs := ro.cfg.Validate(); len(errs) > 0 {
-		return nil, errors.Join(errs...)
-	}
-	s, err := execute.Connect(ctx, j.Target, dialect.OpenOptions{MaxConns: planConns(w, j.Threads())})
-	if err != nil {
-		return nil, err
-	}
-	defer s.Close()
-	return pp.a.runOnce(ctx, pp.st, s, w, &ro, j.Step.Round, pp.host)
-}
-
-// discardProgress ignores load progress (plan run prints a line per cell).
-type discardProgress struct{}
-
-func (discardProgress) SetTotal(int64)   {}
-func (discardProgress) Add(int64, int64) {}

@@ -30,9 +30,9 @@ func TestPlanLoadOptions(t *testing.T) {
 		threads int
 	}{
 		{lab.LoadJob{Data: &plan.Data{Threads: 3}, Engine: "Aria"}, 3},
-		{lab.LoadJob{Data: &plan.Data{}}, defaultPlanLoadThreads},
+		{lab.LoadJob{Data: &plan.Data{}}, lab.DefaultLoadThreads},
 	} {
-		pl := planLoadOptions("dump.sql", c.job)
+		pl := lab.LoadOptions("dump.sql", c.job)
 		if pl.Threads != c.threads || pl.Rewrite.Engine != c.job.Engine {
 			t.Errorf("%+v: threads %d, engine %q", c.job.Data, pl.Threads, pl.Rewrite.Engine)
 		}

@@ -14,6 +14,7 @@ import (
 
 	"github.com/dbarena/dbarena/internal/shard"
 	"github.com/dbarena/dbarena/internal/store"
+	"github.com/dbarena/dbarena/internal/summary"
 	"github.com/dbarena/dbarena/internal/workload"
 )
 
@@ -157,7 +158,7 @@ func (a *App) resultsShow(ctx context.Context, args []string) error {
 		return fmt.Errorf("results show: %w", err)
 	}
 	run.Histogram, run.TypeHistograms = "", nil
-	run.Intervals = withoutHistograms(run.Intervals)
+	run.Intervals = summary.WithoutHistograms(run.Intervals)
 	if asJSON {
 		return a.printJSON(run)
 	}

@@ -2,7 +2,6 @@ package cli
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -113,17 +112,19 @@ func (a *App) run(ctx context.Context, args []string) error {
 	if err := validate(o.validate(fs), w.Validate()); err != nil {
 		return err
 	}
-	if err := limitEvents(w, fs, &o.cfg); err != nil {
-		return err
+	picked, err := execute.Configure(w, &o.cfg, execute.Given{Threads: fs.Changed("threads"),
+		Time: fs.Changed("time"), Events: fs.Changed("events"), IgnoreErrors: fs.Changed("ignore-errors")})
+	if err != nil {
+		return exitFor(err)
 	}
-	o.shard.workloadThreads = applyRunDefaults(w, fs, &o.cfg)
+	o.shard.workloadThreads = picked
 	if err := o.shard.resolve(a.Getenv, o.rounds); err != nil {
 		return err
 	}
 	if o.shard.local {
 		return a.runLocalShards(ctx, &o)
 	}
-	setThreads(w, o.cfg.Threads)
+	execute.SetThreads(w, o.cfg.Threads)
 	if err := a.prepareShard(w, &o); err != nil {
 		return err
 	}
@@ -228,20 +229,8 @@ func (a *App) runOnce(ctx context.Context, st *store.Store, s *execute.Session, 
 			fmt.Fprint(a.Stdout, p.rep.FormatSummary(run))
 		}
 	}
-	jsonPath := o.jsonPath
-	if out.StoreErr != nil && jsonPath == "" {
-		jsonPath = fmt.Sprintf("dbarena-run-%s.json", run.StartedAt.Format("20060102T150405Z"))
-	}
-	if jsonPath != "" {
-		if err := writeJSON(jsonPath, run); err != nil {
-			if out.StoreErr != nil {
-				return nil, failed(fmt.Errorf("%s; the run is lost: --json %s: %w", secret.Mask(out.StoreErr.Error()), jsonPath, err))
-			}
-			return nil, failed(fmt.Errorf("--json: %w", err))
-		}
-	}
-	if out.StoreErr != nil {
-		return nil, failed(fmt.Errorf("%s; the run summary is in %s", secret.Mask(out.StoreErr.Error()), jsonPath))
+	if err := out.Keep(o.jsonPath); err != nil {
+		return nil, failed(err)
 	}
 	if !o.quiet {
 		fmt.Fprintf(a.Stdout, "\nStored as run %d (%s) in %s\n", run.ID, run.Status, st.Location())
@@ -307,38 +296,8 @@ func exitFor(err error) error {
 	return failed(err)
 }
 
-// writeJSON writes the summary without the encoded histogram.
-func writeJSON(path string, run *summary.Run) error {
-	out := *run
-	out.Histogram, out.TypeHistograms = "", nil
-	out.Intervals = withoutHistograms(out.Intervals)
-	b, err := json.MarshalIndent(&out, "", "  ")
-	if err != nil {
-		return err
-	}
-	return writePrivate(path, append(b, '\n'))
-}
-
-// writePrivate writes data to path readable by its owner only (mode 0600,
-// an existing regular file's mode too): --json files hold statement text, tags and
-// command lines from the run's inputs.
-func writePrivate(path string, data []byte) error {
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o600)
-	if err != nil {
-		return err
-	}
-	if fi, err := f.Stat(); err == nil && fi.Mode().IsRegular() && fi.Mode().Perm() != 0o600 {
-		if err := f.Chmod(0o600); err != nil {
-			f.Close()
-			return err
-		}
-	}
-	if _, err := f.Write(data); err != nil {
-		f.Close()
-		return err
-	}
-	return f.Close()
-}
+// writePrivate writes a file for the user, mode 0600 (secret.WriteFile).
+var writePrivate = secret.WriteFile
 
 // checkWritable fails early when a path cannot be written.
 func checkWritable(path string) error {

@@ -179,7 +179,7 @@ func (a *App) prepareShard(w workload.Workload, o *runOptions) error {
 			o.cfg.Threads = d.RunDefaults().Threads
 		}
 		o.cfg.FirstWorker = 0
-		setThreads(w, o.cfg.Threads)
+		execute.SetThreads(w, o.cfg.Threads)
 	}
 	if o.results == "" && a.Getenv(resultsEnv) != "" {
 		o.results, s.resultsFromEnv = a.Getenv(resultsEnv), true
@@ -298,7 +298,7 @@ func (a *App) runLocalShards(ctx context.Context, o *runOptions) error {
 		return failed(err)
 	}
 	if o.jsonPath != "" {
-		if err := writeJSON(o.jsonPath, run); err != nil {
+		if err := summary.WriteFile(o.jsonPath, run); err != nil {
 			return failed(fmt.Errorf("--json: %w", err))
 		}
 	}
@@ -421,10 +421,4 @@ func joinInts(xs []int) string {
 		s[i] = strconv.Itoa(x)
 	}
 	return strings.Join(s, ", ")
-}
-
-// withoutHistograms returns a copy of ivs without their encoded
-// histograms (kept in the store by shards), for printing.
-func withoutHistograms(ivs []summary.Interval) []summary.Interval {
-	return shard.WithoutHistograms(ivs)
 }

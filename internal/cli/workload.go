@@ -52,13 +52,6 @@ func validate(errs ...[]error) error {
 	return usagef("%s", strings.Join(msgs, "; "))
 }
 
-// setThreads tells a workload.ThreadSetter the run's thread count.
-func setThreads(w workload.Workload, n int) {
-	if ta, ok := w.(workload.ThreadSetter); ok {
-		ta.SetThreads(n)
-	}
-}
-
 // capability names an optional workload interface for error messages.
 func missing(w workload.Workload, what string) error {
 	return usagef("workload %s has no %s step", w.Name(), what)
@@ -108,7 +101,7 @@ func (a *App) openWorkload(ctx context.Context, cmd string, args []string, threa
 		return nil, nil, nil, err
 	}
 	if threads {
-		setThreads(w, c.threads)
+		execute.SetThreads(w, c.threads)
 	}
 	t, err := a.resolveTarget(ctx, c.target, c.cred)
 	if err != nil {

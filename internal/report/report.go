@@ -31,7 +31,6 @@ import (
 	"time"
 
 	"github.com/dbarena/dbarena/internal/secret"
-	"github.com/dbarena/dbarena/internal/shard"
 	"github.com/dbarena/dbarena/internal/stats"
 	"github.com/dbarena/dbarena/internal/summary"
 )
@@ -237,7 +236,7 @@ func sanitize(r *summary.Run) *summary.Run {
 	c := *r
 	c.Histogram = ""
 	c.TypeHistograms = nil
-	c.Intervals = shard.WithoutHistograms(c.Intervals)
+	c.Intervals = summary.WithoutHistograms(c.Intervals)
 	c.Target.DSN = secret.Mask(c.Target.DSN)
 	c.Error = secret.Mask(c.Error)
 	cmd := make([]string, len(c.Dbarena.Command))

@@ -475,25 +475,3 @@ func addInterval(m *summary.Interval, o summary.Interval) {
 		m.PerType[name] = a
 	}
 }
-
-// WithoutHistograms returns a copy of ivs without their encoded histograms,
-// whole and per type (a shard's run keeps them for the merge), for output.
-func WithoutHistograms(ivs []summary.Interval) []summary.Interval {
-	if ivs == nil {
-		return nil
-	}
-	out := make([]summary.Interval, len(ivs))
-	for i, iv := range ivs {
-		iv.Histogram = ""
-		if iv.PerType != nil {
-			pt := make(map[string]summary.IntervalType, len(iv.PerType))
-			for name, t := range iv.PerType {
-				t.Histogram = ""
-				pt[name] = t
-			}
-			iv.PerType = pt
-		}
-		out[i] = iv
-	}
-	return out
-}

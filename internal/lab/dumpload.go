@@ -1,4 +1,4 @@
-package cli
+package lab
 
 import (
 	"context"
@@ -11,22 +11,24 @@ import (
 	"github.com/dbarena/dbarena/internal/dialect"
 	"github.com/dbarena/dbarena/internal/dump"
 	"github.com/dbarena/dbarena/internal/execute"
-	"github.com/dbarena/dbarena/internal/lab"
 	"github.com/dbarena/dbarena/internal/load"
 	"github.com/dbarena/dbarena/internal/store"
 	"github.com/dbarena/dbarena/internal/summary"
 	"github.com/dbarena/dbarena/internal/target"
 )
 
-// planLoader loads a plan's data with package load and stores each load
-// as a run of workload load.
-type planLoader struct {
-	a    *App
-	st   *store.Store
-	host summary.Host
+// DumpLoader is the Loader of real loads: a plan's data loaded with
+// package load as `dbarena load` loads it, each load stored in Store as a
+// run of workload load.
+type DumpLoader struct {
+	Store Store
+	// Host and Dbarena are stored with each load, as Steps stores them.
+	Host    summary.Host
+	Version string
+	Command func(t target.Target) []string
 }
 
-var _ lab.Loader = planLoader{}
+var _ Loader = DumpLoader{}
 
 // Tags of a plan load's run, besides the lab's: what was loaded where, so
 // that reload: never finds it again. The place is the sandbox, or the
@@ -36,11 +38,11 @@ const (
 	tagLoadPlace = "load.place"
 )
 
-// defaultPlanLoadThreads is a plan load's parallelism without data: threads.
-const defaultPlanLoadThreads = 2
+// DefaultLoadThreads is a plan load's parallelism without data: threads.
+const DefaultLoadThreads = 2
 
 // Load implements lab.Loader.
-func (pl planLoader) Load(ctx context.Context, j lab.LoadJob) (*summary.Run, error) {
+func (pl DumpLoader) Load(ctx context.Context, j LoadJob) (*summary.Run, error) {
 	file, err := filepath.Abs(j.Dump)
 	if err != nil {
 		return nil, err
@@ -73,7 +75,7 @@ func (pl planLoader) Load(ctx context.Context, j lab.LoadJob) (*summary.Run, err
 			return nil, fmt.Errorf("engine %s is not available on %s %s (it has %s)", m, s.Target.Flavor, s.Target.Version, strings.Join(have, ", "))
 		}
 	}
-	res, err := load.Load(ctx, s.Env(), planLoadOptions(file, j))
+	res, err := load.Load(ctx, s.Env(), LoadOptions(file, j))
 	if res == nil {
 		if err == nil {
 			err = errors.New("load returned nothing")
@@ -89,20 +91,23 @@ func (pl planLoader) Load(ctx context.Context, j lab.LoadJob) (*summary.Run, err
 	for _, kv := range j.Tags() {
 		run.Tags[kv[0]] = kv[1]
 	}
-	run.Host = pl.host
-	run.Dbarena = summary.Dbarena{Version: Version, Command: maskArgs(pl.a.Args, s.Target)}
-	if _, serr := pl.st.SaveRun(context.WithoutCancel(ctx), run); serr != nil {
+	run.Host = pl.Host
+	run.Dbarena = summary.Dbarena{Version: pl.Version}
+	if pl.Command != nil {
+		run.Dbarena.Command = pl.Command(s.Target)
+	}
+	if _, serr := pl.Store.SaveRun(context.WithoutCancel(ctx), run); serr != nil {
 		return run, serr
 	}
 	return run, nil
 }
 
-// planLoadOptions are a plan load's options: dbarena load's defaults, the
+// LoadOptions are a plan load's options: dbarena load's defaults, the
 // plan's threads (default 2) and engine.
-func planLoadOptions(file string, j lab.LoadJob) load.Options {
+func LoadOptions(file string, j LoadJob) load.Options {
 	o := load.DefaultOptions()
 	o.Files = []string{file}
-	o.Threads = defaultPlanLoadThreads
+	o.Threads = DefaultLoadThreads
 	if j.Data != nil && j.Data.Threads > 0 {
 		o.Threads = j.Data.Threads
 	}
@@ -113,8 +118,8 @@ func planLoadOptions(file string, j lab.LoadJob) load.Options {
 // loaded reports whether the place holds a complete load of the same dump
 // and engine: the latest load stored there is that one, and its database
 // still has tables.
-func (pl planLoader) loaded(ctx context.Context, db *sql.DB, t target.Target, tags map[string]string) (bool, error) {
-	runs, err := pl.st.List(ctx, store.Filter{Workload: load.Workload, Tags: map[string]string{tagLoadPlace: tags[tagLoadPlace]}, Limit: 1})
+func (pl DumpLoader) loaded(ctx context.Context, db *sql.DB, t target.Target, tags map[string]string) (bool, error) {
+	runs, err := pl.Store.List(ctx, store.Filter{Workload: load.Workload, Tags: map[string]string{tagLoadPlace: tags[tagLoadPlace]}, Limit: 1})
 	if err != nil || len(runs) == 0 || runs[0].Status != summary.StatusComplete ||
 		runs[0].Tags[tagLoadDump] != tags[tagLoadDump] || runs[0].Tags["engine"] != tags["engine"] {
 		return false, err
