@@ -6,11 +6,8 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"io"
-	"maps"
 	"net/url"
 	"os"
-	"slices"
 	"strings"
 	"time"
 
@@ -19,7 +16,6 @@ import (
 
 	"github.com/dbarena/dbarena/internal/credentials"
 	"github.com/dbarena/dbarena/internal/k8s"
-	"github.com/dbarena/dbarena/internal/poller"
 	"github.com/dbarena/dbarena/internal/shard"
 	"github.com/dbarena/dbarena/internal/store"
 	"github.com/dbarena/dbarena/internal/summary"
@@ -262,47 +258,18 @@ func (a *App) k8sApply(ctx context.Context, o *runOptions, ko *k8sOptions, job *
 	fmt.Fprintf(a.Stderr, "dbarena: following run %s (%d shards) in %s\n", key, n, st.Location())
 	ctx, stop := a.Interrupts(ctx)
 	defer stop()
-	deadline := time.Now().Add(ko.follow)
-	last := ""
-	jw := &jobWatch{cl: cl, name: name, key: key, w: a.Stderr, pods: map[string]string{}}
-	for {
-		run, ended, line := followStep(ctx, st, key, n)
-		if line != last {
-			fmt.Fprintln(a.Stderr, "dbarena: "+line)
-			last = line
-		}
-		if !ended {
-			js := jw.poll(ctx)
-			if js.FailedJob || js.Complete {
-				// The pods are gone: read what they left in the store.
-				run, ended, _ = followStep(ctx, st, key, n)
-			}
-			switch {
-			case ended:
-			case js.FailedJob && run == nil:
-				return failed(fmt.Errorf("Job %s/%s failed before any shard reached the results store: %s", ns, name, jw.why(js)))
-			case js.FailedJob:
-				a.printK8sRun(run, key, n, st)
-				return failed(fmt.Errorf("Job %s/%s failed: %s; run %s is %s", ns, name, jw.why(js), key, run.Status))
-			case js.Complete:
-				return failed(fmt.Errorf("Job %s/%s completed but run %s has not ended in %s: does the Secret's %q key name this results store?",
-					ns, name, key, st.Location(), ko.spec.ResultsKey))
-			}
-		}
-		if ended {
-			a.printK8sRun(run, key, n, st)
-			if run.Status != summary.StatusComplete {
-				return failed(fmt.Errorf("run %s %s", key, run.Status))
-			}
-			return nil
-		}
-		if time.Now().After(deadline) {
-			return failed(fmt.Errorf("run %s did not end within --follow-timeout %v; `dbarena results show %s` reads it later", key, ko.follow, key))
-		}
-		if err := poller.Sleep(ctx, followEvery); err != nil {
-			return failed(fmt.Errorf("stopped following run %s; Job %s/%s goes on (`kubectl delete job %s -n %s` stops it)", key, ns, name, name, ns))
-		}
+	run, err := k8s.Follow{Client: cl, Store: st, Job: name, Key: key, Shards: n, ResultsKey: ko.spec.ResultsKey,
+		Timeout: ko.follow, Every: followEvery, Log: a.Stderr}.Run(ctx)
+	if run != nil {
+		a.printK8sRun(run, key, n, st)
 	}
+	switch {
+	case err != nil:
+		return failed(err)
+	case run.Status != summary.StatusComplete:
+		return failed(fmt.Errorf("run %s %s", key, run.Status))
+	}
+	return nil
 }
 
 // printK8sRun prints the merged run and where it is stored.
@@ -351,85 +318,8 @@ func openResolvedStore(ctx context.Context, loc string) (*store.Store, error) {
 	return storeOpened(store.Open(ctx, loc))
 }
 
-// jobWatch prints what the cluster says of the Job as it changes: failed
-// pods and pods waiting on an error (the Job's failure ends the follow).
-type jobWatch struct {
-	cl        *k8s.Client
-	name, key string
-	w         io.Writer
-	failed    int32
-	pods      map[string]string // the last line printed per pod
-	lastErr   string
-	lastPod   string // the last pod trouble printed
-}
-
-// poll reads the Job's status and prints what is new.
-func (j *jobWatch) poll(ctx context.Context) k8s.Status {
-	js, err := j.cl.JobStatus(ctx, j.name, j.key)
-	if err == nil {
-		err = js.PodsErr
-	}
-	if err != nil {
-		if msg := oneLine(err.Error()); msg != j.lastErr && ctx.Err() == nil {
-			fmt.Fprintf(j.w, "dbarena: %s\n", msg)
-			j.lastErr = msg
-		}
-	}
-	if js.Failed > j.failed {
-		fmt.Fprintf(j.w, "dbarena: Job %s: %d pod(s) failed (%d active, %d succeeded)\n", j.name, js.Failed, js.Active, js.Succeeded)
-		j.failed = js.Failed
-	}
-	for _, pod := range slices.Sorted(maps.Keys(js.Pods)) {
-		if line := js.Pods[pod]; j.pods[pod] != line {
-			j.pods[pod] = line
-			j.lastPod = line
-			fmt.Fprintf(j.w, "dbarena: %s\n", line)
-		}
-	}
-	return js
-}
-
-// why is the Job's failure and the last pod trouble seen.
-func (j *jobWatch) why(js k8s.Status) string {
-	s := js.Reason
-	if s == "" {
-		s = "Failed"
-	}
-	if j.lastPod != "" {
-		s += "; " + j.lastPod
-	}
-	return s
-}
-
 // followEvery is how often k8s run reads the run's progress.
 var followEvery = 5 * time.Second
-
-// followStep reads a sharded run's progress: the merged run once every
-// shard stored one, whether every shard ended, and a progress line.
-func followStep(ctx context.Context, st *store.Store, key string, n int) (*summary.Run, bool, string) {
-	br, err := st.ShardRun(ctx, key)
-	if errors.Is(err, store.ErrNotFound) {
-		return nil, false, "waiting for the first pod"
-	}
-	if err != nil {
-		return nil, false, oneLine(err.Error())
-	}
-	if br.StartAt.IsZero() {
-		return nil, false, fmt.Sprintf("%d of %d shards at the start barrier", len(br.Members), n)
-	}
-	run, err := shard.Load(ctx, st, key)
-	if err != nil {
-		return nil, false, oneLine(err.Error())
-	}
-	ended := 0
-	for _, s := range run.Shards {
-		if s.Status != "missing" && s.Status != summary.StatusRunning {
-			ended++
-		}
-	}
-	line := fmt.Sprintf("%d of %d shards ended; %d events so far", ended, n, run.Totals.Events)
-	return run, ended == n, line
-}
 
 // hasPassword reports whether a --target DSN carries a password.
 func hasPassword(dsn string) bool {
