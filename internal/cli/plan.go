@@ -39,6 +39,8 @@ func (a *App) plan(ctx context.Context, args []string) error {
 		return a.planShow(ctx, args[1:])
 	case "cells":
 		return a.planCells(args[1:])
+	case "step": // hidden: one shard of a sharded step (planstep.go)
+		return a.planStep(ctx, args[1:])
 	}
 	return usagef("unknown plan command %q (want check, run, show, cells)", args[0])
 }

@@ -19,7 +19,7 @@ import (
 func (a *App) planShards(st *store.Store, results string) lab.LocalShards {
 	local := a.localShards()
 	local.Started = nil
-	return lab.LocalShards{Local: local, Store: st, Results: results, Registry: a.Registry}
+	return lab.LocalShards{Local: local, Store: st, Results: results}
 }
 
 // shardsLine says how the plan's workloads are sharded, for plan check:

@@ -4,7 +4,6 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -49,9 +48,6 @@ type shardOptions struct {
 	// resultsFromEnv: the store came from $DBARENA_RESULTS (a pod's
 	// Secret), so its password is not on the command line.
 	resultsFromEnv bool
-	// planRef places a shard's run in a plan (--plan-ref, hidden: given by
-	// a plan's sharded step to its shards), as JSON of summary.PlanRef.
-	planRef string
 	// workloadThreads: the workload picked the threads (a replay: one per
 	// session open at once); each shard then picks its own, for its part.
 	workloadThreads bool
@@ -74,8 +70,6 @@ func (o *shardOptions) flags(fs *pflag.FlagSet) {
 	fs.StringVar(&o.key, "run-id", "", "the name every shard of one run shares (letters, digits, . _ -; starts with a letter); default with --local: a new one")
 	durationFlag(fs, &o.timeout, "barrier-timeout", shard.DefaultTimeout, "how long a shard waits at the start barrier for the others")
 	durationFlag(fs, &o.unresponsive, "shard-timeout", shard.DefaultUnresponsive, "with --local: a shard that sends no heartbeat this long (stopped, frozen) is killed and the run stopped and stored failed")
-	fs.StringVar(&o.planRef, "plan-ref", "", "the plan cell and round of a plan's sharded step (JSON; set by plan run)")
-	_ = fs.MarkHidden("plan-ref")
 }
 
 // resolve works out which shard this process runs, if any.
@@ -113,9 +107,6 @@ func (o *shardOptions) resolve(getenv func(string) string, rounds int) error {
 	}
 	if o.local && o.spec != "" {
 		errs = append(errs, errors.New("--local needs --shards N, not --shard"))
-	}
-	if o.planRef != "" && o.spec == "" {
-		errs = append(errs, errors.New("--plan-ref needs --shard I/N"))
 	}
 	if o.count > 0 {
 		if o.key == "" && !o.local {
@@ -157,13 +148,6 @@ func (a *App) prepareShard(w workload.Workload, o *runOptions) error {
 		return usagef("%w", err)
 	}
 	o.cfg = cfg
-	if s.planRef != "" {
-		var ref summary.PlanRef
-		if err := json.Unmarshal([]byte(s.planRef), &ref); err != nil || ref.Name == "" {
-			return usagef("--plan-ref %q: want the JSON of a plan cell and round", s.planRef)
-		}
-		o.plan = &ref
-	}
 	if sh, ok := w.(workload.Sharder); ok {
 		if err := sh.Shard(s.index, s.count); err != nil {
 			return usagef("%w", err)

@@ -2,20 +2,20 @@ package lab
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 
 	"github.com/dbarena/dbarena/internal/shard"
 	"github.com/dbarena/dbarena/internal/store"
 	"github.com/dbarena/dbarena/internal/summary"
-	"github.com/dbarena/dbarena/internal/workload"
 )
 
 // LocalShards runs a sharded step as `dbarena run ... --shards N --local`
 // runs its shards: N processes of this binary on this machine (Local),
-// each `dbarena run` with the step's arguments (Job.RunArgs), its target
-// (Job.TargetArg) and the results store, sharing the start barrier; the
-// merged run is read back from Store. A shard that sends no heartbeat for
+// each `dbarena plan step` given the step as data (StepData in StepEnv:
+// its plan settings, cell, round, target and results store), sharing the
+// start barrier; the merged run is read back from Store. A shard that sends no heartbeat for
 // Local.Unresponsive (shard.DefaultUnresponsive if 0) stops the step.
 type LocalShards struct {
 	Local shard.Local
@@ -23,8 +23,6 @@ type LocalShards struct {
 	Store shard.Reader
 	// Results is the --results the shards are given ("" for the default).
 	Results string
-	// Registry makes the step's workload (its event limit).
-	Registry *workload.Registry
 }
 
 var _ ShardRunner = LocalShards{}
@@ -36,33 +34,23 @@ type shardFailer interface {
 
 // Run implements ShardRunner.
 func (ls LocalShards) Run(ctx context.Context, j Job, key string) (*summary.Run, error) {
-	w, err := j.Workload(ls.Registry)
+	data, password := j.Data(ls.Results)
+	b, err := json.Marshal(data)
 	if err != nil {
 		return nil, err
-	}
-	if ta, ok := w.(workload.ThreadSetter); ok {
-		ta.SetThreads(j.Threads())
-	}
-	args, err := j.RunArgs(w)
-	if err != nil {
-		return nil, err
-	}
-	tgt, password := j.TargetArg()
-	args = append(args, "--target="+tgt)
-	if ls.Results != "" {
-		args = append(args, "--results="+ls.Results)
 	}
 	local := ls.Local
 	if local.Store == nil && ls.Store != nil {
 		local.Store = ls.Store // a shard failing before the start stops the others
 	}
+	local.Env = append(append([]string(nil), local.Env...), StepEnv+"="+string(b))
 	if password != "" {
-		local.Env = append(append([]string(nil), local.Env...), "DBARENA_PASSWORD="+password)
+		local.Env = append(local.Env, "DBARENA_PASSWORD="+password)
 	}
 	if local.Unresponsive <= 0 {
 		local.Unresponsive = shard.DefaultUnresponsive
 	}
-	exits, err := local.Run(ctx, args, key, j.Shards())
+	exits, err := local.Run(ctx, []string{"plan", "step"}, key, j.Shards())
 	if err != nil {
 		return nil, err
 	}

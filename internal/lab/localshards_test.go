@@ -43,7 +43,7 @@ esac`
 		Local: shard.Local{Command: func(args []string) (*exec.Cmd, error) {
 			return exec.Command("/bin/sh", append([]string{"-c", script, "sh"}, args...)...), nil
 		}, Unresponsive: 500 * time.Millisecond, Grace: time.Second},
-		Store: st, Registry: toys,
+		Store: st,
 	}
 	j := Job{Plan: p, Step: p.Schedule()[0], Session: "s", Target: target.Target{Flavor: target.FlavorMariaDB, Sandbox: "m"}}
 	t0 := time.Now()

@@ -4,7 +4,6 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"maps"
@@ -12,14 +11,12 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/dbarena/dbarena/internal/plan"
 	"github.com/dbarena/dbarena/internal/runner"
 	"github.com/dbarena/dbarena/internal/shard"
 	"github.com/dbarena/dbarena/internal/store"
 	"github.com/dbarena/dbarena/internal/summary"
-	"github.com/dbarena/dbarena/internal/target"
 	"github.com/dbarena/dbarena/internal/workload"
 )
 
@@ -120,48 +117,6 @@ func (l *Lab) shardedDone(ctx context.Context, keys map[string][]string, done ma
 	}
 	return nil
 }
-
-// RunArgs are the `dbarena run` arguments that run the job as one process
-// would (the lab's pipeline), less the target, the results store and the
-// shard: the workload and its parameters, threads, duration, warm-up,
-// report interval, connect mode, the run's tags and its place in the plan.
-// w is the job's workload (Job.Workload), told its threads.
-func (j Job) RunArgs(w workload.Workload) ([]string, error) {
-	ref, err := json.Marshal(j.Ref())
-	if err != nil {
-		return nil, err
-	}
-	args := []string{"run", j.Step.Workload}
-	for _, kv := range j.Step.Params {
-		if kv.Key == "mysql-storage-engine" && j.Target.Family() != target.MySQL {
-			continue
-		}
-		args = append(args, "--"+kv.Key+"="+kv.Value)
-	}
-	cfg := j.Config()
-	j.LimitEvents(w, &cfg)
-	args = append(args, "--threads="+strconv.Itoa(cfg.Threads), "--warmup="+seconds(cfg.Warmup),
-		"--report-interval="+seconds(cfg.ReportInterval))
-	if cfg.Duration > 0 {
-		args = append(args, "--time="+seconds(cfg.Duration))
-	}
-	if j.Step.Connect != "" {
-		args = append(args, "--connect="+j.Step.Connect)
-	}
-	if j.Step.Jobs > 0 {
-		args = append(args, "--jobs="+strconv.Itoa(j.Step.Jobs))
-	}
-	if j.Step.Sched != "" {
-		args = append(args, "--sched="+j.Step.Sched)
-	}
-	for _, kv := range j.Tags() {
-		args = append(args, "--tag="+kv[0]+"="+kv[1])
-	}
-	return append(args, "--plan-ref="+string(ref)), nil
-}
-
-// seconds renders d as `dbarena run` reads a duration.
-func seconds(d time.Duration) string { return strconv.FormatFloat(d.Seconds(), 'f', -1, 64) + "s" }
 
 // TargetArg is the --target of a shard of the job, and the password it
 // needs from the environment (DBARENA_PASSWORD), never on a command line:

@@ -2,9 +2,10 @@ package lab
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
-	"slices"
+	"reflect"
 	"strconv"
 	"strings"
 	"testing"
@@ -229,10 +230,10 @@ func TestCheckShards(t *testing.T) {
 	}
 }
 
-// TestRunArgs: a shard runs the step as the lab's pipeline would: its
-// parameters, threads, timings, connect mode, tags and place in the plan;
-// its target without a password on the command line.
-func TestRunArgs(t *testing.T) {
+// TestStepData: a shard gets the step as data and makes of it the job the
+// lab's pipeline runs: the same workload parameters, runner settings,
+// tags and place in the plan; its target without a password.
+func TestStepData(t *testing.T) {
 	p := mustParse(t, `name: ra
 servers: [{name: a, flavor: postgres}]
 shards: 2
@@ -250,22 +251,42 @@ report_interval: 500ms
 	j := Job{Plan: p, Step: step, Session: "s", Target: target.Target{Flavor: target.FlavorPostgres, Host: "127.0.0.1", Port: 5433,
 		User: "dbarena", Password: "pw&secret", Database: "sbtest", Sandbox: "lab-a",
 		Params: map[string]string{"sslmode": "verify-full", "sslrootcert": "/ca/a.pem"}}}
-	args, err := j.RunArgs(&toy{})
+	d, pw := j.Data("results.db")
+	b, err := json.Marshal(d)
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []string{"run", "toy", "--table-size=50", "--threads=4", "--warmup=2s", "--report-interval=0.5s", "--time=1.5s",
-		"--connect=every=3", "--jobs=2", "--tag=plan=ra", "--tag=plan.cell=" + step.ID, "--tag=plan.round=1", "--tag=plan.session=s", "--tag=round=1"}
-	if len(args) != len(want)+1 || !slices.Equal(args[:len(want)], want) || !strings.HasPrefix(args[len(want)], `--plan-ref={"name":"ra","cell":`) {
-		t.Errorf("args:\n got %q\nwant %q and --plan-ref", args, want)
+	if strings.Contains(string(b), "pw&secret") || pw != "pw&secret" {
+		t.Errorf("the password must go apart: %s, %q", b, pw)
+	}
+	back, err := ParseStepData(string(b))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := back.Job(j.Target)
+	if !reflect.DeepEqual(got.Step, j.Step) || got.Session != "s" || back.Results != "results.db" {
+		t.Errorf("step %+v, session %q, results %q", got.Step, got.Session, back.Results)
+	}
+	if !reflect.DeepEqual(got.Ref(), j.Ref()) || !reflect.DeepEqual(got.Tags(), j.Tags()) {
+		t.Errorf("ref %+v tags %v; want %+v %v", got.Ref(), got.Tags(), j.Ref(), j.Tags())
+	}
+	w1, w2 := &toy{}, &toy{}
+	c1, err1 := j.RunConfig(w1)
+	c2, err2 := got.RunConfig(w2)
+	c1.WarmupUntil, c2.WarmupUntil = nil, nil
+	if err1 != nil || err2 != nil || !reflect.DeepEqual(c1, c2) || c2.Threads != 4 || c2.Jobs != 2 || c2.Duration != 1500*time.Millisecond {
+		t.Errorf("config %+v (%v); want %+v (%v)", c2, err2, c1, err1)
+	}
+	if _, err := ParseStepData(`{"plan":{}}`); err == nil {
+		t.Error("an empty step is accepted")
 	}
 	arg, pw := j.TargetArg()
 	if arg != "postgres://dbarena@127.0.0.1:5433/sbtest?sslmode=verify-full&sslrootcert=%2Fca%2Fa.pem" || pw != "pw&secret" {
 		t.Errorf("TLS target %q, password %q", arg, pw)
 	}
-	back, err := target.ParseDSN(arg)
-	if err != nil || back.Params["sslrootcert"] != "/ca/a.pem" || back.Password != "" {
-		t.Errorf("target reads back as %+v, %v", back, err)
+	tb, err := target.ParseDSN(arg)
+	if err != nil || tb.Params["sslrootcert"] != "/ca/a.pem" || tb.Password != "" || d.Target != arg {
+		t.Errorf("target reads back as %+v, %v (data %q)", tb, err, d.Target)
 	}
 	j.Step.TLS = false
 	if arg, pw := j.TargetArg(); arg != "sandbox:lab-a" || pw != "" {
