@@ -53,7 +53,15 @@ type session struct {
 	gen      int
 	quit     bool
 	seen     bool
+	// echo is what the server logs next for the SQL-level PREPARE or
+	// EXECUTE the session just sent: echoPrepare and/or echoExecute.
+	echo uint8
 }
+
+const (
+	echoPrepare uint8 = 1 << iota
+	echoExecute
+)
 
 // NewGeneral returns a General writing records to emit.
 func NewGeneral(in *capture.Input, emit func(*capture.Record) error) *General {
@@ -72,6 +80,24 @@ func (g *General) Entry(at int64, id, command, arg string) error {
 		*s = session{key: id + "." + strconv.Itoa(s.gen+1), gen: s.gen}
 	}
 	s.seen = true
+	// A SQL-level PREPARE / EXECUTE (a Query) is followed in the log by
+	// the server's own Prepare / Execute line for the same statement
+	// (MariaDB, MySQL): the client sent one statement, so the echo is
+	// dropped and the Query line kept (it replays as the client ran it,
+	// user variables and all).
+	echo := s.echo
+	s.echo = 0
+	switch {
+	case command == "Prepare" && echo&echoPrepare != 0:
+		s.echo = echo &^ echoPrepare
+		g.in.Ignore("general log Prepare logged for a SQL-level PREPARE")
+		return nil
+	case command == "Execute" && echo&echoExecute != 0:
+		g.in.Ignore("general log Execute logged for a SQL-level EXECUTE")
+		return nil
+	case command == "Query":
+		s.echo = sqlPrepared(arg)
+	}
 	r := &g.rec
 	*r = capture.Record{At: at, Line: g.line}
 	switch command {
@@ -110,6 +136,52 @@ func (g *General) Entry(at int64, id, command, arg string) error {
 	return g.emit(r)
 }
 
+// sqlPrepared says which lines the server logs after a Query line that is
+// a SQL-level PREPARE (Prepare), EXECUTE (Execute) or EXECUTE IMMEDIATE
+// (both).
+func sqlPrepared(sql string) uint8 {
+	w1, rest := firstWord(sql)
+	switch {
+	case strings.EqualFold(w1, "PREPARE"):
+		return echoPrepare
+	case strings.EqualFold(w1, "EXECUTE"):
+		if w2, _ := firstWord(rest); strings.EqualFold(w2, "IMMEDIATE") {
+			return echoPrepare | echoExecute
+		}
+		return echoExecute
+	}
+	return 0
+}
+
+// firstWord returns the first word of sql after blanks and comments, and
+// what follows it.
+func firstWord(sql string) (string, string) {
+	for {
+		sql = strings.TrimLeft(sql, " \t\r\n")
+		switch {
+		case strings.HasPrefix(sql, "/*") && !strings.HasPrefix(sql, "/*!"):
+			i := strings.Index(sql[2:], "*/")
+			if i < 0 {
+				return "", ""
+			}
+			sql = sql[i+4:]
+			continue
+		case strings.HasPrefix(sql, "#") || strings.HasPrefix(sql, "-- "):
+			i := strings.IndexByte(sql, '\n')
+			if i < 0 {
+				return "", ""
+			}
+			sql = sql[i+1:]
+			continue
+		}
+		i := 0
+		for i < len(sql) && (sql[i] == '_' || sql[i] >= 'A' && sql[i] <= 'Z' || sql[i] >= 'a' && sql[i] <= 'z') {
+			i++
+		}
+		return sql[:i], sql[i:]
+	}
+}
+
 // parseConnect reads "user@host on db using Socket" (also "user@host as
 // anon on db ...").
 func parseConnect(arg string) (user, db string) {
@@ -139,14 +211,21 @@ func useDB(sql string) (string, bool) {
 
 // ParseGeneral reads a general query log file (log_output=FILE) of MySQL
 // 5.7+/8 (ISO-8601 timestamps on every line) or MariaDB / MySQL 5.6 and
-// older (YYMMDD HH:MM:SS, only when the second changes). Lines that do not
-// start an entry continue the previous entry's argument (multi-line
+// older (YYMMDD HH:MM:SS, only when the second changes; MySQL 5.0/5.1
+// padded the time, id and command with spaces instead of tabs). Lines that
+// do not start an entry continue the previous entry's argument (multi-line
 // statements); the server's start-up banner (written at every log open) is
-// skipped.
+// skipped. Entries before the first timestamp (a file that starts within a
+// second) take the first timestamp that follows; a log with no timestamp
+// at all has its entries at Unix time 0, in order, with a warning.
 func ParseGeneral(r io.Reader, in *capture.Input, emit func(*capture.Record) error) error {
 	g := NewGeneral(in, emit)
 	lr := capture.NewLineReader(r)
 	var arena capture.Arena
+	type early struct {
+		line         int64
+		id, cmd, arg string
+	}
 	var (
 		ts      timeCache
 		last    int64 // time of the last timestamped entry
@@ -159,14 +238,29 @@ func ParseGeneral(r io.Reader, in *capture.Input, emit func(*capture.Record) err
 		pArg    []byte
 		banner  int
 		lastIDb []byte
+		before  []early // entries before the first timestamp
 	)
 	flush := func() error {
 		if !pend {
 			return nil
 		}
 		pend = false
+		if !haveT {
+			before = append(before, early{pLine, pID, pCmd, arena.String(pArg)})
+			return nil
+		}
 		g.line = pLine
 		return g.Entry(pAt, pID, pCmd, arena.String(pArg))
+	}
+	drain := func(at int64) error {
+		for _, e := range before {
+			g.line = e.line
+			if err := g.Entry(at, e.id, e.cmd, e.arg); err != nil {
+				return err
+			}
+		}
+		before = nil
+		return nil
 	}
 	var lastLine []byte
 	for {
@@ -183,7 +277,7 @@ func ParseGeneral(r io.Reader, in *capture.Input, emit func(*capture.Record) err
 		}
 		if banner > 0 {
 			banner--
-			if bytes.HasPrefix(line, []byte("Tcp port:")) || (bytes.HasPrefix(line, []byte("Time ")) || bytes.HasPrefix(line, []byte("Time\t"))) {
+			if bannerLine(line) {
 				continue
 			}
 		}
@@ -197,24 +291,19 @@ func ParseGeneral(r io.Reader, in *capture.Input, emit func(*capture.Record) err
 		at, id, cmd, arg, kind := splitGeneral(line, &ts, in.Location())
 		switch kind {
 		case lineEntry, lineEntryNoTime:
-			if kind == lineEntryNoTime {
-				if !haveT {
-					// MariaDB writes a time on the first entry of a file;
-					// a file cut mid-second starts without one.
-					if err := in.Bad(lr.N, "entry without a timestamp before any timestamped entry"); err != nil {
-						return err
-					}
-					if err := flush(); err != nil {
-						return err
-					}
-					continue
-				}
-				at = last
-			} else {
-				last, haveT = at, true
-			}
 			if err := flush(); err != nil {
 				return err
+			}
+			if kind == lineEntryNoTime {
+				at = last
+			} else {
+				last = at
+				if !haveT {
+					haveT = true
+					if err := drain(at); err != nil {
+						return err
+					}
+				}
 			}
 			pend, pLine, pAt, pCmd = true, lr.N, at, cmd
 			if !bytes.Equal(id, lastIDb) {
@@ -249,7 +338,22 @@ func ParseGeneral(r io.Reader, in *capture.Input, emit func(*capture.Record) err
 		in.CutOff(lr.N, pLine)
 		pend = false
 	}
-	return flush()
+	if err := flush(); err != nil {
+		return err
+	}
+	if len(before) > 0 {
+		in.Warn(before[0].line, "no timestamp in the log: its %d entries are at Unix time 0, in log order", len(before))
+		return drain(0)
+	}
+	return nil
+}
+
+// bannerLine says whether line is the second or third line of a server's
+// start-up banner ("Tcp port: ...", Windows' "TCP Port: 3306, Named Pipe:
+// ...", "Time  Id Command  Argument").
+func bannerLine(line []byte) bool {
+	return bytes.HasPrefix(line, []byte("Tcp port:")) || bytes.HasPrefix(line, []byte("TCP Port:")) ||
+		bytes.HasPrefix(line, []byte("Time ")) || bytes.HasPrefix(line, []byte("Time\t"))
 }
 
 type lineKind int
@@ -261,33 +365,34 @@ const (
 	lineBadTime
 )
 
-// splitGeneral splits an entry line "TIME\t  ID Command\tArgument" (TIME
-// ISO-8601, YYMMDD HH:MM:SS or empty as "\t").
+// splitGeneral splits an entry line "TIME\t  ID Command\tArgument": TIME is
+// ISO-8601, YYMMDD H:MM:SS (any spaces between) or blank; MySQL 5.0/5.1
+// separated the fields with spaces ("051007 21:55:24      42 Query
+// SELECT 1"; "                 42 Quit").
 func splitGeneral(line []byte, ts *timeCache, loc *time.Location) (at int64, id []byte, cmd string, arg []byte, kind lineKind) {
 	rest := line
 	kind = lineEntry
 	switch {
-	case len(line) > 0 && line[0] == '\t':
+	case len(line) > 0 && (line[0] == '\t' || line[0] == ' '):
 		kind = lineEntryNoTime
-		rest = bytes.TrimLeft(line, "\t")
+		rest = bytes.TrimLeft(line, "\t ")
 	case len(line) >= 15 && isDigit(line[0]):
-		tab := bytes.IndexByte(line, '\t')
-		if tab < 0 {
+		end := timeEnd(line)
+		if end < 0 {
 			return 0, nil, "", nil, lineOther
 		}
 		var ok bool
-		at, ok = ts.parse(line[:tab], loc)
+		at, ok = ts.parse(line[:end], loc)
 		if !ok {
-			if looksLikeTime(line[:tab]) {
+			if looksLikeTime(line[:end]) {
 				return 0, nil, "", nil, lineBadTime
 			}
 			return 0, nil, "", nil, lineOther
 		}
-		rest = line[tab+1:]
+		rest = bytes.TrimLeft(line[end:], "\t ")
 	default:
 		return 0, nil, "", nil, lineOther
 	}
-	rest = bytes.TrimLeft(rest, " ")
 	n := 0
 	for n < len(rest) && isDigit(rest[n]) {
 		n++
@@ -296,17 +401,70 @@ func splitGeneral(line []byte, ts *timeCache, loc *time.Location) (at int64, id 
 		return 0, nil, "", nil, lineOther
 	}
 	id = rest[:n]
-	rest = rest[n+1:]
-	tab := bytes.IndexByte(rest, '\t')
-	c := rest
-	if tab >= 0 {
-		c, arg = rest[:tab], rest[tab+1:]
+	rest = bytes.TrimLeft(rest[n+1:], " ")
+	if tab := bytes.IndexByte(rest, '\t'); tab >= 0 {
+		if c, ok := commandName(rest[:tab]); ok {
+			return at, id, c, rest[tab+1:], kind
+		}
 	}
-	cmd, ok := commandName(c)
+	c, n, ok := paddedCommand(rest)
 	if !ok {
 		return 0, nil, "", nil, lineOther
 	}
-	return at, id, cmd, arg, kind
+	return at, id, c, bytes.TrimLeft(rest[n:], " \t"), kind
+}
+
+// timeEnd returns where the timestamp at the start of line ends (a tab or
+// a space follows it), or -1.
+func timeEnd(line []byte) int {
+	if len(line) >= 19 && line[4] == '-' && line[10] == 'T' {
+		i := bytes.IndexAny(line, "\t ")
+		if i < 0 {
+			return -1
+		}
+		return i
+	}
+	if line[6] != ' ' {
+		i := bytes.IndexByte(line, '\t')
+		return i // a corrupt time before a tab is reported as such
+	}
+	i := 6
+	for i < len(line) && line[i] == ' ' {
+		i++
+	}
+	for i < len(line) && (isDigit(line[i]) || line[i] == ':') {
+		i++
+	}
+	if i == len(line) || (line[i] != '\t' && line[i] != ' ') {
+		return -1
+	}
+	return i
+}
+
+// paddedCommand reads a command name followed by spaces, a tab or the end
+// of the line (MySQL 5.0/5.1 padded "Query       SELECT 1"); names have up
+// to four words ("Group Replication Data Stream"). It returns the name
+// and its length.
+func paddedCommand(rest []byte) (string, int, bool) {
+	var ends [4]int
+	k, i := 0, 0
+	for k < 4 {
+		for i < len(rest) && rest[i] != ' ' && rest[i] != '\t' {
+			i++
+		}
+		ends[k] = i
+		k++
+		if i >= len(rest) || rest[i] != ' ' || i+1 >= len(rest) || rest[i+1] == ' ' || rest[i+1] == '\t' {
+			break
+		}
+		i++
+	}
+	for j := k - 1; j >= 0; j-- {
+		if c, ok := commandName(rest[:ends[j]]); ok {
+			return c, ends[j], true
+		}
+	}
+	return "", 0, false
 }
 
 // commandName returns the interned command name.
