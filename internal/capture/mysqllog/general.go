@@ -29,7 +29,8 @@ var commands = map[string]bool{
 }
 
 // General turns general log entries into records; ParseGeneral feeds it
-// from a file, ReadGeneralTable from mysql.general_log.
+// from a file, ReadGeneralTable from mysql.general_log. After the last
+// entry, End emits what is still held.
 //
 // Mapping: Connect -> connect (user, db from "user@host on db using ..."; an
 // "Access denied" Connect -> quit), Init DB -> query "USE `db`", Query ->
@@ -39,12 +40,24 @@ var commands = map[string]bool{
 // statement id in the log and other commands (Ping, Statistics, ...) are
 // not SQL: they are counted in Stats.Ignored. A thread id seen again after
 // its Quit, or in a new Connect, starts a new session "ID.N".
+//
+// SQL-level prepared statements: the server logs a Query "PREPARE s FROM
+// ..." and then its own Prepare line, a Query "EXECUTE s [USING ...]" and
+// then its own Execute line with the parameters substituted (EXECUTE
+// IMMEDIATE: Query, Prepare, Execute). Each execution is kept once: the
+// PREPARE query (the statement exists on the replaying connection, as
+// DEALLOCATE expects), not its Prepare echo; the Execute line (the SQL that
+// ran, as text: it needs neither the statement nor the user variables, and
+// a replay can check it, where it skips an EXECUTE IMMEDIATE of text it
+// cannot see), not the EXECUTE query. An EXECUTE query with no Execute line
+// after it in its session (it failed: unknown statement) is kept.
 type General struct {
 	in       *capture.Input
 	emit     func(*capture.Record) error
 	sessions map[string]*session
 	rec      capture.Record
 	line     int64 // of the entry Entry is given, when known
+	holding  []*session
 }
 
 type session struct {
@@ -56,6 +69,10 @@ type session struct {
 	// echo is what the server logs next for the SQL-level PREPARE or
 	// EXECUTE the session just sent: echoPrepare and/or echoExecute.
 	echo uint8
+	// held is the session's SQL-level EXECUTE query, kept back until its
+	// next entry says whether the server logged its Execute line.
+	held   *capture.Record
+	listed bool // in General.holding
 }
 
 const (
@@ -68,6 +85,28 @@ func NewGeneral(in *capture.Input, emit func(*capture.Record) error) *General {
 	return &General{in: in, emit: emit, sessions: map[string]*session{}}
 }
 
+// End emits the SQL-level EXECUTE queries still held (their session logged
+// nothing after them); call it after the last Entry.
+func (g *General) End() error {
+	for _, s := range g.holding {
+		if err := g.release(s); err != nil {
+			return err
+		}
+	}
+	g.holding = g.holding[:0]
+	return nil
+}
+
+// release emits s's held record, if any.
+func (g *General) release(s *session) error {
+	if s.held == nil {
+		return nil
+	}
+	h := s.held
+	s.held = nil
+	return g.emit(h)
+}
+
 // Entry handles one entry: at in Unix microseconds, the thread id, the
 // command name and its argument.
 func (g *General) Entry(at int64, id, command, arg string) error {
@@ -76,27 +115,32 @@ func (g *General) Entry(at int64, id, command, arg string) error {
 		s = &session{key: id}
 		g.sessions[id] = s
 	} else if (command == "Connect" && s.seen && !strings.HasPrefix(arg, "Access denied")) || s.quit {
+		if err := g.release(s); err != nil {
+			return err
+		}
 		s.gen++
-		*s = session{key: id + "." + strconv.Itoa(s.gen+1), gen: s.gen}
+		*s = session{key: id + "." + strconv.Itoa(s.gen+1), gen: s.gen, listed: s.listed}
 	}
 	s.seen = true
-	// A SQL-level PREPARE / EXECUTE (a Query) is followed in the log by
-	// the server's own Prepare / Execute line for the same statement
-	// (MariaDB, MySQL): the client sent one statement, so the echo is
-	// dropped and the Query line kept (it replays as the client ran it,
-	// user variables and all).
 	echo := s.echo
 	s.echo = 0
-	switch {
-	case command == "Prepare" && echo&echoPrepare != 0:
+	if command == "Prepare" && echo&echoPrepare != 0 {
 		s.echo = echo &^ echoPrepare
-		g.in.Ignore("general log Prepare logged for a SQL-level PREPARE")
+		g.in.Ignore("general log Prepare line of a SQL-level PREPARE")
 		return nil
-	case command == "Execute" && echo&echoExecute != 0:
-		g.in.Ignore("general log Execute logged for a SQL-level EXECUTE")
-		return nil
-	case command == "Query":
+	}
+	if s.held != nil {
+		if command == "Execute" && echo&echoExecute != 0 {
+			s.held = nil
+			g.in.Ignore("general log SQL-level EXECUTE query (its Execute line is kept)")
+		} else if err := g.release(s); err != nil {
+			return err
+		}
+	}
+	hold := false
+	if command == "Query" {
 		s.echo = sqlPrepared(arg)
+		hold = s.echo&echoExecute != 0
 	}
 	r := &g.rec
 	*r = capture.Record{At: at, Line: g.line}
@@ -133,6 +177,15 @@ func (g *General) Entry(at int64, id, command, arg string) error {
 		return nil
 	}
 	r.Session, r.DB, r.User = s.key, s.db, s.user
+	if hold {
+		h := *r
+		s.held = &h
+		if !s.listed {
+			s.listed = true
+			g.holding = append(g.holding, s)
+		}
+		return nil
+	}
 	return g.emit(r)
 }
 
@@ -343,9 +396,11 @@ func ParseGeneral(r io.Reader, in *capture.Input, emit func(*capture.Record) err
 	}
 	if len(before) > 0 {
 		in.Warn(before[0].line, "no timestamp in the log: its %d entries are at Unix time 0, in log order", len(before))
-		return drain(0)
+		if err := drain(0); err != nil {
+			return err
+		}
 	}
-	return nil
+	return g.End()
 }
 
 // bannerLine says whether line is the second or third line of a server's

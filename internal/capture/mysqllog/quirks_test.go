@@ -112,3 +112,31 @@ func TestSlowNoIDSkipBad(t *testing.T) {
 		t.Fatalf("got %q, skipped %d", got, st.Skipped)
 	}
 }
+
+// TestGeneralHeldExecute: a SQL-level EXECUTE with no Execute line after it
+// (it failed) is kept, also as a session's last entry of the log, before a
+// reconnect of its thread id, and from mysql.general_log rows (End).
+func TestGeneralHeldExecute(t *testing.T) {
+	log := "241122  9:05:01\t 5 Query\tEXECUTE nosuch\n\t 6 Query\tEXECUTE s USING 1\n\t 6 Execute\tSELECT 1\n" +
+		"\t 6 Query\tEXECUTE s USING 2\n\t 7 Query\tEXECUTE IMMEDIATE 'SELEC 1'\n\t 7 Connect\tu@h on d using TCP/IP\n"
+	recs, st, err := parse(t, general, log, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, r := range recs {
+		got = append(got, r.Session+" "+r.Kind+" "+r.SQL)
+	}
+	want := "6 execute SELECT 1|7 query EXECUTE IMMEDIATE 'SELEC 1'|7.2 connect |5 query EXECUTE nosuch|6 query EXECUTE s USING 2"
+	if strings.Join(got, "|") != want || st.Ignored["general log SQL-level EXECUTE query (its Execute line is kept)"] != 1 {
+		t.Fatalf("got %q, ignored %v", got, st.Ignored)
+	}
+	var rows []capture.Record
+	g := NewGeneral(&capture.Input{Name: "table"}, func(r *capture.Record) error { rows = append(rows, *r); return nil })
+	if err := g.Entry(1, "9", "Query", "EXECUTE s"); err != nil || len(rows) != 0 {
+		t.Fatalf("held: %v %v", err, rows)
+	}
+	if err := g.End(); err != nil || len(rows) != 1 || rows[0].SQL != "EXECUTE s" {
+		t.Fatalf("End: %v %+v", err, rows)
+	}
+}
