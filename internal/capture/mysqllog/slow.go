@@ -253,18 +253,30 @@ func (p *slowParser) userHost(s string, n int64) {
 // another key (Percona's "Schema:   Last_errno: 0") or by nothing has an
 // empty value.
 func (p *slowParser) attrs(s string) {
-	f := strings.Fields(s)
-	for i := 0; i < len(f); i++ {
-		k := f[i]
-		if len(k) < 2 || k[len(k)-1] != ':' {
+	next := func() string { // the next space-separated field, without allocating
+		s = strings.TrimLeft(s, " \t")
+		i := strings.IndexAny(s, " \t")
+		if i < 0 {
+			i = len(s)
+		}
+		f := s[:i]
+		s = s[i:]
+		return f
+	}
+	f := next()
+	for f != "" {
+		if len(f) < 2 || f[len(f)-1] != ':' {
+			f = next()
 			continue
 		}
-		val := ""
-		if i+1 < len(f) && !isKey(f[i+1]) {
-			val = f[i+1]
-			i++
+		k := f[:len(f)-1]
+		val := next()
+		if isKey(val) {
+			f, val = val, ""
+		} else {
+			f = next()
 		}
-		switch k[:len(k)-1] {
+		switch k {
 		case "Id", "Thread_id":
 			p.e.id = val
 		case "Schema":
