@@ -153,5 +153,8 @@ func ReadGeneralTable(ctx context.Context, conn *sql.Conn, since string, in *cap
 			return err
 		}
 	}
-	return rows.Err()
+	if err := rows.Err(); err != nil {
+		return err
+	}
+	return g.End()
 }

@@ -10,19 +10,30 @@ import (
 	"github.com/dbarena/dbarena/internal/capture"
 )
 
-// ParseSlow reads a slow query log (MySQL 5.6+/8, Percona Server's and
-// MariaDB's extended fields), written with long_query_time=0 to hold every
-// statement. Every statement becomes a query record with dur_us
-// (Query_time) and rows (Rows_affected when positive, else Rows_sent).
+// ParseSlow reads a slow query log of every MySQL-family version: MySQL
+// 5.0 to 8, Percona Server's and MariaDB's extended fields, written with
+// long_query_time=0 to hold every statement. Every statement becomes a
+// query record with dur_us (Query_time) and rows (Rows_affected when
+// positive, else Rows_sent).
 //
-// "# Time:" is when a statement ended (MariaDB writes it only when the
-// second changes): the record starts at that time minus Query_time. The
-// pseudo-statements "use db;" and "SET timestamp=N;" (also with
-// last_insert_id / insert_id) are not statements. A session (Thread_id:
-// or Id:) gets a connect record at its first statement and a query
-// "USE `db`" when its database changes (the slow log logs no connects);
-// "# administrator command: Quit;" is its quit. Records come out in end
-// order: the caller sorts them.
+// "# Time:" is when a statement ended; servers write it only when the
+// second changes (MySQL <= 5.6, MariaDB), so an entry without one ended in
+// the second of the last one; entries before the first "# Time:" take the
+// first that follows (or their SET timestamp, the start in seconds); a log
+// with none has them at Unix time 0, with a warning. The record starts at
+// that end minus Query_time. "# Time: ... # User@Host: ..." on one line
+// (MySQL 5.0 replication threads) is read as the two. The pseudo-statements
+// "use db;" and "SET timestamp=N;" (also with last_insert_id / insert_id),
+// once each before the statement, are not statements; an entry with only
+// a "use db;" (COM_INIT_DB) is the query "USE `db`".
+//
+// Sessions: the thread id (Thread_id: or Id:, MySQL >= 5.6, Percona,
+// MariaDB); logs without one (stock MySQL <= 5.5) give a session per client:
+// "# Client: host:port" when written, else "user@host" (its statements
+// replay in order on one connection). A session gets a connect record at its
+// first statement and a query "USE `db`" when its database changes (the slow
+// log logs no connects); "# administrator command: Quit;" is its quit.
+// Records come out in end order: the caller sorts them.
 func ParseSlow(r io.Reader, in *capture.Input, emit func(*capture.Record) error) error {
 	p := slowParser{in: in, emit: emit, sessions: map[string]*slowSession{}}
 	lr := capture.NewLineReader(r)
@@ -42,7 +53,7 @@ func ParseSlow(r io.Reader, in *capture.Input, emit func(*capture.Record) error)
 		}
 		if banner > 0 {
 			banner--
-			if bytes.HasPrefix(line, []byte("Tcp port:")) || (bytes.HasPrefix(line, []byte("Time ")) || bytes.HasPrefix(line, []byte("Time\t"))) {
+			if bannerLine(line) {
 				continue
 			}
 		}
@@ -79,11 +90,18 @@ func ParseSlow(r io.Reader, in *capture.Input, emit func(*capture.Record) error)
 	if lr.Partial && p.open && len(bytes.TrimSpace(lastLine)) > 0 {
 		// The last line was cut off: the entry it belongs to is
 		// incomplete (a statement cut short, or its header).
-		in.CutOff(lr.N, p.line)
+		in.CutOff(lr.N, p.e.line)
 		p.open = false
 		p.body.Reset()
 	}
-	return p.flush()
+	if err := p.flush(); err != nil {
+		return err
+	}
+	if len(p.early) > 0 {
+		p.in.Warn(p.early[0].line, "no # Time: in the slow log: its %d entries are at Unix time 0, in log order", len(p.early))
+		return p.drain(0)
+	}
+	return nil
 }
 
 type slowSession struct {
@@ -95,6 +113,24 @@ type slowSession struct {
 	db   string
 	gen  int
 	quit bool
+}
+
+// slowEntry is one entry's header and statement.
+type slowEntry struct {
+	line       int64
+	user, host string
+	client     string
+	id         string
+	schema     string
+	use        string // the entry's "use db;"
+	hasUse     bool
+	setTS      int64 // SET timestamp=N, Unix µs
+	hasSetTS   bool
+	durUS      int64
+	hasDur     bool
+	sent, aff  int64
+	admin      string
+	sql        string
 }
 
 type slowParser struct {
@@ -109,18 +145,10 @@ type slowParser struct {
 	hasTime bool
 	lastUse string // the last "use db;" in the file
 
-	open    bool // an entry is being read
-	line    int64
-	user    string
-	id      string
-	schema  string
-	durUS   int64
-	hasDur  bool
-	sent    int64
-	aff     int64
-	admin   string
-	body    bytes.Buffer
-	hasBody bool
+	open  bool // an entry is being read
+	e     slowEntry
+	body  bytes.Buffer
+	early []slowEntry // entries before any time is known
 }
 
 // comment handles a "# " line: a new entry's header or an attribute.
@@ -132,26 +160,35 @@ func (p *slowParser) comment(line []byte, n int64) error {
 			return err
 		}
 		t := strings.TrimSpace(s[6:])
-		at, ok := p.ts.parse([]byte(t), p.in.Location())
-		if !ok {
-			// With --skip-bad the next entry keeps the time before.
-			return p.in.Bad(n, "bad slow log time %q", t)
+		user := ""
+		if i := strings.Index(t, " # User@Host: "); i >= 0 {
+			t, user = strings.TrimSpace(t[:i]), t[i+3:]
 		}
-		p.end, p.hasTime = at, true
+		if at, ok := p.ts.parse([]byte(t), p.in.Location()); ok {
+			p.end, p.hasTime = at, true
+			if err := p.drain(at); err != nil {
+				return err
+			}
+		} else if err := p.in.Bad(n, "bad slow log time %q", t); err != nil {
+			return err // with --skip-bad the entry keeps the time before
+		}
+		if user != "" {
+			p.userHost(user, n)
+		}
 		return nil
 	case strings.HasPrefix(s, "User@Host: "):
 		if err := p.flush(); err != nil {
 			return err
 		}
-		p.open, p.line = true, n
-		p.user, p.id, p.schema, p.admin = "", "", "", ""
-		p.hasDur, p.sent, p.aff = false, 0, 0
-		u := s[len("User@Host: "):]
-		if i := strings.IndexAny(u, "[ @"); i >= 0 {
-			p.user = u[:i]
-		}
-		p.attrs(u)
+		p.userHost(s, n)
 		return nil
+	case (!p.open || bytes.HasSuffix(bytes.TrimRight(p.body.Bytes(), " \t"), []byte(";"))) && headerLine(s):
+		// An entry without # User@Host: (# Client: ...), or one after a
+		// statement's end (";") without it.
+		if err := p.flush(); err != nil {
+			return err
+		}
+		p.start(n)
 	case !p.open || p.body.Len() > 0:
 		// A "# " line inside a statement is SQL (a comment).
 		if p.open {
@@ -161,43 +198,112 @@ func (p *slowParser) comment(line []byte, n int64) error {
 		}
 		return p.in.Bad(n, "slow log attribute line outside an entry: %q", truncate(line))
 	case strings.HasPrefix(s, "administrator command: "):
-		p.admin = strings.TrimSuffix(strings.TrimSpace(s[len("administrator command: "):]), ";")
+		p.e.admin = strings.TrimSuffix(strings.TrimSpace(s[len("administrator command: "):]), ";")
 		return nil
 	}
 	p.attrs(s)
 	return nil
 }
 
-// attrs reads "Key: value" pairs separated by spaces.
-func (p *slowParser) attrs(s string) {
-	for s != "" {
-		i := strings.Index(s, ": ")
-		if i < 0 {
-			return
+// headerLine says whether s (a "# " line without "# ") is one of the
+// header lines an entry can start with when it has no "# User@Host:".
+func headerLine(s string) bool {
+	for _, k := range [...]string{"Client: ", "Thread_id: ", "Query_time: ", "Schema: ", "Id: "} {
+		if strings.HasPrefix(s, k) {
+			return true
 		}
-		key := s[strings.LastIndexByte(s[:i], ' ')+1 : i]
-		rest := strings.TrimLeft(s[i+2:], " ")
-		j := strings.IndexByte(rest, ' ')
-		val := rest
-		if j >= 0 {
-			val, rest = rest[:j], rest[j:]
-		} else {
-			rest = ""
-		}
-		switch key {
-		case "Id", "Thread_id":
-			p.id = val
-		case "Schema":
-			p.schema = val
-		case "Query_time":
-			p.durUS, p.hasDur = seconds(val)
-		case "Rows_sent":
-			p.sent, _ = strconv.ParseInt(val, 10, 64)
-		case "Rows_affected":
-			p.aff, _ = strconv.ParseInt(val, 10, 64)
-		}
-		s = rest
 	}
+	return false
+}
+
+// start opens an entry at line n.
+func (p *slowParser) start(n int64) {
+	p.open = true
+	p.e = slowEntry{line: n}
+	p.body.Reset()
+}
+
+// userHost opens an entry at "User@Host: priv_user[user] @ host [ip]  Id: N".
+func (p *slowParser) userHost(s string, n int64) {
+	p.start(n)
+	u := strings.TrimPrefix(s, "User@Host: ")
+	at := strings.Index(u, " @ ")
+	if at < 0 {
+		at = len(u)
+	}
+	who := strings.TrimSpace(u[:at])
+	name, real, _ := strings.Cut(who, "[")
+	if name == "" { // no privilege user: the connection's (replication threads: [SQL_SLAVE])
+		name = strings.TrimSuffix(real, "]")
+	}
+	p.e.user = name
+	if at < len(u) {
+		host := strings.TrimLeft(u[at+3:], " ")
+		h, rest, _ := strings.Cut(host, "[")
+		p.e.host = strings.TrimSpace(h)
+		if p.e.host == "" {
+			ip, _, _ := strings.Cut(rest, "]")
+			p.e.host = ip
+		}
+	}
+	p.attrs(u)
+}
+
+// attrs reads "Key: value" pairs separated by spaces; a key followed by
+// another key (Percona's "Schema:   Last_errno: 0") or by nothing has an
+// empty value.
+func (p *slowParser) attrs(s string) {
+	next := func() string { // the next space-separated field, without allocating
+		s = strings.TrimLeft(s, " \t")
+		i := strings.IndexAny(s, " \t")
+		if i < 0 {
+			i = len(s)
+		}
+		f := s[:i]
+		s = s[i:]
+		return f
+	}
+	f := next()
+	for f != "" {
+		if len(f) < 2 || f[len(f)-1] != ':' {
+			f = next()
+			continue
+		}
+		k := f[:len(f)-1]
+		val := next()
+		if isKey(val) {
+			f, val = val, ""
+		} else {
+			f = next()
+		}
+		switch k {
+		case "Id", "Thread_id":
+			p.e.id = val
+		case "Schema":
+			p.e.schema = val
+		case "Client":
+			p.e.client = val
+		case "Query_time":
+			p.e.durUS, p.e.hasDur = seconds(val)
+		case "Rows_sent":
+			p.e.sent, _ = strconv.ParseInt(val, 10, 64)
+		case "Rows_affected":
+			p.e.aff, _ = strconv.ParseInt(val, 10, 64)
+		}
+	}
+}
+
+// isKey says whether a field is an attribute name ("Name:").
+func isKey(f string) bool {
+	if len(f) < 2 || f[len(f)-1] != ':' {
+		return false
+	}
+	for _, c := range f[:len(f)-1] {
+		if !(c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9') {
+			return false
+		}
+	}
+	return true
 }
 
 // seconds parses "0.000123" into microseconds.
@@ -224,71 +330,119 @@ func seconds(v string) (int64, bool) {
 	return us*1e6 + frac, v != ""
 }
 
-// pseudo recognises "use db;" and "SET timestamp=N;" before a statement.
+// pseudo recognises "use db;" and "SET timestamp=N;" before a statement
+// (each once: a second "use" is the statement).
 func (p *slowParser) pseudo(line []byte) bool {
 	s := string(line)
-	if len(s) > 5 && strings.EqualFold(s[:4], "use ") && strings.HasSuffix(s, ";") && !strings.ContainsAny(s[4:len(s)-1], " ;") {
-		p.lastUse = strings.Trim(s[4:len(s)-1], "`")
+	if !p.e.hasUse && len(s) > 5 && strings.EqualFold(s[:4], "use ") && strings.HasSuffix(s, ";") && !strings.ContainsAny(s[4:len(s)-1], " ;") {
+		p.e.use, p.e.hasUse = strings.Trim(s[4:len(s)-1], "`"), true
+		p.lastUse = p.e.use
 		return true
 	}
-	if len(s) > 4 && strings.EqualFold(s[:4], "SET ") && strings.HasSuffix(s, ";") {
+	if !p.e.hasSetTS && len(s) > 4 && strings.EqualFold(s[:4], "SET ") && strings.HasSuffix(s, ";") {
+		var ts int64
+		has := false
 		for _, a := range strings.Split(s[4:len(s)-1], ",") {
 			k, v, ok := strings.Cut(strings.TrimSpace(a), "=")
 			if !ok || (k != "timestamp" && k != "last_insert_id" && k != "insert_id") || strings.Trim(v, "0123456789.") != "" {
 				return false
 			}
+			if k == "timestamp" {
+				secs, _, _ := strings.Cut(v, ".")
+				if n, err := strconv.ParseInt(secs, 10, 64); err == nil && n < 1e11 {
+					ts, has = n*1e6, true
+				}
+			}
 		}
+		p.e.setTS, p.e.hasSetTS = ts, has
 		return true
 	}
 	return false
 }
 
-// flush emits the entry read so far.
+// flush checks the entry read so far and emits it, or holds it until a
+// time is known.
 func (p *slowParser) flush() error {
 	if !p.open {
 		return nil
 	}
 	p.open = false
+	e := p.e
 	body := p.arena.String(p.body.Bytes())
 	p.body.Reset()
-	if !p.hasTime {
-		return p.in.Bad(p.line, "slow log entry without a # Time: before it")
+	if !e.hasDur {
+		return p.in.Bad(e.line, "slow log entry without Query_time")
 	}
-	if p.id == "" {
-		return p.in.Bad(p.line, "slow log entry without a thread id (Id: or Thread_id:)")
+	if e.durUS > capture.MaxTUS {
+		return p.in.Bad(e.line, "Query_time of %d s out of range (at most %d s)", e.durUS/1e6, int64(capture.MaxTUS/1e6))
 	}
-	if !p.hasDur {
-		return p.in.Bad(p.line, "slow log entry without Query_time")
-	}
-	if p.durUS > capture.MaxTUS {
-		return p.in.Bad(p.line, "Query_time of %d s out of range (at most %d s)", p.durUS/1e6, int64(capture.MaxTUS/1e6))
-	}
-	if p.admin != "" && p.admin != "Quit" {
-		p.in.Ignore("slow log administrator command " + p.admin)
+	if e.admin != "" && e.admin != "Quit" {
+		p.in.Ignore("slow log administrator command " + e.admin)
 		return nil
 	}
-	sql := strings.TrimSuffix(strings.TrimRight(body, " \n\t"), ";")
-	if p.admin == "" && sql == "" {
-		return p.in.Bad(p.line, "slow log entry without a statement")
+	e.sql = strings.TrimSuffix(strings.TrimRight(body, " \n\t"), ";")
+	if e.admin == "" && e.sql == "" {
+		if !e.hasUse {
+			return p.in.Bad(e.line, "slow log entry without a statement")
+		}
+		e.sql = "USE `" + strings.ReplaceAll(e.use, "`", "``") + "`" // COM_INIT_DB
 	}
-	at := p.end - p.durUS
-	db := p.schema
-	if db == "" {
+	if e.id == "" {
+		switch {
+		case e.client != "":
+			e.id = e.client
+		case e.user != "" || e.host != "":
+			e.id = e.user + "@" + e.host
+		default:
+			e.id = "unknown"
+		}
+	}
+	switch {
+	case p.hasTime:
+		return p.process(&e, p.end-e.durUS)
+	case e.hasSetTS:
+		if err := p.drain(e.setTS); err != nil {
+			return err
+		}
+		return p.process(&e, e.setTS)
+	}
+	p.early = append(p.early, e)
+	return nil
+}
+
+// drain emits the entries held before a time was known as ending at end.
+func (p *slowParser) drain(end int64) error {
+	for i := range p.early {
+		e := &p.early[i]
+		if err := p.process(e, max(end-e.durUS, 0)); err != nil {
+			return err
+		}
+	}
+	p.early = nil
+	return nil
+}
+
+// process emits the records of entry e starting at at.
+func (p *slowParser) process(e *slowEntry, at int64) error {
+	db := e.schema
+	if e.hasUse {
+		db = e.use
+	} else if db == "" {
 		db = p.lastUse
 	}
-	s := p.sessions[p.id]
+	s := p.sessions[e.id]
 	if s == nil || s.quit {
 		gen := 0
 		if s != nil {
 			gen = s.gen + 1
 		}
-		key := p.id
+		key := e.id
 		if gen > 0 {
 			key += "." + strconv.Itoa(gen+1)
 		}
 		s = &slowSession{key: key, db: db, gen: gen}
-		p.sessions[p.id] = s
-		if err := p.put(capture.Record{At: at, Event: capture.Event{Session: key, DB: db, User: p.user, Kind: capture.KindConnect}}); err != nil {
+		p.sessions[e.id] = s
+		if err := p.put(e.line, capture.Record{At: at, Event: capture.Event{Session: key, DB: db, User: e.user, Kind: capture.KindConnect}}); err != nil {
 			return err
 		}
 	}
@@ -296,29 +450,29 @@ func (p *slowParser) flush() error {
 		at = s.last
 	}
 	s.last = at
-	if p.admin == "Quit" {
+	if e.admin == "Quit" {
 		s.quit = true
-		return p.put(capture.Record{At: at, Event: capture.Event{Session: s.key, DB: s.db, User: p.user, Kind: capture.KindQuit}})
+		return p.put(e.line, capture.Record{At: at, Event: capture.Event{Session: s.key, DB: s.db, User: e.user, Kind: capture.KindQuit}})
 	}
 	if db != "" && db != s.db {
 		s.db = db
-		if _, isUse := useDB(sql); !isUse {
-			if err := p.put(capture.Record{At: at, Event: capture.Event{Session: s.key, DB: db, User: p.user, Kind: capture.KindQuery,
+		if _, isUse := useDB(e.sql); !isUse {
+			if err := p.put(e.line, capture.Record{At: at, Event: capture.Event{Session: s.key, DB: db, User: e.user, Kind: capture.KindQuery,
 				SQL: "USE `" + strings.ReplaceAll(db, "`", "``") + "`"}}); err != nil {
 				return err
 			}
 		}
 	}
-	dur, rows := p.durUS, p.sent
-	if p.aff > 0 {
-		rows = p.aff
+	dur, rows := e.durUS, e.sent
+	if e.aff > 0 {
+		rows = e.aff
 	}
-	return p.put(capture.Record{At: at, Event: capture.Event{Session: s.key, DB: s.db, User: p.user, Kind: capture.KindQuery,
-		SQL: sql, DurUS: &dur, Rows: &rows}})
+	return p.put(e.line, capture.Record{At: at, Event: capture.Event{Session: s.key, DB: s.db, User: e.user, Kind: capture.KindQuery,
+		SQL: e.sql, DurUS: &dur, Rows: &rows}})
 }
 
-func (p *slowParser) put(r capture.Record) error {
-	r.Line = p.line
+func (p *slowParser) put(line int64, r capture.Record) error {
+	r.Line = line
 	p.rec = r
 	return p.emit(&p.rec)
 }

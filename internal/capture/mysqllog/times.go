@@ -12,33 +12,70 @@ type timeCache struct {
 	secs int64
 }
 
-// parse reads "2024-11-22T22:50:01[.ffffff](Z|±hh:mm)" or MariaDB's
-// "241122 22:50:01" / "241122  9:50:01" (zone loc) into Unix microseconds.
+// parse reads "2024-11-22T22:50:01[.ffffff](Z|±hh:mm)" or the old form
+// "241122 22:50:01" / "241122  9:50:01" (MariaDB, MySQL <= 5.6; zone loc),
+// with any number of spaces between date and time (MySQL 5.0 wrote
+// "051007   21:55:24") and a fraction some Percona builds add
+// ("121123 19:56:06.0000001967": microseconds kept) into Unix microseconds.
 func (c *timeCache) parse(b []byte, loc *time.Location) (int64, bool) {
 	b = bytes.TrimRight(b, " ")
 	if len(b) >= 19 && b[4] == '-' && b[10] == 'T' {
 		return c.parseISO(b)
 	}
-	if len(b) == 15 && b[6] == ' ' {
-		s, ok := c.cached(b, func() (int64, bool) {
-			h := b[7:9]
-			if h[0] == ' ' {
-				h = h[1:]
-			}
-			y, ok1 := num(b[0:2])
-			mo, ok2 := num(b[2:4])
-			d, ok3 := num(b[4:6])
-			hh, ok4 := num(h)
-			mi, ok5 := num(b[10:12])
-			ss, ok6 := num(b[13:15])
-			if !(ok1 && ok2 && ok3 && ok4 && ok5 && ok6) || b[9] != ':' || b[12] != ':' || !valid(mo, d, hh, mi, ss) {
-				return 0, false
-			}
-			return time.Date(2000+y, time.Month(mo), d, hh, mi, ss, 0, loc).Unix(), true
-		})
-		return s * 1e6, ok
+	if len(b) < 14 || b[6] != ' ' {
+		return 0, false
 	}
-	return 0, false
+	sp := 6
+	for sp < len(b) && b[sp] == ' ' {
+		sp++
+	}
+	colon := bytes.IndexByte(b[sp:], ':')
+	if colon < 1 || colon > 2 || len(b) < sp+colon+6 {
+		return 0, false
+	}
+	end := sp + colon + 6 // after SS
+	s, ok := c.cached(b[:end], func() (int64, bool) {
+		h := b[sp : sp+colon]
+		t := b[sp+colon : end] // ":MM:SS"
+		y, ok1 := num(b[0:2])
+		mo, ok2 := num(b[2:4])
+		d, ok3 := num(b[4:6])
+		hh, ok4 := num(h)
+		mi, ok5 := num(t[1:3])
+		ss, ok6 := num(t[4:6])
+		if !(ok1 && ok2 && ok3 && ok4 && ok5 && ok6) || t[3] != ':' || !valid(mo, d, hh, mi, ss) {
+			return 0, false
+		}
+		return time.Date(2000+y, time.Month(mo), d, hh, mi, ss, 0, loc).Unix(), true
+	})
+	if !ok {
+		return 0, false
+	}
+	us, ok := fraction(b[end:])
+	return s*1e6 + us, ok
+}
+
+// fraction reads "" or ".ddd..." into microseconds (digits past the sixth
+// are dropped).
+func fraction(rest []byte) (int64, bool) {
+	if len(rest) == 0 {
+		return 0, true
+	}
+	if rest[0] != '.' || len(rest) == 1 {
+		return 0, false
+	}
+	var us int64
+	scale := int64(1000000)
+	for i, c := range rest[1:] {
+		if !isDigit(c) {
+			return 0, false
+		}
+		if i < 6 {
+			scale /= 10
+			us += int64(c-'0') * scale
+		}
+	}
+	return us, true
 }
 
 func (c *timeCache) parseISO(b []byte) (int64, bool) {
