@@ -25,9 +25,9 @@ func SentRows(st *Statement, syn Syntax) int64 {
 // countTuples scans an INSERT or REPLACE for its VALUES list.
 func countTuples(sql string, syn Syntax) int64 {
 	const (
-		head = iota // before VALUES
-		want        // expecting a tuple
-		after       // after a tuple: ',' or the end
+		head  = iota // before VALUES
+		want         // expecting a tuple
+		after        // after a tuple: ',' or the end
 	)
 	state := head
 	depth := 0
