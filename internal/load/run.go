@@ -438,7 +438,7 @@ func (l *loader) execIn(ctx context.Context, s *session, j *job) error {
 	var n int64
 	var err error
 	if j.st.Kind == dump.Data && j.tc != nil {
-		j.tc.send(dump.SentRows(&j.st, l.d.Syntax))
+		j.tc.send(dump.SentRows(&j.st, l.syntax()))
 	}
 	// A statement chosen as a deadlock victim (parallel data of one
 	// table, InnoDB) was rolled back whole: run it again. Not inside a

@@ -353,3 +353,11 @@ func (l *loader) dropDatabase(ctx context.Context, name, where string) error {
 	l.note(fmt.Sprintf("%s: ran %s: the dump drops and creates the database, and --drop-existing was given", printable(where), printable(q)))
 	return nil
 }
+
+// syntax is the target's SQL syntax (the dump's: Load checks they agree).
+func (l *loader) syntax() dump.Syntax {
+	if l.t.Family() == target.Postgres {
+		return dump.Postgres
+	}
+	return dump.MySQL
+}
