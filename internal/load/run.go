@@ -197,6 +197,10 @@ type streamState struct {
 	inTx bool
 	// fk: a foreign key was declared before the data (in dump order).
 	fk bool
+	// settingsAt is the length of log when acOff and fkOff were read
+	// from it (0: not yet).
+	settingsAt   int
+	acOff, fkOff bool
 	// drops are the dump's DROP DATABASE statements (name: file:line)
 	// kept for --drop-existing until the dump creates the database again.
 	drops map[string]string
@@ -248,6 +252,12 @@ func (l *loader) stream(ctx context.Context, part *dump.Part, schema *session, p
 			// The dump's transaction goes on across SET statements.
 		case st.Kind == dump.Txn:
 			// handled below
+		case st.Kind == dump.PostData && !l.d.Script:
+			// Deferred: the dump's transaction goes on (ENABLE KEYS
+			// inside it); a table transaction ends.
+			if ss.lane != nil && !ss.lane.txn {
+				ss.closeLane()
+			}
 		default:
 			// DDL ends the dump's transaction (MySQL commits implicitly)
 			// and must not wait on the data connections' locks.
@@ -285,7 +295,7 @@ func (l *loader) stream(ctx context.Context, part *dump.Part, schema *session, p
 			continue
 		case dump.Session:
 			ss.log = append(ss.log, st.SQL)
-			if ss.lane != nil && ss.lane.txn && !autocommitOff(ss.log) {
+			if ss.lane != nil && ss.lane.txn && !ss.autocommitOff() {
 				ss.closeLane() // SET autocommit=1 commits
 			}
 			if err := schema.catchUp(ctx, l, ss.log); err != nil {
@@ -337,7 +347,7 @@ func (l *loader) stream(ctx context.Context, part *dump.Part, schema *session, p
 				}
 				continue
 			}
-			if mysql && autocommitOff(j.log) {
+			if mysql && ss.autocommitOff() {
 				if !l.txnData(p, ss, j) {
 					return nil
 				}
@@ -443,8 +453,8 @@ func (l *loader) execIn(ctx context.Context, s *session, j *job) error {
 	// A statement chosen as a deadlock victim (parallel data of one
 	// table, InnoDB) was rolled back whole: run it again. Not inside a
 	// transaction, which the deadlock rolled back whole.
-	retry := !j.inTx && !autocommitOff(j.log)
-	for try := 0; try == 0 || (retry && isDeadlock(err) && try < maxDeadlockRetries && ctx.Err() == nil); try++ {
+	retry := func() bool { return !j.inTx && !autocommitOff(j.log) }
+	for try := 0; try == 0 || (isDeadlock(err) && try < maxDeadlockRetries && ctx.Err() == nil && retry()); try++ {
 		var done bool
 		n, done, err = l.tryLoadData(ctx, s, j)
 		switch {

@@ -39,12 +39,33 @@ func fkChecksOff(log []string) bool {
 
 func isOff(v string) bool { return v == "0" || v == "OFF" || v == "FALSE" }
 
+// readSettings reads autocommit and foreign_key_checks from the session
+// log, once per change of the log.
+func (ss *streamState) readSettings() {
+	if ss.settingsAt != len(ss.log) {
+		ss.settingsAt = len(ss.log)
+		ss.acOff, ss.fkOff = autocommitOff(ss.log), fkChecksOff(ss.log)
+	}
+}
+
+// autocommitOff: autocommitOff of the session log so far.
+func (ss *streamState) autocommitOff() bool {
+	ss.readSettings()
+	return ss.acOff
+}
+
+// fkChecksOff: fkChecksOff of the session log so far.
+func (ss *streamState) fkChecksOff() bool {
+	ss.readSettings()
+	return ss.fkOff
+}
+
 // dataInOrder decides that a data statement runs in dump order on the
 // schema connection: foreign keys were declared before the data and are
 // checked (MySQL family: foreign_key_checks is not 0), so rows loaded in
 // parallel could break them. Noted once.
 func (l *loader) dataInOrder(ss *streamState) bool {
-	if !ss.fk || (l.d.Syntax == dump.MySQL && fkChecksOff(ss.log)) {
+	if !ss.fk || (l.d.Syntax == dump.MySQL && ss.fkChecksOff()) {
 		return false
 	}
 	l.noteOnce("fk-in-order", "foreign keys are declared before the data and checked (foreign_key_checks is on, or a PostgreSQL CREATE TABLE has REFERENCES): that data ran in dump order on one connection, as in parallel it could break them")
