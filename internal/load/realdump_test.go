@@ -382,6 +382,24 @@ func TestPostgresScriptAndNames(t *testing.T) {
 	if res.Threads != 1 {
 		t.Errorf("threads %d", res.Threads)
 	}
+	// Told apart as PostgreSQL by its header, with inline foreign keys:
+	// the data loads in order (in parallel, children could come first).
+	var fk strings.Builder
+	fk.WriteString("-- PostgreSQL database dump\nCREATE TABLE p (id int PRIMARY KEY);\nCREATE TABLE c (id int PRIMARY KEY, p int REFERENCES p);\n")
+	for i := 1; i <= 40; i++ {
+		fk.WriteString("INSERT INTO p VALUES (" + strconv.Itoa(i) + ");\nINSERT INTO c VALUES (" + strconv.Itoa(i) + ", " + strconv.Itoa(i) + ");\n")
+	}
+	fkFile := filepath.Join(dir, "fk.sql")
+	if err := os.WriteFile(fkFile, []byte(fk.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	res, err = Load(boundedCtx(t), env, Options{Files: []string{fkFile}, Database: "pgfk", Threads: 4, Admin: admin, DropExisting: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := count(t, env.Target, "pgfk", "c"); n != "40" || !strings.Contains(strings.Join(res.Notes, "\n"), "dump order on one connection") {
+		t.Errorf("c: %s rows, notes %q", n, res.Notes)
+	}
 	res, err = Load(boundedCtx(t), env, Options{Files: []string{filepath.Join(dir, "pgdump.sql")}, Database: "pgnames", Threads: 2, Admin: admin, DropExisting: true})
 	if err != nil {
 		t.Fatal(err)
