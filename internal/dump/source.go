@@ -575,11 +575,11 @@ func (r *Reader) include(st *Statement) error {
 	if !filepath.IsAbs(p) {
 		p = filepath.Join(filepath.Dir(st.File), p)
 	}
-	real, err := filepath.EvalSymlinks(p)
+	real, err := absReal(p)
 	if err != nil {
 		return badInput("%s: client command %s %s: %v", st.Where(), cmd, strconvQuote(st.Include), err)
 	}
-	root, err := filepath.EvalSymlinks(r.root)
+	root, err := absReal(r.root)
 	if err != nil {
 		return badInput("%s: %v", st.Where(), err)
 	}
@@ -603,6 +603,15 @@ func (r *Reader) include(st *Statement) error {
 	r.inc = append(r.inc, includeFrame{sc: NewScanner(zr, p, r.syntax), name: p,
 		closer: func() error { closeZ(); return f.Close() }})
 	return nil
+}
+
+// absReal is p absolute with its symbolic links resolved.
+func absReal(p string) (string, error) {
+	a, err := filepath.Abs(p)
+	if err != nil {
+		return "", err
+	}
+	return filepath.EvalSymlinks(a)
 }
 
 // unquoteInclude removes the quotes psql allows around a file name.
