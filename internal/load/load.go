@@ -89,7 +89,7 @@ type Options struct {
 // DATA where the server allows it, no table transactions. The caller sets
 // Files and whatever else it changes.
 func DefaultOptions() Options {
-	return Options{Threads: 4, DeferIndexes: true, LoadData: "auto", Bulk: "off", StallTimeout: DefaultStallTimeout}
+	return Options{Threads: 4, DeferIndexes: true, LoadData: "auto", Bulk: "off", StallTimeout: DefaultStallTimeout, Format: "auto"}
 }
 
 // DefaultStallTimeout is how long a load waits for a server that answers
