@@ -408,3 +408,27 @@ func TestPostgresScriptAndNames(t *testing.T) {
 		t.Errorf("tables %+v", res.Tables)
 	}
 }
+
+// TestMariaDBDumpRollbackAndBegin: the dump's ROLLBACK undoes its
+// transaction's rows (not counted as sent or loaded, not a loss), an
+// explicit START TRANSACTION ... COMMIT runs in order and keeps its rows.
+func TestMariaDBDumpRollbackAndBegin(t *testing.T) {
+	env := sandboxtest.Env(t, target.FlavorMariaDB)
+	body := "CREATE TABLE rb (id INT PRIMARY KEY, v VARCHAR(20));\nSET autocommit=0;\n" + values("rb", 1, 10) + "ROLLBACK;\n" +
+		values("rb", 11, 5) + "COMMIT;\nSET autocommit=1;\nSTART TRANSACTION;\n" + values("rb", 21, 3) + "COMMIT;\n"
+	dir := writeFiles(t, map[string]string{"rb.sql": body})
+	res, err := Load(boundedCtx(t), env, Options{Files: []string{filepath.Join(dir, "rb.sql")}, Database: "rollback", Threads: 3,
+		Admin: adminTarget(t, env.Target), DropExisting: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := count(t, env.Target, "rollback", "rb"); n != "8" {
+		t.Errorf("rb: %s rows, want 8", n)
+	}
+	if len(res.Tables) != 1 || res.Tables[0].Sent != 8 || res.Tables[0].Loaded != 8 {
+		t.Errorf("tables %+v", res.Tables)
+	}
+	if !strings.Contains(strings.Join(res.Notes, "\n"), "ROLLBACK undid 10 rows") {
+		t.Errorf("notes %q", res.Notes)
+	}
+}
