@@ -1,6 +1,10 @@
 package dump
 
-import "testing"
+import (
+	"os"
+	"path/filepath"
+	"testing"
+)
 
 func TestSentRows(t *testing.T) {
 	for _, c := range []struct {
@@ -65,5 +69,22 @@ func TestSentRowsVersionComment(t *testing.T) {
 	st := Statement{Kind: Data, SQL: "INSERT INTO address VALUES (1,'a',/*!50705 0x0101,*/'b'),(2,'c',/*!50705 0x0102,*/'d')"}
 	if got := SentRows(&st, MySQL); got != 2 {
 		t.Errorf("%d rows, want 2", got)
+	}
+}
+
+func TestSniffPsqlScript(t *testing.T) {
+	dir := t.TempDir()
+	for body, want := range map[string]Format{
+		"CREATE TABLE k (id int);\n\\i data.sql\n":                  FormatPostgres,
+		"\\set ON_ERROR_STOP on\nCREATE TABLE k (id int);\n":        FormatPostgres,
+		"CREATE TABLE k (id int);\nsource data.sql\n\\. more.sql\n": FormatMySQL,
+	} {
+		p := filepath.Join(dir, "s.sql")
+		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if f, err := sniff(p); err != nil || f != want {
+			t.Errorf("%q: %s %v, want %s", body, f, err, want)
+		}
 	}
 }

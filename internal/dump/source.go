@@ -236,6 +236,12 @@ func looksPostgres(b []byte) bool {
 			return true
 		}
 	}
+	// psql's own commands at a line start (mysql has \. but not these).
+	for _, m := range []string{"\\i ", "\\ir ", "\\include ", "\\set ", "\\echo "} {
+		if bytes.HasPrefix(b, []byte(m)) || bytes.Contains(b, []byte("\n"+m)) {
+			return true
+		}
+	}
 	return false
 }
 
