@@ -75,9 +75,10 @@ func TestSentRowsVersionComment(t *testing.T) {
 func TestSniffPsqlScript(t *testing.T) {
 	dir := t.TempDir()
 	for body, want := range map[string]Format{
-		"CREATE TABLE k (id int);\n\\i data.sql\n":                  FormatPostgres,
-		"\\set ON_ERROR_STOP on\nCREATE TABLE k (id int);\n":        FormatPostgres,
-		"CREATE TABLE k (id int);\nsource data.sql\n\\. more.sql\n": FormatMySQL,
+		"CREATE TABLE k (id int);\n\\i data.sql\n":                       FormatPsqlScript,
+		"-- PostgreSQL database dump\nCREATE TABLE k (id int);\n\\i x\n": FormatPostgres,
+		"\\set ON_ERROR_STOP on\nCREATE TABLE k (id int);\n":             FormatPsqlScript,
+		"CREATE TABLE k (id int);\nsource data.sql\n\\. more.sql\n":      FormatMySQL,
 	} {
 		p := filepath.Join(dir, "s.sql")
 		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {

@@ -158,15 +158,18 @@ func Open(paths []string) (*Dump, error) {
 			return nil, err
 		}
 		syn := MySQL
-		if f == FormatPostgres || f == FormatPgArchive {
+		if f == FormatPostgres || f == FormatPgArchive || f == FormatPsqlScript {
 			syn = Postgres
+		}
+		if f == FormatPsqlScript {
+			d.Script = true
 		}
 		if i == 0 {
 			d.Format, d.Syntax = f, syn
 		} else if syn != d.Syntax {
 			return nil, badInput("%s is a %s dump, %s a %s one: load them separately", paths[0], d.Format, p, f)
 		}
-		if f == FormatPgArchive {
+		if f == FormatPgArchive || f == FormatPsqlScript {
 			d.Format = f
 		}
 		for _, pt := range parts {
@@ -226,6 +229,10 @@ func sniff(path string) (Format, error) {
 	if looksPostgres(buf) {
 		return FormatPostgres, nil
 	}
+	if looksPsqlScript(buf) {
+		// No pg_dump in sight: a plain script, loaded as psql runs it.
+		return FormatPsqlScript, nil
+	}
 	return FormatMySQL, nil
 }
 
@@ -236,7 +243,12 @@ func looksPostgres(b []byte) bool {
 			return true
 		}
 	}
-	// psql's own commands at a line start (mysql has \. but not these).
+	return false
+}
+
+// looksPsqlScript: psql's own commands at a line start (mysql has \.
+// but not these).
+func looksPsqlScript(b []byte) bool {
 	for _, m := range []string{"\\i ", "\\ir ", "\\include ", "\\set ", "\\echo "} {
 		if bytes.HasPrefix(b, []byte(m)) || bytes.Contains(b, []byte("\n"+m)) {
 			return true

@@ -368,19 +368,24 @@ func TestPostgresScriptAndNames(t *testing.T) {
 	if _, err := dump.OpenAs([]string{main}, ""); err != nil {
 		t.Fatal(err)
 	}
-	res, err := Load(boundedCtx(t), env, Options{Files: []string{main}, Database: "psqlscript", Threads: 4, Admin: admin,
-		Format: "psql", FollowIncludes: true, DropExisting: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if n := count(t, env.Target, "psqlscript", "things"); n != "3" {
-		t.Errorf("things: %s", n)
-	}
-	if n := count(t, env.Target, "psqlscript", "kinds"); n != "3" {
-		t.Errorf("kinds: %s", n)
-	}
-	if res.Threads != 1 {
-		t.Errorf("threads %d", res.Threads)
+	var res *Result
+	var err error
+	// Named, and told by its \i.
+	for _, format := range []string{"psql", "auto"} {
+		res, err = Load(boundedCtx(t), env, Options{Files: []string{main}, Database: "psqlscript", Threads: 4, Admin: admin,
+			Format: format, FollowIncludes: true, DropExisting: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n := count(t, env.Target, "psqlscript", "things"); n != "3" {
+			t.Errorf("things: %s", n)
+		}
+		if n := count(t, env.Target, "psqlscript", "kinds"); n != "3" {
+			t.Errorf("kinds: %s", n)
+		}
+		if res.Threads != 1 || res.Format != "psql" {
+			t.Errorf("format %s: threads %d, format %s", format, res.Threads, res.Format)
+		}
 	}
 	// Told apart as PostgreSQL by its header, with inline foreign keys:
 	// the data loads in order (in parallel, children could come first).
