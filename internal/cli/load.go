@@ -79,7 +79,7 @@ func (f *loadFlags) flags(fs *pflag.FlagSet) {
 	durationFlag(fs, &f.stallTimeout, "stall-timeout", def.StallTimeout, "fail the load (status failed) when the server answers nothing, not even a ping, for this long; a warning comes after a sixth of it (at most 10s); 0 waits for ever")
 	fs.StringVar(&f.format, "format", def.Format, "what the files are: auto (told from their text), mysqldump or pg_dump (a dump: data loaded in parallel), mysql or psql (a plain SQL script: loaded in order on one connection, as that client runs it)")
 	fs.BoolVar(&f.followIncludes, "follow-includes", false, "read the files that client commands name (mysql source FILE and \\. FILE, psql \\i and \\ir), relative to the file that names them and inside the dump's directory; without it such a command stops the load with an error naming file and line")
-	fs.BoolVar(&f.dropExisting, "drop-existing", false, "drop each table the dump creates just before its CREATE TABLE (PostgreSQL: with CASCADE): to load again after a load that failed half-way")
+	fs.BoolVar(&f.dropExisting, "drop-existing", false, "drop each table the dump creates just before its CREATE TABLE (PostgreSQL: with CASCADE), and a database the dump drops and creates again (without --database) just before its CREATE DATABASE: to load again (a dump's DROP DATABASE never runs otherwise)")
 }
 
 const loadUsage = `dbarena load FILE... [flags]
