@@ -50,6 +50,8 @@ type loadFlags struct {
 	progress                     time.Duration
 	stallTimeout                 time.Duration
 	dropExisting                 bool
+	format                       string
+	followIncludes               bool
 	tags                         [][2]string
 	cred                         credentialFlags
 }
@@ -75,7 +77,9 @@ func (f *loadFlags) flags(fs *pflag.FlagSet) {
 	fs.Var(keyValues{&f.tags}, "tag", "KEY=VALUE label stored with the run (repeatable)")
 	durationFlag(fs, &f.progress, "progress-interval", 5*time.Second, "print a progress line to stderr every interval")
 	durationFlag(fs, &f.stallTimeout, "stall-timeout", def.StallTimeout, "fail the load (status failed) when the server answers nothing, not even a ping, for this long; a warning comes after a sixth of it (at most 10s); 0 waits for ever")
-	fs.BoolVar(&f.dropExisting, "drop-existing", false, "drop each table the dump creates just before its CREATE TABLE (PostgreSQL: with CASCADE): to load again after a load that failed half-way")
+	fs.StringVar(&f.format, "format", def.Format, "what the files are: auto (told from their text), mysqldump or pg_dump (a dump: data loaded in parallel), mysql or psql (a plain SQL script: loaded in order on one connection, as that client runs it)")
+	fs.BoolVar(&f.followIncludes, "follow-includes", false, "read the files that client commands name (mysql source FILE and \\. FILE, psql \\i and \\ir), relative to the file that names them and inside the dump's directory; without it such a command stops the load with an error naming file and line")
+	fs.BoolVar(&f.dropExisting, "drop-existing", false, "drop each table the dump creates just before its CREATE TABLE (PostgreSQL: with CASCADE), and a database the dump drops and creates again (without --database) just before its CREATE DATABASE: to load again (a dump's DROP DATABASE never runs otherwise)")
 }
 
 const loadUsage = `dbarena load FILE... [flags]
@@ -113,7 +117,7 @@ func (a *App) loadCmd(ctx context.Context, args []string) error {
 	}
 	// Read the dump's head now: a bad file is a usage error before any
 	// server is started.
-	d, err := dump.Open(o.Files)
+	d, err := dump.OpenAs(o.Files, o.Format)
 	if err != nil {
 		return usagef("%w", err)
 	}
@@ -204,7 +208,7 @@ func (a *App) loadCmd(ctx context.Context, args []string) error {
 func (f *loadFlags) options(files []string) (load.Options, error) {
 	o := load.Options{Files: files, Database: f.database, Threads: f.threads, ContinueOnError: f.continueOnError,
 		NoChecksum: f.noChecksum, DeferIndexes: f.deferIndexes == "on", LoadData: f.loadData, Bulk: f.bulk,
-		StallTimeout: f.stallTimeout, DropExisting: f.dropExisting}
+		StallTimeout: f.stallTimeout, DropExisting: f.dropExisting, Format: f.format, FollowIncludes: f.followIncludes}
 	if len(files) == 0 {
 		return o, usagef("no dump given: dbarena load FILE... (see dbarena load --help)")
 	}
@@ -215,6 +219,9 @@ func (f *loadFlags) options(files []string) (load.Options, error) {
 	case "on", "off", "auto":
 	default:
 		return o, usagef("--defer-indexes %q: want on, off or auto", f.deferIndexes)
+	}
+	if !validLoadFormat(f.format) {
+		return o, usagef("--format %q: want auto, mysqldump, pg_dump, mysql or psql", f.format)
 	}
 	switch f.bulk {
 	case "on", "off":
@@ -338,18 +345,21 @@ func (a *App) printLoad(r *load.Result) {
 	w := a.Stdout
 	fmt.Fprintln(w)
 	if len(r.Tables) > 0 {
-		fmt.Fprintf(w, "%-32s %-8s %12s %10s %10s  %s\n", "table", "engine", "rows", "data MB", "index MB", "checksum")
+		fmt.Fprintf(w, "%-32s %-8s %10s %10s %10s %10s %10s  %s\n", "table", "engine", "sent", "loaded", "rows", "data MB", "index MB", "checksum")
 		for _, t := range r.Tables {
 			name := t.Name
 			if len(r.Databases) > 1 {
 				name = t.Database + "." + t.Name
 			}
 			name = load.Printable(name)
-			rows := fmt.Sprint(t.Rows)
+			rows, sent := fmt.Sprint(t.Rows), fmt.Sprint(t.Sent)
 			if t.Rows < 0 {
-				rows = fmt.Sprintf("%d loaded", t.Loaded)
+				rows = "-"
 			}
-			fmt.Fprintf(w, "%-32s %-8s %12s %10.1f %10.1f  %s\n", name, t.Engine, rows,
+			if t.Sent < 0 {
+				sent = "?"
+			}
+			fmt.Fprintf(w, "%-32s %-8s %10s %10d %10s %10.1f %10.1f  %s\n", name, t.Engine, sent, t.Loaded, rows,
 				float64(t.DataBytes)/1e6, float64(t.IndexBytes)/1e6, t.Checksum)
 		}
 	}
@@ -419,4 +429,17 @@ func formatBytes(n int64) string {
 		return fmt.Sprintf("%.1f KB", float64(n)/1e3)
 	}
 	return fmt.Sprintf("%d B", n)
+}
+
+// validLoadFormat reports a --format value dump.OpenAs takes.
+func validLoadFormat(f string) bool {
+	if f == "auto" {
+		return true
+	}
+	for _, x := range dump.Formats {
+		if string(x) == f {
+			return true
+		}
+	}
+	return false
 }

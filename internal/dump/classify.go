@@ -33,9 +33,18 @@ const (
 	// it creates, as pg_restore --no-owner --no-privileges), psql's
 	// \restrict.
 	Skip
+	// Txn begins or ends a transaction (TxnOp): BEGIN, START
+	// TRANSACTION, COMMIT, ROLLBACK (PostgreSQL also END, ABORT). A
+	// loader keeps the dump's transactions on the connections that run
+	// their statements.
+	Txn
+	// DropDatabase drops database Name (DROP DATABASE or, MySQL family,
+	// DROP SCHEMA): a loader never runs it (it drops nothing the user
+	// did not name).
+	DropDatabase
 )
 
-var kindNames = [...]string{"schema", "session", "database", "use", "data", "post-data", "skip"}
+var kindNames = [...]string{"schema", "session", "database", "use", "data", "post-data", "skip", "transaction", "drop-database"}
 
 func (k Kind) String() string {
 	if int(k) < len(kindNames) {
@@ -79,6 +88,18 @@ type Statement struct {
 	// statements of different tables may run in parallel, before the
 	// rest of the post-data.
 	IndexBuild bool
+	// Trigger marks a MySQL-family CREATE TRIGGER (Kind Schema, Table
+	// the table it is on).
+	Trigger bool
+	// TxnOp is "begin", "commit" or "rollback" for a Txn statement.
+	TxnOp string
+	// ForeignKey marks a CREATE TABLE or ALTER TABLE that declares a
+	// foreign key (REFERENCES).
+	ForeignKey bool
+	// Include is the file a client command reads (mysql `source FILE`
+	// or `\. FILE`, psql `\i FILE` or `\ir FILE`), as written; Kind is
+	// Skip. Reader follows it or refuses it (Dump.FollowIncludes).
+	Include string
 	// File and Line locate the statement's first line.
 	File string
 	Line int
@@ -163,7 +184,9 @@ func classifyText(st *Statement, text string, syntax Syntax) {
 
 // sensitive: statements whose reading decides what the administrator
 // does or whether an account changes.
-func sensitive(st *Statement) bool { return st.Kind == Database || st.Account }
+func sensitive(st *Statement) bool {
+	return st.Kind == Database || st.Kind == DropDatabase || st.Account
+}
 
 func sameReading(a, b *Statement) bool {
 	return a.Kind == b.Kind && a.Account == b.Account && a.Name == b.Name && a.Table == b.Table
@@ -175,6 +198,8 @@ func describe(st *Statement) string {
 		return "an account statement"
 	case st.Kind == Database:
 		return "CREATE DATABASE " + strconvQuote(st.Name)
+	case st.Kind == DropDatabase:
+		return "DROP DATABASE " + strconvQuote(st.Name)
 	}
 	return "a " + st.Kind.String() + " statement"
 }
@@ -186,6 +211,12 @@ func classifyMeta(st *Statement) {
 		return
 	}
 	switch f[0] {
+	case "i", "include", "ir", "include_relative", "source", ".":
+		st.Include = strings.TrimSpace(strings.TrimPrefix(st.SQL, f[0]))
+		if st.Include == "" {
+			st.Kind, st.Meta = Schema, true
+		}
+		return
 	case "connect", "c":
 		if len(f) > 1 {
 			st.Kind, st.Name = Use, unquoteIdent(f[1])
@@ -218,10 +249,13 @@ func classifyMySQL(st *Statement, text string) {
 		st.Kind, st.Table = Data, unquoteName(identAfterKeywords(text, w[0], "INTO", "LOW_PRIORITY", "DELAYED", "HIGH_PRIORITY", "IGNORE"))
 	case "LOCK", "UNLOCK":
 		st.Kind = Skip
+	case "BEGIN", "START", "COMMIT", "ROLLBACK":
+		classifyTxn(st, w)
 	case "ALTER", "TRUNCATE":
 		st.Kind = Schema
 		if len(w) >= 2 && w[1] == "TABLE" {
 			st.Table = unquoteName(identAfterKeywords(text, "TABLE", "IGNORE", "ONLINE"))
+			st.ForeignKey = hasReferences(text)
 		}
 		if len(w) >= 4 && w[1] == "TABLE" && w[len(w)-2] == "ENABLE" && w[len(w)-1] == "KEYS" {
 			st.Kind, st.IndexBuild = PostData, true
@@ -234,9 +268,18 @@ func classifyMySQL(st *Statement, text string) {
 				st.Kind, st.Name = Database, unquoteIdent(identAfterKeywords(text, obj, "IF", "NOT", "EXISTS"))
 				st.DatabaseOptions = databaseOptions(text)
 			} else {
-				st.Kind = Schema
+				st.Kind, st.Name = DropDatabase, unquoteIdent(identAfterKeywords(text, obj, "IF", "EXISTS"))
 			}
-		case "TRIGGER", "VIEW", "PROCEDURE", "FUNCTION", "EVENT":
+		case "TRIGGER":
+			// In dump order, as the client runs it: a trigger created
+			// before a table's data fills other tables from it (Sakila's
+			// ins_film fills film_text); mysqldump writes triggers after
+			// their table's data, which then does not fire them.
+			st.Kind = Schema
+			if w[0] == "CREATE" {
+				st.Table, st.Trigger = unquoteName(identAfterKeywords(text, "ON")), true
+			}
+		case "VIEW", "PROCEDURE", "FUNCTION", "EVENT":
 			st.Kind = PostData
 		default:
 			st.Kind = Schema
@@ -247,11 +290,46 @@ func classifyMySQL(st *Statement, text string) {
 				if st.Creates && !containsWord(w, "TEMPORARY") {
 					st.TableRef = ref
 				}
+				st.ForeignKey = st.Creates && hasReferences(text)
 			}
 		}
 	default:
 		st.Kind = Schema
 	}
+}
+
+// classifyTxn classifies BEGIN, START TRANSACTION, COMMIT, ROLLBACK
+// (END and ABORT in PostgreSQL); other forms (ROLLBACK TO SAVEPOINT,
+// MariaDB's BEGIN NOT ATOMIC, START SLAVE...) are Schema statements.
+func classifyTxn(st *Statement, w []string) {
+	st.Kind = Schema
+	next := ""
+	if len(w) > 1 {
+		next = w[1]
+	}
+	switch w[0] {
+	case "BEGIN":
+		if next == "" || next == "WORK" || next == "TRANSACTION" || next == "ISOLATION" || next == "READ" {
+			st.Kind, st.TxnOp = Txn, "begin"
+		}
+	case "START":
+		if next == "TRANSACTION" {
+			st.Kind, st.TxnOp = Txn, "begin"
+		}
+	case "COMMIT", "END":
+		if next == "" || next == "WORK" || next == "TRANSACTION" || next == "AND" {
+			st.Kind, st.TxnOp = Txn, "commit"
+		}
+	case "ROLLBACK", "ABORT":
+		if !containsWord(w, "TO") && !containsWord(w, "PREPARED") {
+			st.Kind, st.TxnOp = Txn, "rollback"
+		}
+	}
+}
+
+// hasReferences reports a REFERENCES word outside strings and comments.
+func hasReferences(text string) bool {
+	return containsWord(words(text, 1<<20), "REFERENCES")
 }
 
 // objectWord finds what CREATE/DROP makes: the first word that names an
@@ -281,6 +359,13 @@ func classifyPostgres(st *Statement, text string) {
 	switch w[0] {
 	case "SET", "RESET":
 		st.Kind = Session
+	case "BEGIN", "START", "COMMIT", "END", "ROLLBACK", "ABORT":
+		classifyTxn(st, w)
+	case "DROP":
+		st.Kind = Schema
+		if len(w) > 1 && w[1] == "DATABASE" {
+			st.Kind, st.Name = DropDatabase, unquoteIdent(identAfterKeywords(text, "DATABASE", "IF", "EXISTS"))
+		}
 	case "SELECT":
 		st.Kind = Schema
 		if strings.Contains(text, "set_config(") {
@@ -298,6 +383,7 @@ func classifyPostgres(st *Statement, text string) {
 		}
 		if len(w) > 1 && w[1] == "TABLE" {
 			st.Table = unquoteName(identAfterKeywords(text, "TABLE", "ONLY", "IF", "EXISTS"))
+			st.ForeignKey = hasReferences(text)
 		}
 		switch {
 		case len(w) > 1 && w[1] == "TABLE" && strings.Contains(up, " ADD CONSTRAINT "):
@@ -324,6 +410,7 @@ func classifyPostgres(st *Statement, text string) {
 				if !containsWord(w, "TEMPORARY") && !containsWord(w, "TEMP") {
 					st.TableRef = ref
 				}
+				st.ForeignKey = hasReferences(text)
 			}
 		}
 	case "TRUNCATE":

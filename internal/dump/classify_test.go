@@ -124,3 +124,48 @@ func TestDatabaseOptions(t *testing.T) {
 		}
 	}
 }
+
+// TestClassifyRealDumps: the statements of issue 34's public dumps.
+func TestClassifyRealDumps(t *testing.T) {
+	for _, c := range []struct {
+		sql       string
+		syn       Syntax
+		kind      Kind
+		name, op  string
+		table     string
+		fk, trig  bool
+		include   string
+		meta, raw bool
+	}{
+		{sql: "DROP SCHEMA IF EXISTS sakila", kind: DropDatabase, name: "sakila"},
+		{sql: "/*!40000 DROP DATABASE IF EXISTS `world`*/", kind: DropDatabase, name: "world"},
+		{sql: "DROP DATABASE IF EXISTS \"x\"", syn: Postgres, kind: DropDatabase, name: "x"},
+		{sql: "DROP SCHEMA IF EXISTS app CASCADE", syn: Postgres, kind: Schema},
+		{sql: "commit", kind: Txn, op: "commit"},
+		{sql: "COMMIT WORK", kind: Txn, op: "commit"},
+		{sql: "START TRANSACTION", kind: Txn, op: "begin"},
+		{sql: "BEGIN", kind: Txn, op: "begin"},
+		{sql: "BEGIN NOT ATOMIC SELECT 1; END", kind: Schema},
+		{sql: "ROLLBACK TO SAVEPOINT a", kind: Schema},
+		{sql: "END", syn: Postgres, kind: Txn, op: "commit"},
+		{sql: "ABORT", syn: Postgres, kind: Txn, op: "rollback"},
+		{sql: "CREATE DEFINER=`root`@`localhost` TRIGGER `ins_film` AFTER INSERT ON `film` FOR EACH ROW BEGIN INSERT INTO film_text VALUES (new.film_id); END", kind: Schema, table: "film", trig: true},
+		{sql: "CREATE TRIGGER t BEFORE INSERT ON docs FOR EACH ROW EXECUTE FUNCTION f()", syn: Postgres, kind: PostData},
+		{sql: "CREATE TABLE film (id INT, language_id INT, CONSTRAINT fk FOREIGN KEY (language_id) REFERENCES language (id))", kind: Schema, table: "film", fk: true},
+		{sql: "CREATE TABLE t (note TEXT DEFAULT 'REFERENCES')", kind: Schema, table: "t"},
+		{sql: "CREATE TABLE things (id int, kind int REFERENCES kinds)", syn: Postgres, kind: Schema, table: "things", fk: true},
+		{sql: "source load_dept.sql", kind: Skip, include: "load_dept.sql", raw: true},
+		{sql: ". sub/x.sql", kind: Skip, include: "sub/x.sql", raw: true},
+		{sql: "ir 'a b.sql'", syn: Postgres, kind: Skip, include: "'a b.sql'", raw: true},
+		{sql: "i", syn: Postgres, kind: Schema, meta: true, raw: true},
+	} {
+		st, err := Classify(Raw{SQL: c.sql, Line: 1, Meta: c.raw}, c.syn, "f.sql", Server{})
+		if err != nil {
+			t.Errorf("%q: %v", c.sql, err)
+			continue
+		}
+		if st.Kind != c.kind || st.Name != c.name || st.TxnOp != c.op || st.Table != c.table || st.ForeignKey != c.fk || st.Trigger != c.trig || st.Include != c.include || st.Meta != c.meta {
+			t.Errorf("%q: kind %v name %q op %q table %q fk %v trigger %v include %q meta %v", c.sql, st.Kind, st.Name, st.TxnOp, st.Table, st.ForeignKey, st.Trigger, st.Include, st.Meta)
+		}
+	}
+}

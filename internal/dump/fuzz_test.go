@@ -132,3 +132,21 @@ func FuzzClassify(f *testing.F) {
 		}
 	})
 }
+
+// FuzzSentRows: counting a data statement's rows never panics, and a
+// count is never more than the statement's '(' bytes.
+func FuzzSentRows(f *testing.F) {
+	f.Add("INSERT INTO t VALUES (1),(2)", false)
+	f.Add("INSERT INTO t SELECT 1", true)
+	f.Fuzz(func(t *testing.T, sql string, pg bool) {
+		syn := MySQL
+		if pg {
+			syn = Postgres
+		}
+		st := Statement{Kind: Data, SQL: sql}
+		if n := SentRows(&st, syn); n > int64(strings.Count(sql, "(")) || n < -1 {
+			t.Fatalf("%q: %d rows", sql, n)
+		}
+		_ = SessionValue([]string{sql}, "AUTOCOMMIT")
+	})
+}

@@ -103,6 +103,9 @@ func (rw *Rewrite) Apply(st *Statement) error {
 			}
 			st.SQL = sql
 		}
+		if st.Trigger && !rw.KeepDefiners {
+			st.SQL = StripDefiner(st.SQL)
+		}
 	case PostData:
 		if !rw.KeepDefiners {
 			st.SQL = StripDefiner(st.SQL)

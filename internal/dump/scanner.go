@@ -12,6 +12,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strings"
 )
 
 // Syntax is the SQL lexical family of a dump.
@@ -169,6 +170,17 @@ func (s *Scanner) Next() (Raw, error) {
 		}
 		return s.Next()
 	}
+	if s.syntax == MySQL && s.isSourceCommand() {
+		// mysql's source / \. FILE: the rest of the line, trailing ';'
+		// and spaces dropped, as the client reads it.
+		cmd := strings.TrimRight(s.restOfLine(), "; \t")
+		if strings.HasPrefix(cmd, "\\.") {
+			cmd = ". " + strings.TrimSpace(cmd[2:])
+		} else {
+			cmd = "source " + strings.TrimSpace(cmd[len("source"):])
+		}
+		return Raw{SQL: cmd, Line: line, Meta: true}, nil
+	}
 	if s.syntax == Postgres && s.buf[s.pos] == '\\' {
 		cmd := s.restOfLine()
 		return Raw{SQL: cmd[1:], Line: line, Meta: true}, nil
@@ -318,6 +330,26 @@ func (s *Scanner) restOfLine() string {
 func (s *Scanner) skipToLineEnd() error {
 	s.restOfLine()
 	return s.err
+}
+
+// isSourceCommand: the mysql client's source or \. command, at the
+// start of a statement.
+func (s *Scanner) isSourceCommand() bool {
+	s.ensure(8)
+	rest := s.buf[s.pos:]
+	if len(rest) >= 3 && rest[0] == '\\' && rest[1] == '.' && (rest[2] == ' ' || rest[2] == '\t') {
+		return true
+	}
+	const kw = "source"
+	if len(rest) < len(kw)+1 {
+		return false
+	}
+	for i := 0; i < len(kw); i++ {
+		if rest[i]|0x20 != kw[i] {
+			return false
+		}
+	}
+	return rest[len(kw)] == ' ' || rest[len(kw)] == '\t'
 }
 
 // isDelimiterCommand: the mysql client's DELIMITER command, at the start

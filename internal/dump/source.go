@@ -27,7 +27,15 @@ const (
 	FormatMydumper  Format = "mydumper"   // a mydumper directory
 	FormatPostgres  Format = "pg_dump"    // pg_dump plain SQL
 	FormatPgArchive Format = "pg_archive" // pg_dump custom or directory format
+	// FormatMySQLScript and FormatPsqlScript are plain SQL scripts, named
+	// by the user (OpenAs): loaded in order on one connection, as the
+	// mysql client or psql runs them.
+	FormatMySQLScript Format = "mysql"
+	FormatPsqlScript  Format = "psql"
 )
+
+// Formats are the names OpenAs takes ("" or "auto" sniffs).
+var Formats = []Format{FormatMySQL, FormatPostgres, FormatMySQLScript, FormatPsqlScript}
 
 // Phase is where a file's statements go in a load.
 type Phase int
@@ -71,6 +79,50 @@ type Dump struct {
 	// Server is the server the statements are classified for (see
 	// Server); the zero value reads every version comment as code.
 	Server Server
+	// Script: a plain SQL script (FormatMySQLScript, FormatPsqlScript).
+	Script bool
+	// FollowIncludes makes Reader read the files that client commands
+	// (source, \\., \\i, \\ir) name, relative to the including file and
+	// inside the directory of the dump file that started the chain;
+	// otherwise such a command is a BadInputError naming file and line.
+	FollowIncludes bool
+}
+
+// maxIncludeDepth bounds nested client includes (a file including
+// itself stops there).
+const maxIncludeDepth = 16
+
+// OpenAs is Open with the format named: "" or "auto" sniffs each file;
+// mysqldump, pg_dump, mysql or psql read every file as that (a
+// directory is still a mydumper or pg_dump directory).
+func OpenAs(paths []string, format string) (*Dump, error) {
+	if format == "" || format == "auto" {
+		return Open(paths)
+	}
+	var f Format
+	for _, x := range Formats {
+		if string(x) == format {
+			f = x
+		}
+	}
+	if f == "" {
+		return nil, badInput("format %q: want auto, mysqldump, pg_dump, mysql or psql", format)
+	}
+	d, err := Open(paths)
+	if err != nil {
+		return nil, err
+	}
+	for _, p := range d.Parts {
+		if p.archive || d.Format == FormatMydumper {
+			return nil, badInput("%s: a directory or archive is read as itself: --format names the syntax of SQL files", p.Path)
+		}
+	}
+	d.Format, d.Syntax = f, MySQL
+	if f == FormatPostgres || f == FormatPsqlScript {
+		d.Syntax = Postgres
+	}
+	d.Script = f == FormatMySQLScript || f == FormatPsqlScript
+	return d, nil
 }
 
 // BadInputError is a dump that cannot be read as given.
@@ -106,15 +158,18 @@ func Open(paths []string) (*Dump, error) {
 			return nil, err
 		}
 		syn := MySQL
-		if f == FormatPostgres || f == FormatPgArchive {
+		if f == FormatPostgres || f == FormatPgArchive || f == FormatPsqlScript {
 			syn = Postgres
+		}
+		if f == FormatPsqlScript {
+			d.Script = true
 		}
 		if i == 0 {
 			d.Format, d.Syntax = f, syn
 		} else if syn != d.Syntax {
 			return nil, badInput("%s is a %s dump, %s a %s one: load them separately", paths[0], d.Format, p, f)
 		}
-		if f == FormatPgArchive {
+		if f == FormatPgArchive || f == FormatPsqlScript {
 			d.Format = f
 		}
 		for _, pt := range parts {
@@ -174,6 +229,10 @@ func sniff(path string) (Format, error) {
 	if looksPostgres(buf) {
 		return FormatPostgres, nil
 	}
+	if looksPsqlScript(buf) {
+		// No pg_dump in sight: a plain script, loaded as psql runs it.
+		return FormatPsqlScript, nil
+	}
 	return FormatMySQL, nil
 }
 
@@ -181,6 +240,17 @@ func sniff(path string) (Format, error) {
 func looksPostgres(b []byte) bool {
 	for _, m := range []string{"-- PostgreSQL database dump", "SET standard_conforming_strings", "pg_catalog.set_config(", "\nCOPY ", "\\connect "} {
 		if bytes.Contains(b, []byte(m)) {
+			return true
+		}
+	}
+	return false
+}
+
+// looksPsqlScript: psql's own commands at a line start (mysql has \.
+// but not these).
+func looksPsqlScript(b []byte) bool {
+	for _, m := range []string{"\\i ", "\\ir ", "\\include ", "\\set ", "\\echo "} {
+		if bytes.HasPrefix(b, []byte(m)) || bytes.Contains(b, []byte("\n"+m)) {
 			return true
 		}
 	}
@@ -390,6 +460,20 @@ type Reader struct {
 	closer func() error
 	name   string
 	server Server
+	// follow: read included files (Dump.FollowIncludes); root is the
+	// directory they must be in; inc the files being included, the
+	// innermost last.
+	follow  bool
+	root    string
+	counter *Counter
+	inc     []includeFrame
+}
+
+// includeFrame is an included file being read.
+type includeFrame struct {
+	sc     *Scanner
+	name   string
+	closer func() error
 }
 
 // OpenPart opens one part for reading; bytes read from disk are added to c.
@@ -412,6 +496,7 @@ func (d *Dump) OpenPart(ctx context.Context, p Part, c *Counter) (*Reader, error
 		sc.LineDelimited()
 	}
 	return &Reader{Part: p, syntax: d.Syntax, sc: sc, name: p.Path, server: d.Server,
+		follow: d.FollowIncludes, root: filepath.Dir(p.Path), counter: c,
 		closer: func() error { closeZ(); return f.Close() }}, nil
 }
 
@@ -465,14 +550,102 @@ func (a *archiveCounter) Read(p []byte) (int, error) {
 // Name is the file name statements are located in.
 func (r *Reader) Name() string { return r.name }
 
-// Next returns the next statement, or io.EOF.
+// Next returns the next statement, or io.EOF. Statements of included
+// files (Dump.FollowIncludes) come in the place of their client command,
+// located in their own file.
 func (r *Reader) Next() (Statement, error) {
-	raw, err := r.sc.Next()
-	if err != nil {
-		return Statement{}, err
+	for {
+		sc, name := r.sc, r.name
+		if n := len(r.inc); n > 0 {
+			sc, name = r.inc[n-1].sc, r.inc[n-1].name
+		}
+		raw, err := sc.Next()
+		if errors.Is(err, io.EOF) && len(r.inc) > 0 {
+			top := r.inc[len(r.inc)-1]
+			r.inc = r.inc[:len(r.inc)-1]
+			top.closer()
+			continue
+		}
+		if err != nil {
+			return Statement{}, err
+		}
+		st, err := Classify(raw, r.syntax, name, r.server)
+		if err != nil || st.Include == "" {
+			return st, err
+		}
+		if err := r.include(&st); err != nil {
+			return st, err
+		}
 	}
-	return Classify(raw, r.syntax, r.name, r.server)
 }
 
-// Close releases the file (and waits for pg_restore, reporting its error).
-func (r *Reader) Close() error { return r.closer() }
+// include opens the file st's client command names.
+func (r *Reader) include(st *Statement) error {
+	cmd := strings.Fields(st.SQL)[0]
+	if !r.follow {
+		return badInput("%s: client command %s %s: dbarena does not run client commands unless asked: load with --follow-includes to read the file (relative to the dump), or give the files to dbarena load in order",
+			st.Where(), cmd, strconvQuote(st.Include))
+	}
+	if len(r.inc) >= maxIncludeDepth {
+		return badInput("%s: client command %s %s: includes nested deeper than %d (a file including itself?)", st.Where(), cmd, strconvQuote(st.Include), maxIncludeDepth)
+	}
+	p := unquoteInclude(st.Include)
+	if !filepath.IsAbs(p) {
+		p = filepath.Join(filepath.Dir(st.File), p)
+	}
+	real, err := absReal(p)
+	if err != nil {
+		return badInput("%s: client command %s %s: %v", st.Where(), cmd, strconvQuote(st.Include), err)
+	}
+	root, err := absReal(r.root)
+	if err != nil {
+		return badInput("%s: %v", st.Where(), err)
+	}
+	if rel, err := filepath.Rel(root, real); err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+		return badInput("%s: client command %s %s: the file is outside the dump's directory %s: dbarena reads included files only there",
+			st.Where(), cmd, strconvQuote(st.Include), r.root)
+	}
+	f, err := os.Open(real)
+	if err != nil {
+		return badInput("%s: client command %s %s: %v", st.Where(), cmd, strconvQuote(st.Include), err)
+	}
+	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() {
+		f.Close()
+		return badInput("%s: client command %s %s: not a regular file", st.Where(), cmd, strconvQuote(st.Include))
+	}
+	zr, closeZ, err := decompress(countingReader{f, r.counter}, p)
+	if err != nil {
+		f.Close()
+		return err
+	}
+	r.inc = append(r.inc, includeFrame{sc: NewScanner(zr, p, r.syntax), name: p,
+		closer: func() error { closeZ(); return f.Close() }})
+	return nil
+}
+
+// absReal is p absolute with its symbolic links resolved.
+func absReal(p string) (string, error) {
+	a, err := filepath.Abs(p)
+	if err != nil {
+		return "", err
+	}
+	return filepath.EvalSymlinks(a)
+}
+
+// unquoteInclude removes the quotes psql allows around a file name.
+func unquoteInclude(s string) string {
+	if len(s) >= 2 && (s[0] == '\'' || s[0] == '"') && s[len(s)-1] == s[0] {
+		return s[1 : len(s)-1]
+	}
+	return s
+}
+
+// Close releases the file and any included ones (and waits for
+// pg_restore, reporting its error).
+func (r *Reader) Close() error {
+	for i := len(r.inc) - 1; i >= 0; i-- {
+		r.inc[i].closer()
+	}
+	r.inc = nil
+	return r.closer()
+}

@@ -31,6 +31,14 @@ type lane struct {
 	ch chan job
 	// key is the table's key; db its database.
 	key, db string
+	// txn: the dump's own transaction (txn.go), ended by op ("commit",
+	// "rollback" at at, "" at the end of its file: rolled back); pend
+	// counts its statements per table key. Written by the reader before
+	// ch is closed, read by the worker after.
+	txn  bool
+	op   string
+	at   string
+	pend map[string]int
 }
 
 // bulkMode decides Options.Bulk: on for the MySQL family when asked.

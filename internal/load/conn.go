@@ -6,7 +6,6 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
-	"strings"
 
 	"github.com/go-sql-driver/mysql"
 	"github.com/jackc/pgx/v5"
@@ -218,16 +217,4 @@ const maxDeadlockRetries = 10
 func isDeadlock(err error) bool {
 	var me *mysql.MySQLError
 	return errors.As(err, &me) && me.Number == 1213
-}
-
-// setsAutocommit reports a session log that may turn autocommit off
-// (mysqldump --no-autocommit): a deadlock then rolls back more than the
-// statement, which is not retried.
-func setsAutocommit(log []string) bool {
-	for _, q := range log {
-		if strings.Contains(strings.ToUpper(q), "AUTOCOMMIT") {
-			return true
-		}
-	}
-	return false
 }

@@ -69,6 +69,15 @@ type Options struct {
 	// a sixth of it (at most 10 s).
 	StallTimeout time.Duration
 	Warn         func(msg string)
+	// Format names the files' format: "" or "auto" (sniffed), mysqldump,
+	// pg_dump, or mysql / psql for plain SQL scripts, which load in order
+	// on one connection (see dump.OpenAs).
+	Format string
+	// FollowIncludes reads the files client commands name (mysql
+	// source and \., psql \i and \ir), relative to the including file
+	// and inside the dump's directory; without it such a command stops
+	// the load with a BadInputError naming file and line.
+	FollowIncludes bool
 	// DropExisting drops each table the dump creates (DROP TABLE IF
 	// EXISTS, PostgreSQL with CASCADE) just before its CREATE TABLE, so
 	// that a load that failed half-way can run again.
@@ -80,7 +89,7 @@ type Options struct {
 // DATA where the server allows it, no table transactions. The caller sets
 // Files and whatever else it changes.
 func DefaultOptions() Options {
-	return Options{Threads: 4, DeferIndexes: true, LoadData: "auto", Bulk: "off", StallTimeout: DefaultStallTimeout}
+	return Options{Threads: 4, DeferIndexes: true, LoadData: "auto", Bulk: "off", StallTimeout: DefaultStallTimeout, Format: "auto"}
 }
 
 // DefaultStallTimeout is how long a load waits for a server that answers
@@ -154,7 +163,12 @@ type Result struct {
 type Table struct {
 	Database string `json:"database"`
 	Name     string `json:"name"`
-	// Loaded counts the rows the dump's data statements inserted.
+	// Sent counts the rows the dump's data statements sent (-1: some
+	// statement did not say, see dump.SentRows).
+	Sent int64 `json:"sent"`
+	// Loaded counts the rows the dump's data statements inserted (as the
+	// server reported them; rows of a transaction that did not commit
+	// are not counted).
 	Loaded int64 `json:"loaded"`
 	// Rows is the table's row count after the load (-1 if not read).
 	Rows       int64  `json:"rows"`
@@ -213,10 +227,11 @@ func Load(ctx context.Context, env workload.Env, o Options) (*Result, error) {
 	if o.ProgressEvery <= 0 {
 		o.ProgressEvery = 5 * time.Second
 	}
-	d, err := dump.Open(o.Files)
+	d, err := dump.OpenAs(o.Files, o.Format)
 	if err != nil {
 		return nil, err
 	}
+	d.FollowIncludes = o.FollowIncludes
 	t := env.Target
 	// Version comments are read as this server reads them.
 	d.Server = dump.ParseServer(t.Flavor == target.FlavorMariaDB, t.Version)
@@ -239,6 +254,10 @@ func Load(ctx context.Context, env workload.Env, o Options) (*Result, error) {
 	l := &loader{o: o, d: d, dl: dl, t: t, tables: map[string]*tableCount{}, bulk: bulk}
 	l.res = &Result{Files: o.Files, Format: string(d.Format), Flavor: string(t.Flavor), Threads: o.Threads,
 		StartedAt: time.Now().UTC(), Engine: o.Rewrite.Engine}
+	if d.Script {
+		l.res.Threads = 1
+		l.res.Notes = append(l.res.Notes, fmt.Sprintf("a plain %s script: loaded in order on one connection, as %s runs it", d.Format, d.Format))
+	}
 	if o.Rewrite.Engine != "" || len(o.Rewrite.EngineMap) > 0 {
 		if d.Syntax == dump.Postgres {
 			return nil, &dump.BadInputError{Msg: "--engine and --engine-map apply to MySQL-family dumps only"}
@@ -276,7 +295,11 @@ func Load(ctx context.Context, env workload.Env, o Options) (*Result, error) {
 	}
 	for _, k := range l.order {
 		tc := l.tables[k]
-		l.res.Tables = append(l.res.Tables, Table{Database: tc.db, Name: tc.name, Loaded: tc.rows.Load(), Rows: -1})
+		sent := tc.sent.Load()
+		if tc.unknown.Load() {
+			sent = -1
+		}
+		l.res.Tables = append(l.res.Tables, Table{Database: tc.db, Name: tc.name, Sent: sent, Loaded: tc.rows.Load(), Rows: -1})
 	}
 	l.res.Databases = l.databases
 	if err == nil || !l.res.Interrupted && !errors.As(err, &lost) {
@@ -304,6 +327,9 @@ func Load(ctx context.Context, env workload.Env, o Options) (*Result, error) {
 	stopWatch()
 	if err == nil && errors.As(context.Cause(ctx), &lost) {
 		err = lost // stalled while reading the per-table figures
+	}
+	if err == nil {
+		err = l.checkRows()
 	}
 	l.report(ctx, "done")
 	return l.res, err
@@ -338,15 +364,33 @@ type loader struct {
 	firstErr  error
 	// firstAccount locates the first account statement skipped.
 	firstAccount string
+	// noted are the keys of notes given once (noteOnce).
+	noted map[string]bool
 }
 
 type tableCount struct {
 	db, name string
 	rows     atomic.Int64
+	// sent counts the rows the data statements sent; unknown is set when
+	// one of them did not say (dump.SentRows).
+	sent    atomic.Int64
+	unknown atomic.Bool
 }
 
-// table returns the counter of db.name, adding it in order.
+// send counts n rows sent (n < 0: unknown).
+func (tc *tableCount) send(n int64) {
+	if n < 0 {
+		tc.unknown.Store(true)
+		return
+	}
+	tc.sent.Add(n)
+}
+
+// table returns the counter of db.name, adding it in order. PostgreSQL
+// names in the default schema lose their "public." (a dump may qualify
+// a table in one statement and not in another).
 func (l *loader) table(db, name string) *tableCount {
+	name = l.tableName(name)
 	k := db + "\x00" + name
 	l.mu.Lock()
 	defer l.mu.Unlock()
@@ -381,14 +425,19 @@ func (l *loader) fail(st *dump.Statement, err error) error {
 	if code == "1050" || code == "42P07" {
 		se.Error += " (left by an earlier load? load again with --drop-existing)"
 	}
-	if !isServer || !l.o.ContinueOnError {
+	if !isServer {
 		return &Error{StatementError: se, Err: err}
 	}
+	// Every statement the server refused is counted and listed, the one
+	// that stops the load too.
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	l.res.ErrorCount++
 	if len(l.res.Errors) < maxListed {
 		l.res.Errors = append(l.res.Errors, se)
+	}
+	if !l.o.ContinueOnError {
+		return &Error{StatementError: se, Err: err}
 	}
 	return nil
 }
@@ -423,3 +472,47 @@ func (l *loader) report(ctx context.Context, phase string) {
 
 // isEOF reports the end of a part.
 func isEOF(err error) bool { return errors.Is(err, io.EOF) }
+
+// tableName is a table's name as the loader counts it (see table).
+func (l *loader) tableName(name string) string {
+	if l.t.Family() == target.Postgres {
+		return strings.TrimPrefix(name, "public.")
+	}
+	return name
+}
+
+// RowsLostError is a load that ran to its end but lost rows: a table
+// got fewer rows than the dump sent (statements the server refused,
+// duplicates ignored, transactions rolled back), or holds fewer than it
+// got. Such a load is never complete.
+type RowsLostError struct {
+	// Tables describe each table: "NAME: N rows sent, M loaded".
+	Tables []string
+}
+
+func (e *RowsLostError) Error() string {
+	return "rows lost: " + strings.Join(e.Tables, "; ")
+}
+
+// checkRows compares, per table, the rows loaded with the rows sent and,
+// where the per-table figures were read with checksums, with the rows
+// the table holds.
+func (l *loader) checkRows() error {
+	var lost []string
+	for _, t := range l.res.Tables {
+		name := printable(t.Name)
+		if len(l.res.Databases) > 1 {
+			name = printable(t.Database) + "." + name
+		}
+		switch {
+		case t.Sent >= 0 && t.Loaded < t.Sent:
+			lost = append(lost, fmt.Sprintf("%s: %d rows sent, %d loaded", name, t.Sent, t.Loaded))
+		case t.Sent >= 0 && t.Rows >= 0 && !l.d.Script && t.Rows < min(t.Loaded, t.Sent):
+			lost = append(lost, fmt.Sprintf("%s: %d rows sent and loaded, %d in the table after the load", name, min(t.Loaded, t.Sent), t.Rows))
+		}
+	}
+	if len(lost) == 0 {
+		return nil
+	}
+	return &RowsLostError{Tables: lost}
+}

@@ -129,8 +129,8 @@ func TestMariaDBLoadDataColumnTypes(t *testing.T) {
 func TestMariaDBLoadDataTypesAfterAlter(t *testing.T) {
 	env := sandboxtest.Env(t, target.FlavorMariaDB)
 	f := filepath.Join(t.TempDir(), "alter.sql")
-	body := "CREATE TABLE al (a INT, b INT);\nINSERT INTO al VALUES (1,007);\n" +
-		"ALTER TABLE al MODIFY b VARCHAR(10);\nINSERT INTO al VALUES (2,007);\n"
+	body := "CREATE TABLE al (a INT, b INT);\nINSERT INTO al VALUES (1,007),(3,8);\n" +
+		"ALTER TABLE al MODIFY b VARCHAR(10);\nINSERT INTO al VALUES (2,007),(4,8);\n"
 	if err := os.WriteFile(f, []byte(body), 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -139,7 +139,7 @@ func TestMariaDBLoadDataTypesAfterAlter(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	equalRows(t, "al", rowsOf(t, openDB(t, env.Target, "al_on"), "SELECT a, b FROM al ORDER BY a"), []string{`"1"|"7"|`, `"2"|"7"|`})
+	equalRows(t, "al", rowsOf(t, openDB(t, env.Target, "al_on"), "SELECT a, b FROM al ORDER BY a"), []string{`"1"|"7"|`, `"2"|"7"|`, `"3"|"8"|`, `"4"|"8"|`})
 	if res.LoadDataStatements != 1 {
 		t.Errorf("LOAD DATA statements %d, want 1 (the first)", res.LoadDataStatements)
 	}

@@ -188,8 +188,22 @@ type streamState struct {
 	post     []job
 	// indexes are post-data index builds (one table each).
 	indexes []job
-	// lane is the open table transaction's queue (bulk.go).
+	// lane is the open table transaction's queue (bulk.go), or the
+	// dump's own open transaction under autocommit=0 (txn.go).
 	lane *lane
+	// inTx: the dump opened a transaction (BEGIN, START TRANSACTION):
+	// its statements run in order on the schema connection until it
+	// ends.
+	inTx bool
+	// fk: a foreign key was declared before the data (in dump order).
+	fk bool
+	// settingsAt is the length of log when acOff and fkOff were read
+	// from it (0: not yet).
+	settingsAt   int
+	acOff, fkOff bool
+	// drops are the dump's DROP DATABASE statements (name: file:line)
+	// kept for --drop-existing until the dump creates the database again.
+	drops map[string]string
 }
 
 // stream reads one part and runs its statements: in order on the schema
@@ -213,8 +227,9 @@ func (l *loader) stream(ctx context.Context, part *dump.Part, schema *session, p
 	}
 	mysql := l.d.Syntax == dump.MySQL
 	// A table transaction ends at the first statement that is not its
-	// table's data, and with the part.
-	defer ss.closeLane()
+	// table's data, and with the part; the dump's own open transaction
+	// ends with the part as the client's session does: rolled back.
+	defer ss.endPart()
 	for {
 		if ctx.Err() != nil {
 			return nil
@@ -231,10 +246,48 @@ func (l *loader) stream(ctx context.Context, part *dump.Part, schema *session, p
 				return err
 			}
 		}
-		if st.Kind != dump.Skip && st.Kind != dump.Data {
+		switch {
+		case st.Kind == dump.Skip || st.Kind == dump.Data || st.Kind == dump.DropDatabase:
+		case st.Kind == dump.Session && ss.lane != nil && ss.lane.txn:
+			// The dump's transaction goes on across SET statements.
+		case st.Kind == dump.Txn:
+			// handled below
+		case st.Kind == dump.PostData && !l.d.Script:
+			// Deferred: the dump's transaction goes on (ENABLE KEYS
+			// inside it); a table transaction ends.
+			if ss.lane != nil && !ss.lane.txn {
+				ss.closeLane()
+			}
+		default:
+			// DDL ends the dump's transaction (MySQL commits implicitly)
+			// and must not wait on the data connections' locks.
 			ss.closeLane()
+			p.waitTxns()
+		}
+		if l.d.Script && (st.Kind == dump.Data || st.Kind == dump.PostData) {
+			// A plain script runs in order on one connection.
+			if err := l.inOrder(ctx, schema, p, ss, &st); err != nil {
+				return err
+			}
+			continue
 		}
 		switch st.Kind {
+		case dump.DropDatabase:
+			if l.o.DropExisting && l.o.Database == "" {
+				// Run only if the dump creates the database again.
+				if ss.drops == nil {
+					ss.drops = map[string]string{}
+				}
+				ss.drops[st.Name] = st.Where()
+				continue
+			}
+			l.skipDropDatabase(&st)
+			continue
+		case dump.Txn:
+			if err := l.txn(ctx, schema, p, ss, &st); err != nil {
+				return err
+			}
+			continue
 		case dump.Skip:
 			if st.Account {
 				l.skipAccount(&st)
@@ -242,6 +295,9 @@ func (l *loader) stream(ctx context.Context, part *dump.Part, schema *session, p
 			continue
 		case dump.Session:
 			ss.log = append(ss.log, st.SQL)
+			if ss.lane != nil && ss.lane.txn && !ss.autocommitOff() {
+				ss.closeLane() // SET autocommit=1 commits
+			}
 			if err := schema.catchUp(ctx, l, ss.log); err != nil {
 				return l.fail(&st, err)
 			}
@@ -249,6 +305,12 @@ func (l *loader) stream(ctx context.Context, part *dump.Part, schema *session, p
 		case dump.Database:
 			if l.o.Database != "" {
 				continue
+			}
+			if where, ok := ss.drops[st.Name]; ok {
+				delete(ss.drops, st.Name)
+				if err := l.dropDatabase(ctx, st.Name, where); err != nil {
+					return err
+				}
 			}
 			if err := l.ensureDatabase(ctx, st.Name, st.SQL, st.Where(), st.DatabaseOptions); err != nil {
 				var bi *dump.BadInputError
@@ -279,7 +341,22 @@ func (l *loader) stream(ctx context.Context, part *dump.Part, schema *session, p
 				l.addDatabase(ss.cur)
 			}
 			j := job{st: st, db: ss.cur, log: ss.log[:len(ss.log):len(ss.log)], tc: tc}
-			if l.bulk && !setsAutocommit(j.log) {
+			if ss.inTx || l.dataInOrder(ss) {
+				if err := l.inOrder(ctx, schema, p, ss, &st); err != nil {
+					return err
+				}
+				continue
+			}
+			if mysql && ss.autocommitOff() {
+				if !l.txnData(p, ss, j) {
+					return nil
+				}
+				continue
+			}
+			if p.inTxn(tc.key()) {
+				p.drain(tc.key()) // its rows in a transaction not yet committed come first
+			}
+			if l.bulk {
 				if !l.bulkData(p, ss, j) {
 					return nil
 				}
@@ -301,7 +378,7 @@ func (l *loader) stream(ctx context.Context, part *dump.Part, schema *session, p
 			if st.Meta {
 				return &dump.BadInputError{Msg: fmt.Sprintf("%s: psql meta-command \\%s is not supported (dbarena runs SQL only)", st.Where(), st.SQL)}
 			}
-			if st.Creates && mysql && l.o.DeferIndexes {
+			if st.Creates && mysql && l.o.DeferIndexes && !l.d.Script {
 				if alter := dump.SplitIndexes(&st); alter != "" {
 					ix := st
 					ix.SQL, ix.Kind, ix.IndexBuild, ix.Creates = alter, dump.PostData, true, false
@@ -316,7 +393,10 @@ func (l *loader) stream(ctx context.Context, part *dump.Part, schema *session, p
 					}
 				}
 				// Wait for the table's queued data before changing it.
-				p.drain(tableKey(ss.cur, st.Table))
+				p.drain(tableKey(ss.cur, l.tableName(st.Table)))
+			}
+			if st.ForeignKey {
+				ss.fk = true
 			}
 			if err := schema.catchUp(ctx, l, ss.log); err != nil {
 				return err
@@ -367,11 +447,14 @@ func (l *loader) execIn(ctx context.Context, s *session, j *job) error {
 	}
 	var n int64
 	var err error
+	if j.st.Kind == dump.Data && j.tc != nil {
+		j.tc.send(dump.SentRows(&j.st, l.syntax()))
+	}
 	// A statement chosen as a deadlock victim (parallel data of one
 	// table, InnoDB) was rolled back whole: run it again. Not inside a
 	// transaction, which the deadlock rolled back whole.
-	retry := !j.inTx && !setsAutocommit(j.log)
-	for try := 0; try == 0 || (retry && isDeadlock(err) && try < maxDeadlockRetries && ctx.Err() == nil); try++ {
+	retry := func() bool { return !j.inTx && !autocommitOff(j.log) }
+	for try := 0; try == 0 || (isDeadlock(err) && try < maxDeadlockRetries && ctx.Err() == nil && retry()); try++ {
 		var done bool
 		n, done, err = l.tryLoadData(ctx, s, j)
 		switch {
@@ -423,6 +506,9 @@ func (l *loader) runFile(ctx context.Context, s *session, j *job) error {
 			if st.Account {
 				l.skipAccount(&st)
 			}
+			continue
+		case dump.DropDatabase:
+			l.skipDropDatabase(&st)
 			continue
 		}
 		if st.Kind == dump.Data && st.Table != "" && st.Table != tc.name {
@@ -696,6 +782,10 @@ type pool struct {
 	started bool
 	// laneBytes is the statement text queued for table transactions.
 	laneBytes int64
+	// txns counts the dump's transactions not yet ended (txn.go);
+	// txnTables the tables they hold.
+	txns      int
+	txnTables map[string]int
 }
 
 func newPool(ctx context.Context, cancel context.CancelCauseFunc, l *loader) *pool {
@@ -745,7 +835,12 @@ func (p *pool) worker() {
 			s = &session{c: c}
 		}
 		var err error
-		if j.lane != nil {
+		if j.lane != nil && j.lane.txn {
+			if err = p.l.runTxn(p.ctx, p, s, &j); err != nil {
+				s.c.close()
+				s = nil
+			}
+		} else if j.lane != nil {
 			if err = p.l.runLane(p.ctx, p, s, &j); err != nil {
 				// The session may be inside a transaction.
 				s.c.close()

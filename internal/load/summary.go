@@ -12,7 +12,8 @@ const Workload = "load"
 // report and compare work on it: per_type is keyed by table with Count =
 // its rows; events are rows (tps = rows/s) and queries are statements;
 // figures hold load.bytes, load.rows, load.statements, load.rate_mb_s,
-// load.rows_s, and per table load.table.NAME.data_bytes / .index_bytes;
+// load.rows_s, and per table load.table.NAME.data_bytes / .index_bytes /
+// .loaded / .sent (where known);
 // the tag "engine" names the engine asked for (or "as-dumped"). runErr is
 // the error Load returned, if any.
 func (r *Result) Summary(t target.Target, runErr error) *summary.Run {
@@ -63,6 +64,10 @@ func (r *Result) Summary(t target.Target, runErr error) *summary.Run {
 		run.PerType[name] = summary.Type{Count: rows}
 		run.Figures["load.table."+name+".data_bytes"] = float64(tb.DataBytes)
 		run.Figures["load.table."+name+".index_bytes"] = float64(tb.IndexBytes)
+		run.Figures["load.table."+name+".loaded"] = float64(tb.Loaded)
+		if tb.Sent >= 0 {
+			run.Figures["load.table."+name+".sent"] = float64(tb.Sent)
+		}
 	}
 	switch {
 	case r.Interrupted:
