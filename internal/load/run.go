@@ -225,7 +225,7 @@ func (l *loader) stream(ctx context.Context, part *dump.Part, schema *session, p
 	if l.o.Database == "" && part.Database != "" && part.Phase != dump.Mixed {
 		ss.cur = part.Database
 	}
-	mysql := l.d.Syntax == dump.MySQL
+	sm := &streamer{l: l, ctx: ctx, schema: schema, p: p, ss: ss, mysql: l.d.Syntax == dump.MySQL}
 	// A table transaction ends at the first statement that is not its
 	// table's data, and with the part; the dump's own open transaction
 	// ends with the part as the client's session does: rolled back.
@@ -241,199 +241,231 @@ func (l *loader) stream(ctx context.Context, part *dump.Part, schema *session, p
 		if err != nil {
 			return err
 		}
-		if mysql {
+		if sm.mysql {
 			if err := l.o.Rewrite.Apply(&st); err != nil {
 				return err
 			}
 		}
-		switch {
-		case st.Kind == dump.Skip || st.Kind == dump.Data || st.Kind == dump.DropDatabase:
-		case st.Kind == dump.Session && ss.lane != nil && ss.lane.txn:
-			// The dump's transaction goes on across SET statements.
-		case st.Kind == dump.Txn:
-			// handled below
-		case st.Kind == dump.PostData && !l.d.Script:
-			// Deferred: the dump's transaction goes on (ENABLE KEYS
-			// inside it); a table transaction ends.
-			if ss.lane != nil && !ss.lane.txn {
-				ss.closeLane()
-			}
-		default:
-			// DDL ends the dump's transaction (MySQL commits implicitly)
-			// and must not wait on the data connections' locks.
-			ss.closeLane()
-			p.waitTxns()
-		}
-		if l.d.Script && (st.Kind == dump.Data || st.Kind == dump.PostData) {
-			// A plain script runs in order on one connection.
-			if err := l.inOrder(ctx, schema, p, ss, &st); err != nil {
-				return err
-			}
-			continue
-		}
-		switch st.Kind {
-		case dump.DropDatabase:
-			if l.o.DropExisting && l.o.Database == "" {
-				// Run only if the dump creates the database again.
-				if ss.drops == nil {
-					ss.drops = map[string]string{}
-				}
-				ss.drops[st.Name] = st.Where()
-				continue
-			}
-			l.skipDropDatabase(&st)
-			continue
-		case dump.Txn:
-			if err := l.txn(ctx, schema, p, ss, &st); err != nil {
-				return err
-			}
-			continue
-		case dump.Skip:
-			if st.Account {
-				l.skipAccount(&st)
-			}
-			continue
-		case dump.Session:
-			ss.log = append(ss.log, st.SQL)
-			if ss.lane != nil && ss.lane.txn && !ss.autocommitOff() {
-				ss.closeLane() // SET autocommit=1 commits
-			}
-			if err := schema.catchUp(ctx, l, ss.log); err != nil {
-				return l.fail(&st, err)
-			}
-			l.statements.Add(1)
-		case dump.Database:
-			if l.o.Database != "" {
-				continue
-			}
-			if where, ok := ss.drops[st.Name]; ok {
-				delete(ss.drops, st.Name)
-				if err := l.dropDatabase(ctx, st.Name, where); err != nil {
-					return err
-				}
-			}
-			if err := l.ensureDatabase(ctx, st.Name, st.SQL, st.Where(), st.DatabaseOptions); err != nil {
-				var bi *dump.BadInputError
-				if errors.As(err, &bi) {
-					return err
-				}
-				if e := l.fail(&st, err); e != nil {
-					return e
-				}
-			}
-			l.statements.Add(1)
-		case dump.Use:
-			if l.o.Database != "" {
-				continue
-			}
-			ss.cur = st.Name
-			if err := schema.use(ctx, st.Name, ss.log); err != nil {
-				if e := l.fail(&st, err); e != nil {
-					return e
-				}
-			} else {
-				ss.schemaDB = st.Name
-			}
-		case dump.Data:
-			tc := l.table(ss.cur, st.Table)
-			l.current.Store(st.Table)
-			if ss.cur != "" {
-				l.addDatabase(ss.cur)
-			}
-			j := job{st: st, db: ss.cur, log: ss.log[:len(ss.log):len(ss.log)], tc: tc}
-			if ss.inTx || l.dataInOrder(ss) {
-				if err := l.inOrder(ctx, schema, p, ss, &st); err != nil {
-					return err
-				}
-				continue
-			}
-			if mysql && ss.autocommitOff() {
-				if !l.txnData(p, ss, j) {
-					return nil
-				}
-				continue
-			}
-			if p.inTxn(tc.key()) {
-				p.drain(tc.key()) // its rows in a transaction not yet committed come first
-			}
-			if l.bulk {
-				if !l.bulkData(p, ss, j) {
-					return nil
-				}
-				continue
-			}
-			ss.closeLane()
-			p.pending(tc.key(), 1)
-			if !p.submit(j) {
-				return nil
-			}
-		case dump.PostData:
-			j := job{st: st, db: ss.cur, log: ss.log[:len(ss.log):len(ss.log)]}
-			if st.IndexBuild {
-				ss.indexes = append(ss.indexes, j)
-			} else {
-				ss.post = append(ss.post, j)
-			}
-		case dump.Schema:
-			if st.Meta {
-				return &dump.BadInputError{Msg: fmt.Sprintf("%s: psql meta-command \\%s is not supported (dbarena runs SQL only)", st.Where(), st.SQL)}
-			}
-			if st.Creates && mysql && l.o.DeferIndexes && !l.d.Script {
-				if alter := dump.SplitIndexes(&st); alter != "" {
-					ix := st
-					ix.SQL, ix.Kind, ix.IndexBuild, ix.Creates = alter, dump.PostData, true, false
-					ss.indexes = append(ss.indexes, job{st: ix, db: ss.cur, log: ss.log[:len(ss.log):len(ss.log)]})
-				}
-			}
-			if st.Table != "" {
-				if st.Creates {
-					l.table(ss.cur, st.Table)
-					if ss.cur != "" {
-						l.addDatabase(ss.cur)
-					}
-				}
-				// Wait for the table's queued data before changing it.
-				p.drain(tableKey(ss.cur, l.tableName(st.Table)))
-			}
-			if st.ForeignKey {
-				ss.fk = true
-			}
-			if err := schema.catchUp(ctx, l, ss.log); err != nil {
-				return err
-			}
-			if ss.cur != "" && ss.cur != ss.schemaDB {
-				if err := schema.use(ctx, ss.cur, ss.log); err != nil {
-					return l.fail(&st, fmt.Errorf("use database %s: %w", ss.cur, err))
-				}
-				ss.schemaDB = ss.cur
-			}
-			if st.Creates && st.TableRef != "" && l.o.DropExisting {
-				drop := "DROP TABLE IF EXISTS " + st.TableRef
-				if !mysql {
-					drop += " CASCADE"
-				}
-				if _, err := schema.c.exec(ctx, drop); err != nil {
-					if e := l.fail(&st, fmt.Errorf("--drop-existing: %w", err)); e != nil {
-						return e
-					}
-				}
-			}
-			_, err := schema.c.exec(ctx, st.SQL)
-			// After the statement: column types read before it are stale.
-			l.schemaGen.Add(1)
-			if err != nil {
-				if ctx.Err() != nil {
-					return nil
-				}
-				if e := l.fail(&st, err); e != nil {
-					return e
-				}
-			}
-			l.statements.Add(1)
+		sm.boundary(&st)
+		stop, err := sm.statement(&st)
+		if err != nil || stop {
+			return err
 		}
 	}
 	closed = true
 	return r.Close()
+}
+
+// streamer runs the statements of one part of the dump, in order, on the
+// schema connection or through the data connections' pool.
+type streamer struct {
+	l      *loader
+	ctx    context.Context
+	schema *session
+	p      *pool
+	ss     *streamState
+	mysql  bool
+}
+
+// boundary ends what st ends: a table transaction, or the dump's own
+// transaction at DDL (MySQL commits implicitly), which must not wait on
+// the data connections' locks.
+func (sm *streamer) boundary(st *dump.Statement) {
+	ss := sm.ss
+	switch {
+	case st.Kind == dump.Skip || st.Kind == dump.Data || st.Kind == dump.DropDatabase:
+	case st.Kind == dump.Session && ss.lane != nil && ss.lane.txn:
+		// The dump's transaction goes on across SET statements.
+	case st.Kind == dump.Txn:
+		// handled by statement
+	case st.Kind == dump.PostData && !sm.l.d.Script:
+		// Deferred: the dump's transaction goes on (ENABLE KEYS
+		// inside it); a table transaction ends.
+		if ss.lane != nil && !ss.lane.txn {
+			ss.closeLane()
+		}
+	default:
+		ss.closeLane()
+		sm.p.waitTxns()
+	}
+}
+
+// statement runs or queues st. stop: the load is over (the pool stopped
+// taking work).
+func (sm *streamer) statement(st *dump.Statement) (stop bool, err error) {
+	l, ctx, ss := sm.l, sm.ctx, sm.ss
+	if l.d.Script && (st.Kind == dump.Data || st.Kind == dump.PostData) {
+		// A plain script runs in order on one connection.
+		return false, l.inOrder(ctx, sm.schema, sm.p, ss, st)
+	}
+	switch st.Kind {
+	case dump.DropDatabase:
+		if l.o.DropExisting && l.o.Database == "" {
+			// Run only if the dump creates the database again.
+			if ss.drops == nil {
+				ss.drops = map[string]string{}
+			}
+			ss.drops[st.Name] = st.Where()
+			return false, nil
+		}
+		l.skipDropDatabase(st)
+	case dump.Txn:
+		return false, l.txn(ctx, sm.schema, sm.p, ss, st)
+	case dump.Skip:
+		if st.Account {
+			l.skipAccount(st)
+		}
+	case dump.Session:
+		ss.log = append(ss.log, st.SQL)
+		if ss.lane != nil && ss.lane.txn && !ss.autocommitOff() {
+			ss.closeLane() // SET autocommit=1 commits
+		}
+		if err := sm.schema.catchUp(ctx, l, ss.log); err != nil {
+			return true, l.fail(st, err) // the session state is unknown: the part ends
+		}
+		l.statements.Add(1)
+	case dump.Database:
+		return false, sm.database(st)
+	case dump.Use:
+		if l.o.Database != "" {
+			return false, nil
+		}
+		ss.cur = st.Name
+		if err := sm.schema.use(ctx, st.Name, ss.log); err != nil {
+			return false, l.fail(st, err)
+		}
+		ss.schemaDB = st.Name
+	case dump.Data:
+		return sm.data(st)
+	case dump.PostData:
+		j := job{st: *st, db: ss.cur, log: ss.log[:len(ss.log):len(ss.log)]}
+		if st.IndexBuild {
+			ss.indexes = append(ss.indexes, j)
+		} else {
+			ss.post = append(ss.post, j)
+		}
+	case dump.Schema:
+		return false, sm.schemaStatement(st)
+	}
+	return false, nil
+}
+
+// database creates the dump's database (CREATE DATABASE), dropping it
+// first when the dump dropped it and --drop-existing says so.
+func (sm *streamer) database(st *dump.Statement) error {
+	l, ss := sm.l, sm.ss
+	if l.o.Database != "" {
+		return nil
+	}
+	if where, ok := ss.drops[st.Name]; ok {
+		delete(ss.drops, st.Name)
+		if err := l.dropDatabase(sm.ctx, st.Name, where); err != nil {
+			return err
+		}
+	}
+	if err := l.ensureDatabase(sm.ctx, st.Name, st.SQL, st.Where(), st.DatabaseOptions); err != nil {
+		var bi *dump.BadInputError
+		if errors.As(err, &bi) {
+			return err
+		}
+		if e := l.fail(st, err); e != nil {
+			return e
+		}
+	}
+	l.statements.Add(1)
+	return nil
+}
+
+// data sends a table's rows: in dump order when the dump's transaction or
+// foreign keys ask, as part of the dump's own transaction (autocommit=0),
+// through the bulk path, or to the pool.
+func (sm *streamer) data(st *dump.Statement) (stop bool, err error) {
+	l, ss, p := sm.l, sm.ss, sm.p
+	tc := l.table(ss.cur, st.Table)
+	l.current.Store(st.Table)
+	if ss.cur != "" {
+		l.addDatabase(ss.cur)
+	}
+	j := job{st: *st, db: ss.cur, log: ss.log[:len(ss.log):len(ss.log)], tc: tc}
+	switch {
+	case ss.inTx || l.dataInOrder(ss):
+		return false, l.inOrder(sm.ctx, sm.schema, p, ss, st)
+	case sm.mysql && ss.autocommitOff():
+		return !l.txnData(p, ss, j), nil
+	}
+	if p.inTxn(tc.key()) {
+		p.drain(tc.key()) // its rows in a transaction not yet committed come first
+	}
+	if l.bulk {
+		return !l.bulkData(p, ss, j), nil
+	}
+	ss.closeLane()
+	p.pending(tc.key(), 1)
+	return !p.submit(j), nil
+}
+
+// schemaStatement runs a schema statement on the schema connection, once
+// the data queued for its table is in; with --defer-indexes a MySQL
+// CREATE TABLE's secondary indexes are split off to be built after the
+// data.
+func (sm *streamer) schemaStatement(st *dump.Statement) error {
+	l, ctx, ss, schema := sm.l, sm.ctx, sm.ss, sm.schema
+	if st.Meta {
+		return &dump.BadInputError{Msg: fmt.Sprintf("%s: psql meta-command \\%s is not supported (dbarena runs SQL only)", st.Where(), st.SQL)}
+	}
+	if st.Creates && sm.mysql && l.o.DeferIndexes && !l.d.Script {
+		if alter := dump.SplitIndexes(st); alter != "" {
+			ix := *st
+			ix.SQL, ix.Kind, ix.IndexBuild, ix.Creates = alter, dump.PostData, true, false
+			ss.indexes = append(ss.indexes, job{st: ix, db: ss.cur, log: ss.log[:len(ss.log):len(ss.log)]})
+		}
+	}
+	if st.Table != "" {
+		if st.Creates {
+			l.table(ss.cur, st.Table)
+			if ss.cur != "" {
+				l.addDatabase(ss.cur)
+			}
+		}
+		// Wait for the table's queued data before changing it.
+		sm.p.drain(tableKey(ss.cur, l.tableName(st.Table)))
+	}
+	if st.ForeignKey {
+		ss.fk = true
+	}
+	if err := schema.catchUp(ctx, l, ss.log); err != nil {
+		return err
+	}
+	if ss.cur != "" && ss.cur != ss.schemaDB {
+		if err := schema.use(ctx, ss.cur, ss.log); err != nil {
+			return l.fail(st, fmt.Errorf("use database %s: %w", ss.cur, err))
+		}
+		ss.schemaDB = ss.cur
+	}
+	if st.Creates && st.TableRef != "" && l.o.DropExisting {
+		drop := "DROP TABLE IF EXISTS " + st.TableRef
+		if !sm.mysql {
+			drop += " CASCADE"
+		}
+		if _, err := schema.c.exec(ctx, drop); err != nil {
+			if e := l.fail(st, fmt.Errorf("--drop-existing: %w", err)); e != nil {
+				return e
+			}
+		}
+	}
+	_, err := schema.c.exec(ctx, st.SQL)
+	// After the statement: column types read before it are stale.
+	l.schemaGen.Add(1)
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil
+		}
+		if e := l.fail(st, err); e != nil {
+			return e
+		}
+	}
+	l.statements.Add(1)
+	return nil
 }
 
 // execIn runs a deferred or data statement on s in its database and
