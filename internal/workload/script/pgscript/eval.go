@@ -52,16 +52,12 @@ func (n *unaryNode) eval(s *State) (Value, error) {
 		return x, err
 	}
 	switch n.op {
-	case "isnull":
+	case "isnull": // pgbench's IS: the same type (and boolean value)
 		return BoolV(x.K == Null), nil
 	case "istrue", "isfalse":
-		if x.K == Null {
-			return BoolV(false), nil
-		}
-		b, err := x.asBool()
-		return BoolV(b == (n.op == "istrue")), err
+		return BoolV(x.K == Bool && (x.I != 0) == (n.op == "istrue")), nil
 	}
-	// not: three-valued.
+	// NOT: NULL stays NULL; anything but a boolean is an error.
 	if x.K == Null {
 		return x, nil
 	}
@@ -77,17 +73,19 @@ func (n *binNode) eval(s *State) (Value, error) {
 	if err != nil {
 		return l, err
 	}
-	// AND and OR short-circuit, with SQL's three-valued logic.
+	// AND and OR short-circuit as pgbench's evalLazyFunc: a NULL left
+	// operand gives NULL, whatever the right one; a NULL right operand
+	// (reached) gives NULL.
 	if n.code == opAnd || n.code == opOr {
-		or := n.code == opOr
-		var lb bool
-		if l.K != Null {
-			if lb, err = l.asBool(); err != nil {
-				return l, err
-			}
-			if lb == or {
-				return BoolV(lb), nil
-			}
+		if l.K == Null {
+			return l, nil
+		}
+		lb, err := l.asBool()
+		if err != nil {
+			return l, err
+		}
+		if lb == (n.code == opOr) {
+			return BoolV(lb), nil
 		}
 		r, err := n.r.eval(s)
 		if err != nil || r.K == Null {
@@ -97,17 +95,15 @@ func (n *binNode) eval(s *State) (Value, error) {
 		if err != nil {
 			return r, err
 		}
-		if l.K == Null {
-			if rb == or {
-				return BoolV(rb), nil
-			}
-			return Value{}, nil
-		}
 		return BoolV(rb), nil
 	}
 	r, err := n.r.eval(s)
 	if err != nil {
 		return r, err
+	}
+	// Any NULL operand makes the result NULL (evalStandardFunc).
+	if l.K == Null || r.K == Null {
+		return Value{}, nil
 	}
 	if n.code <= opDiv && l.K == Int && r.K == Int {
 		return intArith(n.code, l.I, r.I)
@@ -131,9 +127,7 @@ func (n *binNode) eval(s *State) (Value, error) {
 			case opMul:
 				return DoubleV(a * b), nil
 			}
-			if b == 0 {
-				return Value{}, errDivZero
-			}
+			// IEEE division, as pgbench: 1.0/0 is Infinity, 0.0/0 NaN.
 			return DoubleV(a / b), nil
 		}
 		a, err := l.asInt()
@@ -174,14 +168,9 @@ func (n *binNode) eval(s *State) (Value, error) {
 		}
 		return IntV(a >> (uint64(b) & 63)), nil
 	}
-	// Comparisons.
-	if l.K == Null || r.K == Null {
-		return Value{}, nil
-	}
+	// Comparisons: as doubles if either operand is one, else as integers.
 	var c int
-	lt, _ := l.typed()
-	rt, _ := r.typed()
-	if lt.K == Double || rt.K == Double {
+	if l.K == Double || r.K == Double {
 		a, err := l.asDouble()
 		if err != nil {
 			return l, err
@@ -190,7 +179,16 @@ func (n *binNode) eval(s *State) (Value, error) {
 		if err != nil {
 			return r, err
 		}
-		c = cmp(a < b, a > b)
+		switch {
+		case a < b:
+			c = -1
+		case a > b:
+			c = 1
+		case a == b:
+			c = 0
+		default: // NaN: every comparison but <> is false
+			return BoolV(n.code == opNe), nil
+		}
 	} else {
 		a, err := l.asInt()
 		if err != nil {
@@ -279,6 +277,9 @@ func (n *randomNode) eval(s *State) (Value, error) {
 	if err != nil {
 		return hi, err
 	}
+	if lo.K == Null || hi.K == Null {
+		return Value{}, nil
+	}
 	v, err := random(s, lo, hi)
 	if err != nil {
 		return v, fmt.Errorf("random(): %w", err)
@@ -292,10 +293,7 @@ func (n *caseNode) eval(s *State) (Value, error) {
 		if err != nil {
 			return v, err
 		}
-		if v.K == Null {
-			continue
-		}
-		b, err := v.asBool()
+		b, err := v.Truthy()
 		if err != nil {
 			return v, err
 		}
@@ -310,6 +308,9 @@ func (n *caseNode) eval(s *State) (Value, error) {
 }
 
 func (n *funcNode) eval(s *State) (Value, error) {
+	if len(n.args) > MaxFuncArgs {
+		return Value{}, fmt.Errorf("too many function arguments, maximum is %d", MaxFuncArgs)
+	}
 	// The arguments go on the state's stack (nested calls push theirs
 	// above), so that a call allocates nothing.
 	var args []Value
@@ -337,7 +338,11 @@ func (n *funcNode) eval(s *State) (Value, error) {
 	if s != nil {
 		args = s.stack[base:len(s.stack):len(s.stack)]
 	}
-	v, err := n.f.fn(s, args)
+	var v Value
+	var err error
+	if n.f.name == "debug" || !hasNull(args) {
+		v, err = n.f.fn(s, args)
+	}
 	if s != nil {
 		s.stack = s.stack[:base]
 	}
@@ -345,4 +350,19 @@ func (n *funcNode) eval(s *State) (Value, error) {
 		return v, fmt.Errorf("%s(): %w", n.f.name, err)
 	}
 	return v, nil
+}
+
+// MaxFuncArgs is pgbench's MAX_FARGS: a call with more arguments parses
+// but fails when it is evaluated.
+const MaxFuncArgs = 16
+
+// hasNull reports whether a function argument is NULL: the call's value
+// is then NULL (but for debug()), as pgbench's evalStandardFunc.
+func hasNull(a []Value) bool {
+	for i := range a {
+		if a[i].K == Null {
+			return true
+		}
+	}
+	return false
 }

@@ -13,6 +13,9 @@ type function struct {
 	// random marks functions whose value is not fixed by their arguments
 	// (random draws, or a default seed), so they are never folded.
 	random bool
+	// seeded marks hash() and permute(), whose optional last argument
+	// is :default_seed.
+	seeded bool
 	fn     func(s *State, a []Value) (Value, error)
 }
 
@@ -33,10 +36,10 @@ func init() {
 		{name: "mod", min: 2, max: 2, fn: fnMod},
 		{name: "least", min: 1, max: -1, fn: func(_ *State, a []Value) (Value, error) { return extreme(a, true) }},
 		{name: "greatest", min: 1, max: -1, fn: func(_ *State, a []Value) (Value, error) { return extreme(a, false) }},
-		{name: "hash", min: 1, max: 2, random: true, fn: hashFn(HashMurmur2)},
-		{name: "hash_murmur2", min: 1, max: 2, random: true, fn: hashFn(HashMurmur2)},
-		{name: "hash_fnv1a", min: 1, max: 2, random: true, fn: hashFn(HashFNV1a)},
-		{name: "permute", min: 2, max: 3, random: true, fn: fnPermute},
+		{name: "hash", seeded: true, min: 1, max: 2, random: true, fn: hashFn(HashMurmur2)},
+		{name: "hash_murmur2", seeded: true, min: 1, max: 2, random: true, fn: hashFn(HashMurmur2)},
+		{name: "hash_fnv1a", seeded: true, min: 1, max: 2, random: true, fn: hashFn(HashFNV1a)},
+		{name: "permute", seeded: true, min: 2, max: 3, random: true, fn: fnPermute},
 		{name: "random", min: 2, max: 2, random: true, fn: fnRandom},
 		{name: "random_exponential", min: 3, max: 3, random: true, fn: fnRandomExponential},
 		{name: "random_gaussian", min: 3, max: 3, random: true, fn: fnRandomGaussian},
@@ -295,8 +298,9 @@ func ExponentialRand(r *PRNG, lo, hi int64, p float64) int64 {
 func GaussianRand(r *PRNG, lo, hi int64, p float64) int64 {
 	var stdev float64
 	for {
-		r1, r2 := r.Double(), r.Double()
-		stdev = math.Sqrt(-2.0*math.Log(1.0-r1)) * math.Sin(2.0*math.Pi*r2)
+		// Box-Muller on (0, 1] uniforms, as pgbench.
+		r1, r2 := 1.0-r.Double(), 1.0-r.Double()
+		stdev = math.Sqrt(-2.0*math.Log(r1)) * math.Sin(2.0*math.Pi*r2)
 		if stdev >= -p && stdev < p {
 			break
 		}
