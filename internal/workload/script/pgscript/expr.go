@@ -175,7 +175,7 @@ func lexExpr(src string) ([]token, error) {
 			i++
 		case c == ':':
 			j := i + 1
-			for j < len(src) && isVarChar(src[j]) {
+			for j < len(src) && isVarChar(src[j]) && (j > i+1 || !isDigit(src[j])) {
 				j++
 			}
 			if j == i+1 {

@@ -438,7 +438,7 @@ func (p *scriptParser) meta() error {
 }
 
 func validVarName(s string) bool {
-	if s == "" {
+	if s == "" || isDigit(s[0]) {
 		return false
 	}
 	for i := 0; i < len(s); i++ {
@@ -536,7 +536,7 @@ func splitVars(s string) []Part {
 			continue
 		}
 		j := i + 1
-		for j < len(s) && isVarChar(s[j]) {
+		for j < len(s) && isVarChar(s[j]) && (j > i+1 || !isDigit(s[j])) {
 			j++
 		}
 		if j == i+1 {
@@ -790,4 +790,40 @@ func atoi(s string) int64 {
 		n = -n
 	}
 	return n
+}
+
+// ValidVarNameBytes reports whether name is a valid variable name, as
+// pgbench's valid_variable_name: ASCII letters, digits (not first),
+// underscores and any non-ASCII byte.
+func ValidVarNameBytes(name []byte) bool {
+	if len(name) == 0 || isDigit(name[0]) {
+		return false
+	}
+	for _, c := range name {
+		if !isVarChar(c) {
+			return false
+		}
+	}
+	return true
+}
+
+// IsClientCopy reports whether SQL text (one statement, or several joined
+// by \;) holds a COPY to or from the client (FROM STDIN, TO STDOUT),
+// which pgbench refuses ("COPY is not supported in pgbench"). Clients
+// that cannot see the server's COPY response check the text instead.
+func IsClientCopy(text string) bool {
+	for _, stmt := range strings.Split(text, ";") {
+		words := strings.FieldsFunc(strings.ToLower(stmt), func(r rune) bool {
+			return !(r >= 'a' && r <= 'z' || r == '_')
+		})
+		if len(words) == 0 || words[0] != "copy" {
+			continue
+		}
+		for _, w := range words[1:] {
+			if w == "stdin" || w == "stdout" {
+				return true
+			}
+		}
+	}
+	return false
 }
