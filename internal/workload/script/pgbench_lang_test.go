@@ -350,3 +350,34 @@ func TestSeedFromClock(t *testing.T) {
 	}
 	_ = pgscript.MaxParams
 }
+
+// What pgbench accepts but refuses when it runs fails at run time here
+// too, naming the file and line: an undefined variable (noted before the
+// run), \set of an invalid name, pipeline commands out of place.
+func TestRunTimeScriptErrors(t *testing.T) {
+	env := sandboxtest.Env(t, target.FlavorPostgres)
+	for _, tc := range []struct{ script, want string }{
+		{"SELECT 1;\n\n\\set x :nope + 1\n", `:3: undefined variable "nope"`},
+		{"\\sleep :nope\n", `:1: sleep: undefined variable "nope"`},
+		{"\\set . 1\n", `:1: set: invalid variable name: "."`},
+		{"\\startpipeline\nSELECT 1;\n\\startpipeline\n\\endpipeline\n", ":3: \\startpipeline: already in pipeline mode"},
+		{"SELECT 1;\n\\endpipeline\n", ":2: \\endpipeline: not in pipeline mode"},
+		{"\\startpipeline\nSELECT 1 \\gset\n\\endpipeline\n", ":2: \\gset and \\aset are not allowed in pipeline mode"},
+		{"\\startpipeline\nSELECT 1;\n", ":2: end of script reached with pipeline open"},
+	} {
+		file := writeFile(t, "rt.sql", tc.script)
+		for _, client := range clientsFor(target.FlavorPostgres) {
+			t.Run(client, func(t *testing.T) {
+				wl := setup(t, "--file", file, "--protocol", Extended, "--client", client)
+				_, err := oneEvent(t, wl, env)
+				if err == nil || !strings.Contains(err.Error(), file+tc.want) {
+					t.Errorf("%q: %v, want %s%s", tc.script, err, file, tc.want)
+				}
+			})
+		}
+	}
+	wl := setup(t, "--file", writeFile(t, "nope.sql", "\\set x :nope\n"))
+	if n := wl.Notes(1); len(n) != 2 || !strings.Contains(n[0], "undefined variable :nope") {
+		t.Errorf("notes %q, want the undefined variable noted", n)
+	}
+}

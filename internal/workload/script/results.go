@@ -114,9 +114,13 @@ func copyErr(c *pgscript.Cmd, err error) error {
 	return err
 }
 
-// endOfScript is pgbench's check at the end of a script: a transaction
-// left open (BEGIN without COMMIT) is an error that aborts the client.
+// endOfScript is pgbench's check at the end of a script: a pipeline or a
+// transaction left open (BEGIN without COMMIT) is an error that aborts
+// the client.
 func (w *worker) endOfScript(s *pgscript.Script) error {
+	if (w.pipe != nil || w.pwPipe != nil) && len(s.Cmds) > 0 {
+		return &pgscript.Error{File: s.Name, Line: s.Cmds[len(s.Cmds)-1].Line, Msg: "end of script reached with pipeline open"}
+	}
 	var status byte = 'I'
 	switch {
 	case w.pw != nil:

@@ -63,6 +63,7 @@ type seeding struct {
 	seedValue uint64 // the run's seed (:random_seed)
 	explicit  bool   // given by --random-seed or PGBENCH_RANDOM_SEED
 	streams   *pgscript.Streams
+	varNote   string // a variable no command defines (Validate)
 }
 
 // SetThreads implements workload.ThreadSetter: each thread is one
@@ -75,12 +76,18 @@ func (wl *Workload) SetThreads(n int) {
 
 // Notes implements workload.Noter: the seed of the run, as pgbench
 // reports a seed it was given, so that any run can be repeated.
+// A variable no command defines is noted too: pgbench fails only when a
+// command reads it.
 func (wl *Workload) Notes(int) []string {
+	var notes []string
+	if wl.varNote != "" {
+		notes = append(notes, wl.varNote+" (the run fails if a command reads it)")
+	}
 	seed, explicit := wl.runSeed()
 	if explicit {
-		return []string{fmt.Sprintf("setting random seed to %d", seed)}
+		return append(notes, fmt.Sprintf("setting random seed to %d", seed))
 	}
-	return []string{fmt.Sprintf("random seed %d from the clock (repeat the run's random numbers with --random-seed=%d)", seed, seed)}
+	return append(notes, fmt.Sprintf("random seed %d from the clock (repeat the run's random numbers with --random-seed=%d)", seed, seed))
 }
 
 // runSeed resolves the run's seed once: --random-seed, else

@@ -78,6 +78,9 @@ func (w *worker) advance(ev *workload.Event) (bool, error) {
 	s := st.sc.s
 	for st.pc < len(s.Cmds) {
 		c := &s.Cmds[st.pc]
+		if c.Err != "" { // accepted by pgbench, refused when run
+			return false, w.failed(st.sc, st.pc, &pgscript.Error{Line: c.Line, Msg: c.Err})
+		}
 		switch c.Kind {
 		case pgscript.SQL:
 			w.count(ev, c)
@@ -90,6 +93,7 @@ func (w *worker) advance(ev *workload.Event) (bool, error) {
 			}
 			return true, nil
 		case pgscript.Set:
+			w.st.Command = st.pc // debug() names it
 			if err := w.set(s, c); err != nil {
 				return false, err
 			}

@@ -136,11 +136,13 @@ func (wl *Workload) newWorker(ctx context.Context, env workload.Env, conn *sql.C
 // pick chooses the script of the next event, by weight.
 func (w *worker) pick() *weighted {
 	sc := &w.wl.scripts[0]
+	w.st.Script = 0
 	if len(w.wl.scripts) > 1 {
 		r := int(w.choose.Range(0, uint64(w.wl.totalW-1)))
 		for i := range w.wl.scripts {
 			if r < w.wl.scripts[i].weight {
 				sc = &w.wl.scripts[i]
+				w.st.Script = i // debug() names it
 				break
 			}
 			r -= w.wl.scripts[i].weight
@@ -163,6 +165,10 @@ func (w *worker) Event(ctx context.Context, ev *workload.Event) error {
 		c := &s.Cmds[pc]
 		if c.Kind != pgscript.SQL {
 			ended = 0
+			w.st.Command = pc // debug() names it
+		}
+		if c.Err != "" { // accepted by pgbench, refused when run
+			return w.failed(sc, pc, &pgscript.Error{Line: c.Line, Msg: c.Err})
 		}
 		switch c.Kind {
 		case pgscript.SQL:

@@ -3,6 +3,7 @@ package pgscript
 import (
 	"errors"
 	"fmt"
+	"io"
 	"math"
 	"math/bits"
 )
@@ -11,6 +12,11 @@ import (
 // random source (NewState). It is used by one goroutine.
 type State struct {
 	Rand *PRNG
+	// Debug receives debug()'s lines (standard error when nil); Script
+	// and Command are the 0-based numbers of the script and command being
+	// run, which the lines name.
+	Debug           io.Writer
+	Script, Command int
 	// DefaultSeed is the seed of hash() and permute() when none is given
 	// (pgbench's :default_seed).
 	DefaultSeed int64

@@ -2,8 +2,12 @@ package pgscript
 
 import (
 	"errors"
+	"fmt"
+	"io"
 	"math"
 	"math/bits"
+	"os"
+	"strconv"
 )
 
 // function is one of pgbench's built-in functions.
@@ -24,7 +28,7 @@ var functions = map[string]*function{}
 func init() {
 	for _, f := range []*function{
 		{name: "abs", min: 1, max: 1, fn: fnAbs},
-		{name: "debug", min: 1, max: 1, fn: func(_ *State, a []Value) (Value, error) { return a[0], nil }},
+		{name: "debug", min: 1, max: 1, random: true, fn: fnDebug},
 		{name: "double", min: 1, max: 1, fn: func(_ *State, a []Value) (Value, error) { f, err := a[0].asDouble(); return DoubleV(f), err }},
 		{name: "int", min: 1, max: 1, fn: func(_ *State, a []Value) (Value, error) { i, err := a[0].asInt(); return IntV(i), err }},
 		{name: "exp", min: 1, max: 1, fn: mathFn(math.Exp)},
@@ -358,4 +362,43 @@ func Permute(val, isize, seed int64) int64 {
 		v = (v + r) % size
 	}
 	return int64(v)
+}
+
+// fnDebug is debug(v): v, written to the state's Debug (standard error by
+// default) as pgbench writes it: "debug(script=S,command=C): int 3", with
+// S the script's 0-based number and C the command's 1-based one.
+func fnDebug(s *State, a []Value) (Value, error) {
+	v := a[0]
+	var w io.Writer = os.Stderr
+	script, command := 0, 0
+	if s != nil {
+		if s.Debug != nil {
+			w = s.Debug
+		}
+		script, command = s.Script, s.Command+1
+	}
+	var text string
+	switch v.K {
+	case Null:
+		text = "null"
+	case Bool:
+		text = "boolean " + v.Text()
+	case Int:
+		text = "int " + v.Text()
+	case Double:
+		switch {
+		case math.IsInf(v.F, 1):
+			text = "double inf"
+		case math.IsInf(v.F, -1):
+			text = "double -inf"
+		case v.F != v.F:
+			text = "double nan"
+		default:
+			text = "double " + strconv.FormatFloat(v.F, 'g', 15, 64)
+		}
+	default:
+		text = "string " + v.S
+	}
+	fmt.Fprintf(w, "debug(script=%d,command=%d): %s\n", script, command, text)
+	return v, nil
 }

@@ -69,6 +69,10 @@ type Cmd struct {
 	// Shell, SetShell: the command's words (":name" a variable, "::x"
 	// the text ":x").
 	Args []string
+	// Err, when set, is the error the command fails with when it runs:
+	// what pgbench accepts in a script but refuses at run time (\set of
+	// an invalid variable name, pipeline commands out of place).
+	Err string
 	// Jump is, for If and Elif, the next branch of the chain (an Elif,
 	// Else or Endif) to go to when the condition is false; End is, for
 	// Elif and Else, the command after Endif (reached when a branch
@@ -379,7 +383,7 @@ func (p *scriptParser) meta() error {
 		}
 		c.Kind, c.Var = Set, fields[0]
 		if !validVarName(c.Var) {
-			return p.errf(line, "invalid variable name %q", c.Var)
+			c.Err = fmt.Sprintf("set: invalid variable name: %q", c.Var)
 		}
 		exprSrc := strings.TrimSpace(args[strings.Index(args, c.Var)+len(c.Var):])
 		if c.Expr, err = ParseExpr(exprSrc); err != nil {
@@ -462,7 +466,8 @@ func link(name string, cmds []Cmd) error {
 		if pipeline >= 0 {
 			switch {
 			case c.Kind == SQL && (c.Gset || c.Aset):
-				return &Error{name, c.Line, "\\gset and \\aset are not supported inside a pipeline"}
+				// pgbench fails when the command runs, not before.
+				c.Err = "\\gset and \\aset are not allowed in pipeline mode"
 			case c.Kind != SQL && c.Kind != Set && c.Kind != EndPipeline && c.Kind != StartPipeline:
 				return &Error{name, c.Line, "only SQL commands and \\set are supported inside a pipeline"}
 			}
@@ -495,12 +500,14 @@ func link(name string, cmds []Cmd) error {
 			}
 		case StartPipeline:
 			if pipeline >= 0 {
-				return &Error{name, c.Line, "\\startpipeline inside a pipeline"}
+				c.Err = "\\startpipeline: already in pipeline mode"
+				continue
 			}
 			pipeline = i
 		case EndPipeline:
 			if pipeline < 0 {
-				return &Error{name, c.Line, "\\endpipeline without \\startpipeline"}
+				c.Err = "\\endpipeline: not in pipeline mode"
+				continue
 			}
 			pipeline = -1
 		}
@@ -508,9 +515,8 @@ func link(name string, cmds []Cmd) error {
 	if len(stack) > 0 {
 		return &Error{name, cmds[stack[len(stack)-1].branches[0]].Line, "\\if without a matching \\endif"}
 	}
-	if pipeline >= 0 {
-		return &Error{name, cmds[pipeline].Line, "\\startpipeline without \\endpipeline"}
-	}
+	// A pipeline open at the script's end fails when the end is reached
+	// (the worker checks), as in pgbench.
 	return nil
 }
 
@@ -597,6 +603,7 @@ func (s *Script) Branch(pc int, st *State) (int, error) {
 		case Else, Endif:
 			return pc + 1, nil
 		}
+		st.Command = pc
 		v, err := c.Expr.Eval(st)
 		if err != nil {
 			return 0, &Error{File: s.Name, Line: c.Line, Msg: err.Error()}
@@ -627,7 +634,7 @@ func CheckVars(scripts []*Script, predefined []string) error {
 			if c.Kind == SQL && (c.Gset || c.Aset) {
 				return nil
 			}
-			if c.Kind == Set {
+			if c.Kind == Set || c.Kind == SetShell {
 				known[c.Var] = true
 			}
 		}

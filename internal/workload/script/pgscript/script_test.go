@@ -148,8 +148,6 @@ func TestParseErrors(t *testing.T) {
 		{"SELECT 'abc;\n", "f:1: unterminated quoted string"},
 		{"SELECT 1;\nSELECT $a$ x", "f:2: unterminated dollar"},
 		{"/* x", "f:1: unterminated /*"},
-		{"\\startpipeline\nSELECT 1;", "f:1: \\startpipeline without"},
-		{"\\endpipeline", "f:1: \\endpipeline without"},
 		{"\\", "f:1: invalid command"},
 		{"SELECT 1 \\gset a b", "f:1: too many arguments in command \"gset\""},
 	} {
@@ -223,5 +221,54 @@ func TestSleepFor(t *testing.T) {
 		if (err != nil) != tc.err || got != tc.want || got < 0 {
 			t.Errorf("SleepFor(%d x %d us) = %v, %v; want %v (error %v)", tc.n, tc.unit, got, err, tc.want, tc.err)
 		}
+	}
+}
+
+// What pgbench accepts in a script but refuses when it runs parses, with
+// the error its command fails with.
+func TestRunTimeErrors(t *testing.T) {
+	for _, tc := range []struct {
+		src  string
+		at   int
+		want string
+	}{
+		{"\\set . 1\n", 0, `set: invalid variable name: "."`},
+		{"\\endpipeline\n", 0, "\\endpipeline: not in pipeline mode"},
+		{"\\startpipeline\n\\startpipeline\nSELECT 1;\n\\endpipeline\n", 1, "\\startpipeline: already in pipeline mode"},
+		{"\\startpipeline\nSELECT 1 \\gset\n\\endpipeline\n", 1, "\\gset and \\aset are not allowed in pipeline mode"},
+	} {
+		s, err := Parse("f", tc.src)
+		if err != nil {
+			t.Fatalf("Parse(%q): %v", tc.src, err)
+		}
+		if got := s.Cmds[tc.at].Err; got != tc.want {
+			t.Errorf("Parse(%q): command %d fails with %q, want %q", tc.src, tc.at, got, tc.want)
+		}
+	}
+	// A pipeline left open parses; the end of the script fails (worker).
+	if _, err := Parse("f", "\\startpipeline\nSELECT 1;\n"); err != nil {
+		t.Errorf("an open pipeline: %v", err)
+	}
+}
+
+// debug() writes pgbench's line: the script's 0-based number, the
+// command's 1-based one, the value's type and value.
+func TestDebugOutput(t *testing.T) {
+	var b strings.Builder
+	st := NewState(nil, NewPRNG(1), 0)
+	st.Debug, st.Script, st.Command = &b, 1, 4
+	for _, src := range []string{"debug(3)", "debug(2.5)", "debug(1.0/0)", "debug(NULL)", "debug(1 = 1)", "debug(8.5070591730234616e+37)"} {
+		e, err := ParseExpr(src)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := e.Eval(st); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want := "debug(script=1,command=5): int 3\ndebug(script=1,command=5): double 2.5\ndebug(script=1,command=5): double inf\n" +
+		"debug(script=1,command=5): null\ndebug(script=1,command=5): boolean true\ndebug(script=1,command=5): double 8.50705917302346e+37\n"
+	if b.String() != want {
+		t.Errorf("debug wrote\n%s\nwant\n%s", b.String(), want)
 	}
 }
