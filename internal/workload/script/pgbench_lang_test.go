@@ -10,6 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/spf13/pflag"
+
 	"github.com/dbarena/dbarena/internal/rawsock"
 	"github.com/dbarena/dbarena/internal/sandbox/sandboxtest"
 	"github.com/dbarena/dbarena/internal/target"
@@ -171,6 +173,22 @@ func TestValuesInSQL(t *testing.T) {
 \sleep :one ms
 SELECT :n IS NULL AS isnull, ':inf'::float8 = 'Infinity' AS isinf, :r AS r, :b AS b \gset
 `)
+	// Under the extended and prepared protocols, pgbench sends a NULL
+	// variable as the text NULL.
+	ext := writeFile(t, "x.sql", "\\set n NULL\n\\set inf -1.0/0\nSELECT :n::text AS nt, :inf::float8::text AS it \\gset\n")
+	for _, run := range protoClients(target.FlavorPostgres) {
+		if run[0] == Simple {
+			continue // substituted: SELECT NULL::text, -Infinity::float8 (an error, as pgbench)
+		}
+		wl := setup(t, "--file", ext, "--protocol", run[0], "--client", run[1])
+		w, err := oneEvent(t, wl, env)
+		if err != nil {
+			t.Fatalf("%v: %v", run, err)
+		}
+		if get(t, w, "nt") != "NULL" || get(t, w, "it") != "-Infinity" {
+			t.Errorf("%v: NULL sent as %q, -Infinity as %q", run, get(t, w, "nt"), get(t, w, "it"))
+		}
+	}
 	for _, run := range protoClients(target.FlavorPostgres) {
 		if run[0] != Simple {
 			continue // :n IS NULL needs substituted text
@@ -380,4 +398,36 @@ func TestRunTimeScriptErrors(t *testing.T) {
 	if n := wl.Notes(1); len(n) != 2 || !strings.Contains(n[0], "undefined variable :nope") {
 		t.Errorf("notes %q, want the undefined variable noted", n)
 	}
+}
+
+// At most 128 scripts, as pgbench.
+func TestTooManyScripts(t *testing.T) {
+	file := writeFile(t, "one.sql", "SELECT 1;\n")
+	var args []string
+	for range 129 {
+		args = append(args, "--file", file)
+	}
+	wl := New().(*Workload)
+	fs := pflag.NewFlagSet("script", pflag.ContinueOnError)
+	wl.Flags(fs)
+	if err := fs.Parse(args); err != nil {
+		t.Fatal(err)
+	}
+	errs := wl.Validate()
+	if len(errs) != 1 || !strings.Contains(errs[0].Error(), "at most 128 SQL scripts are allowed") {
+		t.Errorf("129 scripts: %v", errs)
+	}
+	if errs := setupErrs(args[:256]); len(errs) != 0 {
+		t.Errorf("128 scripts: %v", errs)
+	}
+}
+
+func setupErrs(args []string) []error {
+	wl := New().(*Workload)
+	fs := pflag.NewFlagSet("script", pflag.ContinueOnError)
+	wl.Flags(fs)
+	if err := fs.Parse(args); err != nil {
+		return []error{err}
+	}
+	return wl.Validate()
 }

@@ -172,6 +172,9 @@ func (wl *Workload) Validate() []error {
 		}
 		wl.predefined[name] = pgscript.StringV(val)
 	}
+	if n := len(wl.files) + len(wl.builtins); n > pgscript.MaxScripts {
+		errs = append(errs, fmt.Errorf("--file/--builtin: %d scripts; at most %d SQL scripts are allowed (as pgbench)", n, pgscript.MaxScripts))
+	}
 	if len(wl.files)+len(wl.builtins)+len(wl.queries) == 0 {
 		// pgbench's default script.
 		wl.builtins = []string{"tpcb-like"}

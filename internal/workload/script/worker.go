@@ -458,16 +458,16 @@ func (w *worker) params(c *pgscript.Cmd) error {
 		if !ok {
 			return fmt.Errorf("undefined variable :%s", p.Var)
 		}
-		if w.pg != nil { // pgx takes text
-			if v.K == pgscript.Null {
-				w.pgArgs = append(w.pgArgs, nil)
-			} else {
-				w.pgArgs = append(w.pgArgs, v.AppendText(nil))
-			}
+		if w.pg != nil { // pgx takes text; a NULL is the text NULL, as pgbench sends it
+			w.pgArgs = append(w.pgArgs, v.AppendText(nil))
 			continue
 		}
 		switch v.K {
 		case pgscript.Null:
+			if !w.mysql { // pgbench sends the text NULL (getVariable)
+				w.args = append(w.args, "NULL")
+				continue
+			}
 			w.args = append(w.args, nil)
 		case pgscript.Int:
 			w.args = append(w.args, v.I)

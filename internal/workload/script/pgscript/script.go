@@ -654,6 +654,9 @@ func CheckVars(scripts []*Script, predefined []string) error {
 	return nil
 }
 
+// MaxScripts is pgbench's MAX_SCRIPTS: the most scripts one run takes.
+const MaxScripts = 128
+
 // maxArgs is pgbench's MAX_ARGS: a command's words with its name, and a
 // statement's :variables plus one under --protocol extended or prepared.
 const maxArgs = 256

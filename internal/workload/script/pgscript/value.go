@@ -5,7 +5,6 @@
 package pgscript
 
 import (
-	"errors"
 	"fmt"
 	"math"
 	"strconv"
@@ -130,7 +129,9 @@ func (v Value) typed() (Value, error) {
 		}
 		return IntV(i), nil
 	}
-	if f, err := strconv.ParseFloat(strings.TrimLeft(s, " \t\n\r\f\v"), 64); err == nil || errors.Is(err, strconv.ErrRange) {
+	// An out-of-range double (1e400) is malformed, as pgbench's strtod
+	// check has it.
+	if f, err := strconv.ParseFloat(strings.TrimLeft(s, " \t\n\r\f\v"), 64); err == nil {
 		return DoubleV(f), nil
 	}
 	return v, fmt.Errorf("malformed variable value %q", v.S)
