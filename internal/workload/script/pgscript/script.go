@@ -729,11 +729,6 @@ func (p *scriptParser) sleep(c *Cmd, fields []string, line int) error {
 			}
 			unit = arg[k:]
 		}
-		n, err := strconv.ParseInt(arg[:k], 10, 64)
-		if err != nil {
-			return p.errf(line, "\\sleep: %s is out of range (at most %d s)", arg[:k], MaxSleep/time.Second)
-		}
-		c.SleepN = n
 	}
 	switch strings.ToLower(unit) {
 	case "", "s":
@@ -745,6 +740,12 @@ func (p *scriptParser) sleep(c *Cmd, fields []string, line int) error {
 		return p.errf(line, "unrecognized time unit, must be us, ms or s (%s) in command \"sleep\"", unit)
 	}
 	if c.SleepVar == "" {
+		digits := strings.TrimSuffix(arg, unit)
+		n, err := strconv.ParseInt(digits, 10, 64)
+		if err != nil {
+			return p.errf(line, "\\sleep: %s %s is out of range (at most %d s)", digits, unitName(c.Unit), MaxSleep/time.Second)
+		}
+		c.SleepN = n
 		if _, err := c.SleepFor(c.SleepN); err != nil {
 			return p.errf(line, "%v", err)
 		}
