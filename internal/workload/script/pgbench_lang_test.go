@@ -14,6 +14,7 @@ import (
 
 	"github.com/dbarena/dbarena/internal/rawsock"
 	"github.com/dbarena/dbarena/internal/sandbox/sandboxtest"
+	"github.com/dbarena/dbarena/internal/summary"
 	"github.com/dbarena/dbarena/internal/target"
 	"github.com/dbarena/dbarena/internal/workload"
 	"github.com/dbarena/dbarena/internal/workload/script/pgscript"
@@ -391,6 +392,7 @@ func TestRunTimeScriptErrors(t *testing.T) {
 				if err == nil || !strings.Contains(err.Error(), file+tc.want) {
 					t.Errorf("%q: %v, want %s%s", tc.script, err, file, tc.want)
 				}
+				wl.Summarize(&summary.Run{}) // the failure's figures (it used to panic)
 			})
 		}
 	}

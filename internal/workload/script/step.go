@@ -79,7 +79,10 @@ func (w *worker) advance(ev *workload.Event) (bool, error) {
 	for st.pc < len(s.Cmds) {
 		c := &s.Cmds[st.pc]
 		if c.Err != "" { // accepted by pgbench, refused when run
-			return false, w.failed(st.sc, st.pc, &pgscript.Error{Line: c.Line, Msg: c.Err})
+			if c.Kind == pgscript.SQL {
+				return false, w.failed(st.sc, st.pc, &pgscript.Error{Line: c.Line, Msg: c.Err})
+			}
+			return false, &pgscript.Error{File: s.Name, Line: c.Line, Msg: c.Err}
 		}
 		switch c.Kind {
 		case pgscript.SQL:

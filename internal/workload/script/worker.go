@@ -168,7 +168,10 @@ func (w *worker) Event(ctx context.Context, ev *workload.Event) error {
 			w.st.Command = pc // debug() names it
 		}
 		if c.Err != "" { // accepted by pgbench, refused when run
-			return w.failed(sc, pc, &pgscript.Error{Line: c.Line, Msg: c.Err})
+			if c.Kind == pgscript.SQL {
+				return w.failed(sc, pc, &pgscript.Error{Line: c.Line, Msg: c.Err})
+			}
+			return &pgscript.Error{File: s.Name, Line: c.Line, Msg: c.Err}
 		}
 		switch c.Kind {
 		case pgscript.SQL:
