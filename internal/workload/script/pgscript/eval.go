@@ -46,7 +46,11 @@ func (n *varNode) eval(s *State) (Value, error) {
 			if v.K != String {
 				return v, nil
 			}
-			return v.typed()
+			t, err := v.typed()
+			if err != nil {
+				return t, fmt.Errorf("malformed variable %q value: %q", n.name, v.S)
+			}
+			return t, nil
 		}
 	}
 	return Value{}, fmt.Errorf("%w %q", ErrUndefined, n.name)
@@ -228,20 +232,20 @@ func intArith(code opCode, a, b int64) (Value, error) {
 	case opAdd:
 		c := a + b
 		if (c > a) != (b > 0) {
-			return Value{}, errRange
+			return Value{}, errors.New("bigint add out of range")
 		}
 		return IntV(c), nil
 	case opSub:
 		c := a - b
 		if (c < a) != (b > 0) {
-			return Value{}, errRange
+			return Value{}, errors.New("bigint sub out of range")
 		}
 		return IntV(c), nil
 	case opMul:
 		hi, lo := bits.Mul64(uint64(abs64(a)), uint64(abs64(b)))
 		neg := (a < 0) != (b < 0)
 		if hi != 0 || (lo > math.MaxInt64 && !(neg && lo == 1<<63)) || a == math.MinInt64 && b != 1 && b != 0 || b == math.MinInt64 && a != 1 && a != 0 {
-			return Value{}, errRange
+			return Value{}, errors.New("bigint mul out of range")
 		}
 		return IntV(a * b), nil
 	}
@@ -250,7 +254,7 @@ func intArith(code opCode, a, b int64) (Value, error) {
 	}
 	if b == -1 {
 		if a == math.MinInt64 {
-			return Value{}, errRange
+			return Value{}, errors.New("bigint div out of range")
 		}
 		return IntV(-a), nil
 	}

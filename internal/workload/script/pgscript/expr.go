@@ -495,13 +495,13 @@ func (p *exprParser) parsePrimary() (node, error) {
 	case tInt:
 		i, err := strconv.ParseInt(t.s, 10, 64)
 		if err != nil {
-			return nil, fmt.Errorf("bigint out of range: %s", t.s)
+			return nil, fmt.Errorf("bigint constant overflow: %s", t.s)
 		}
 		return &constNode{IntV(i)}, nil
 	case tDouble:
 		f, err := strconv.ParseFloat(t.s, 64)
 		if err != nil {
-			return nil, fmt.Errorf("invalid double %s", t.s)
+			return nil, fmt.Errorf("double constant overflow: %s", t.s)
 		}
 		return &constNode{DoubleV(f)}, nil
 	case tVar:
@@ -538,7 +538,7 @@ func (p *exprParser) parsePrimary() (node, error) {
 		p.next()
 		f, ok := functions[t.s]
 		if !ok {
-			return nil, fmt.Errorf("unknown function %q", t.s)
+			return nil, fmt.Errorf("unexpected function name %q", t.s)
 		}
 		var args []node
 		if !p.isOp(")") {

@@ -355,7 +355,7 @@ func (p *scriptParser) meta() error {
 		}
 		text := strings.TrimSpace(p.buf.String())
 		if !hasContent(text) {
-			return p.errf(line, "\\%s must follow a SQL command", name)
+			return p.errf(line, "\\%s must follow an SQL command", name)
 		}
 		p.endSQL()
 		c := &p.cmds[len(p.cmds)-1]
@@ -387,7 +387,7 @@ func (p *scriptParser) meta() error {
 		}
 		exprSrc := strings.TrimSpace(args[strings.Index(args, c.Var)+len(c.Var):])
 		if c.Expr, err = ParseExpr(exprSrc); err != nil {
-			return p.errf(line, "\\set %s: %v", c.Var, err)
+			return p.errf(line, "\\set %s: %s", c.Var, exprErr("set", err))
 		}
 	case "sleep":
 		if err := p.sleep(&c, fields, line); err != nil {
@@ -425,17 +425,17 @@ func (p *scriptParser) meta() error {
 			return p.errf(line, "\\%s needs a condition", name)
 		}
 		if c.Expr, err = ParseExpr(args); err != nil {
-			return p.errf(line, "\\%s: %v", name, err)
+			return p.errf(line, "\\%s: %s", name, exprErr(name, err))
 		}
 	case "else", "endif", "startpipeline", "endpipeline":
 		if args != "" {
-			return p.errf(line, "\\%s takes no arguments", name)
+			return p.errf(line, "unexpected argument in command %q", name)
 		}
 		c.Kind = map[string]CmdKind{"else": Else, "endif": Endif, "startpipeline": StartPipeline, "endpipeline": EndPipeline}[name]
 	case "":
 		return p.errf(line, "invalid command \\")
 	default:
-		return p.errf(line, "unknown meta-command \\%s", name)
+		return p.errf(line, "unknown meta-command \\%s: invalid command in command %q", name, name)
 	}
 	p.cmds = append(p.cmds, c)
 	return nil
@@ -467,7 +467,10 @@ func link(name string, cmds []Cmd) error {
 			switch {
 			case c.Kind == SQL && (c.Gset || c.Aset):
 				// pgbench fails when the command runs, not before.
-				c.Err = "\\gset and \\aset are not allowed in pipeline mode"
+				c.Err = "\\gset is not allowed in pipeline mode"
+				if c.Aset {
+					c.Err = "\\aset is not allowed in pipeline mode"
+				}
 			case c.Kind != SQL && c.Kind != Set && c.Kind != EndPipeline && c.Kind != StartPipeline:
 				return &Error{name, c.Line, "only SQL commands and \\set are supported inside a pipeline"}
 			}
@@ -477,7 +480,7 @@ func link(name string, cmds []Cmd) error {
 			stack = append(stack, frame{branches: []int{i}})
 		case Elif, Else:
 			if len(stack) == 0 {
-				return &Error{name, c.Line, fmt.Sprintf("\\%s without a matching \\if", kwName(c.Kind))}
+				return &Error{name, c.Line, fmt.Sprintf("\\%s without matching \\if", kwName(c.Kind))}
 			}
 			f := &stack[len(stack)-1]
 			if f.sawElse {
@@ -487,7 +490,7 @@ func link(name string, cmds []Cmd) error {
 			f.branches = append(f.branches, i)
 		case Endif:
 			if len(stack) == 0 {
-				return &Error{name, c.Line, "\\endif without a matching \\if"}
+				return &Error{name, c.Line, "\\endif without matching \\if"}
 			}
 			f := stack[len(stack)-1]
 			stack = stack[:len(stack)-1]
@@ -513,7 +516,7 @@ func link(name string, cmds []Cmd) error {
 		}
 	}
 	if len(stack) > 0 {
-		return &Error{name, cmds[stack[len(stack)-1].branches[0]].Line, "\\if without a matching \\endif"}
+		return &Error{name, cmds[stack[len(stack)-1].branches[0]].Line, "\\if without matching \\endif"}
 	}
 	// A pipeline open at the script's end fails when the end is reached
 	// (the worker checks), as in pgbench.
@@ -698,7 +701,7 @@ func (p *scriptParser) sleep(c *Cmd, fields []string, line int) error {
 	c.Kind, c.Unit = Sleep, 1e6
 	switch {
 	case len(fields) < 1:
-		return p.errf(line, "missing argument in command \"sleep\"")
+		return p.errf(line, "\\sleep: missing argument in command \"sleep\"")
 	case len(fields) > 2:
 		return p.errf(line, "too many arguments in command \"sleep\"")
 	}
@@ -837,4 +840,14 @@ func IsClientCopy(text string) bool {
 		}
 	}
 	return false
+}
+
+// exprErr words an expression's syntax error as pgbench does ("syntax
+// error in command "set"...").
+func exprErr(cmd string, err error) string {
+	msg := err.Error()
+	if rest, ok := strings.CutPrefix(msg, "syntax error"); ok {
+		return fmt.Sprintf("syntax error in command %q%s", cmd, rest)
+	}
+	return msg
 }
