@@ -433,3 +433,25 @@ func setupErrs(args []string) []error {
 	}
 	return wl.Validate()
 }
+
+// A client's streams go on across its connections (--connect per-event,
+// a reconnection): a new worker of the same client does not draw the same
+// numbers again, and the numbers are those one pgbench client draws.
+func TestStreamsAcrossReconnects(t *testing.T) {
+	env := sandboxtest.Env(t, target.FlavorPostgres)
+	file := writeFile(t, "r.sql", "\\set r random(1, 1000000)\nSELECT :r AS v \\gset\n")
+	wl := setup(t, "--file", file, "--random-seed", "5432")
+	wl.SetThreads(1)
+	var got []string
+	for range 2 {
+		w, err := oneEvent(t, wl, env)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got = append(got, get(t, w, "v"))
+	}
+	// pgbench 15.18 -t 2 --random-seed=5432 draws 856256 then 471314 (-d).
+	if got[0] != "856256" || got[1] != "471314" {
+		t.Errorf("two connections of client 0 drew %v, want pgbench's [856256 471314]", got)
+	}
+}

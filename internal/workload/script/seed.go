@@ -63,6 +63,7 @@ type seeding struct {
 	seedValue uint64 // the run's seed (:random_seed)
 	explicit  bool   // given by --random-seed or PGBENCH_RANDOM_SEED
 	streams   *pgscript.Streams
+	clients   map[int][2]*pgscript.PRNG // each client's streams (clientStreams)
 	varNote   string // a variable no command defines (Validate)
 }
 
@@ -128,18 +129,27 @@ func (wl *Workload) resolveLocked() (uint64, bool) {
 	return wl.seedValue, wl.explicit
 }
 
-// clientSeeds returns the seeds of client id's function and script
-// choice streams, and :default_seed (drawn unless -D defines it).
-func (wl *Workload) clientSeeds(id int) (fn, choose uint64, defaultSeed int64) {
+// clientStreams returns client id's function and script choice streams
+// and :default_seed (drawn unless -D defines it). A client's streams go
+// on across its connections (a reconnection, --connect per-event), as a
+// pgbench client's do under -C: a new worker of the same id continues
+// them instead of drawing the same numbers again.
+func (wl *Workload) clientStreams(id int) (fn, choose *pgscript.PRNG, defaultSeed int64) {
 	wl.seedMu.Lock()
 	defer wl.seedMu.Unlock()
 	seed, _ := wl.resolveLocked()
 	if wl.streams == nil {
 		_, defined := wl.predefined["default_seed"]
 		wl.streams = pgscript.NewStreams(seed, max(wl.threads, 1), defined)
+		wl.clients = map[int][2]*pgscript.PRNG{}
 	}
-	fn, choose = wl.streams.ClientSeeds(id)
-	return fn, choose, wl.streams.Default
+	c, ok := wl.clients[id]
+	if !ok {
+		f, ch := wl.streams.ClientSeeds(id)
+		c = [2]*pgscript.PRNG{pgscript.NewPRNG(f), pgscript.NewPRNG(ch)}
+		wl.clients[id] = c
+	}
+	return c[0], c[1], wl.streams.Default
 }
 
 // validSeed reports a bad PGBENCH_RANDOM_SEED, as pgbench refuses it.

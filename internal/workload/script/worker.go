@@ -113,10 +113,10 @@ func (wl *Workload) newWorker(ctx context.Context, env workload.Env, conn *sql.C
 	}
 	// The random streams are pgbench's, derived from --random-seed
 	// (seed.go); every client shares :default_seed.
-	fn, choose, defaultSeed := wl.clientSeeds(id)
+	fn, choose, defaultSeed := wl.clientStreams(id)
 	runSeed, _ := wl.runSeed()
-	w.st = pgscript.NewState(wl.vars, pgscript.NewPRNG(fn), defaultSeed)
-	w.choose = pgscript.NewPRNG(choose)
+	w.st = pgscript.NewState(wl.vars, fn, defaultSeed)
+	w.choose = choose
 	w.st.Set("default_seed", pgscript.IntV(defaultSeed))
 	w.st.Set("random_seed", pgscript.IntV(int64(runSeed)))
 	w.st.Set("scale", pgscript.IntV(int64(wl.scale)))
