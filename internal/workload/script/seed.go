@@ -64,7 +64,7 @@ type seeding struct {
 	explicit  bool   // given by --random-seed or PGBENCH_RANDOM_SEED
 	streams   *pgscript.Streams
 	clients   map[int][2]*pgscript.PRNG // each client's streams (clientStreams)
-	varNote   string // a variable no command defines (Validate)
+	varNote   string                    // a variable no command defines (Validate)
 }
 
 // SetThreads implements workload.ThreadSetter: each thread is one
