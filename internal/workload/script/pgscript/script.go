@@ -379,7 +379,10 @@ func (p *scriptParser) meta() error {
 	switch name {
 	case "set":
 		if len(fields) < 2 {
-			return p.errf(line, "\\set needs a variable name and an expression")
+			if len(fields) == 0 {
+				return p.errf(line, "\\set: missing argument in command \"set\" (a variable name and an expression)")
+			}
+			return p.errf(line, "\\set %s: syntax error in command \"set\": missing expression", fields[0])
 		}
 		c.Kind, c.Var = Set, fields[0]
 		if !validVarName(c.Var) {
@@ -422,7 +425,7 @@ func (p *scriptParser) meta() error {
 			c.Kind = Elif
 		}
 		if args == "" {
-			return p.errf(line, "\\%s needs a condition", name)
+			return p.errf(line, "\\%s: syntax error in command %q: missing condition", name, name)
 		}
 		if c.Expr, err = ParseExpr(args); err != nil {
 			return p.errf(line, "\\%s: %s", name, exprErr(name, err))
