@@ -455,3 +455,63 @@ func TestStreamsAcrossReconnects(t *testing.T) {
 		t.Errorf("two connections of client 0 drew %v, want pgbench's [856256 471314]", got)
 	}
 }
+
+// With several clients, each dbarena thread draws what the pgbench client
+// of the same number draws under -c N -j N (a thread per client): the
+// same sequence of scripts and numbers, as far as both ran.
+func TestPgbenchSeedClients(t *testing.T) {
+	pgbench, err := exec.LookPath("pgbench")
+	if err != nil {
+		t.Skip("pgbench is not installed (apt-get install postgresql-client-15): no reference to compare with")
+	}
+	env := sandboxtest.Env(t, target.FlavorPostgres)
+	ctx := context.Background()
+	for _, q := range []string{"DROP TABLE IF EXISTS seed_mc", "CREATE TABLE seed_mc (id bigserial, tool text, cid int, script text, ur bigint, g bigint)"} {
+		if _, err := env.DB.ExecContext(ctx, q); err != nil {
+			t.Fatal(err)
+		}
+	}
+	body := "\\set ur random(1, 1000000)\n\\set g random_gaussian(1, 100, 2.5)\nINSERT INTO seed_mc (tool, cid, script, ur, g) VALUES (':tool', :client_id, '%s', :ur, :g);\n"
+	a := writeFile(t, "a.sql", fmt.Sprintf(body, "a"))
+	b := writeFile(t, "b.sql", fmt.Sprintf(body, "b"))
+	const clients, perClient = 3, 12
+	args, penv := pgbenchConn(t, env)
+	cmd := exec.Command(pgbench, append([]string{"-n", "-c", strconv.Itoa(clients), "-j", strconv.Itoa(clients), "-t", strconv.Itoa(perClient),
+		"--random-seed=99", "-D", "tool=pgbench", "-f", a + "@2", "-f", b + "@1"}, args...)...)
+	cmd.Env = penv
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("pgbench: %v\n%s", err, out)
+	}
+	wl := setup(t, "--file", a+"@2", "--file", b+"@1", "--random-seed", "99", "--define", "tool=dbarena")
+	wl.SetThreads(clients)
+	for id := 0; id < clients; id++ {
+		w := newWorker(t, wl, env, nil, id, 1)
+		for range perClient {
+			var ev workload.Event
+			if err := w.Event(ctx, &ev); err != nil {
+				t.Fatal(err)
+			}
+		}
+		w.Close()
+	}
+	rows, err := env.DB.QueryContext(ctx, "SELECT tool, cid, string_agg(concat_ws(',', script, ur, g), ';' ORDER BY id) FROM seed_mc GROUP BY tool, cid")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	got := map[string]string{}
+	for rows.Next() {
+		var tool, seq string
+		var cid int
+		if err := rows.Scan(&tool, &cid, &seq); err != nil {
+			t.Fatal(err)
+		}
+		got[fmt.Sprintf("%s/%d", tool, cid)] = seq
+	}
+	for id := 0; id < clients; id++ {
+		p, d := got[fmt.Sprintf("pgbench/%d", id)], got[fmt.Sprintf("dbarena/%d", id)]
+		if p == "" || p != d {
+			t.Errorf("client %d: dbarena drew\n%s\npgbench drew\n%s", id, d, p)
+		}
+	}
+}
