@@ -10,14 +10,14 @@ import (
 // A script error names FILE:LINE on one line and exits 2 before any run.
 func TestScriptErrorExit2(t *testing.T) {
 	bad := filepath.Join(t.TempDir(), "bad.sql")
-	if err := os.WriteFile(bad, []byte("SELECT 1;\n\\set x 1 / 0\n"), 0o644); err != nil {
+	if err := os.WriteFile(bad, []byte("SELECT 1;\n\\set x 1 +\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	for _, tc := range []struct {
 		args []string
 		want string
 	}{
-		{[]string{"run", "script", "--file", bad, "--target", "sandbox:nosuch"}, bad + ":2: \\set x: division by zero"},
+		{[]string{"run", "script", "--file", bad, "--target", "sandbox:nosuch"}, bad + ":2: \\set x: syntax error"}, // 1/0 fails when run, as in pgbench
 		{[]string{"run", "script", "--builtin", "tpcb-fast"}, "--builtin"},
 		{[]string{"run", "script", "--builtin", "select-only", "--protocol", "binary"}, "--protocol"},
 	} {

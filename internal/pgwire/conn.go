@@ -109,6 +109,8 @@ type Conn struct {
 	drained bool
 	// step is the reply Poll reads (Send).
 	step replyState
+	// results is the number of results of the last reply (Results).
+	results int
 }
 
 // Dial connects, optionally negotiates TLS, and authenticates. It gives

@@ -15,7 +15,13 @@ type Row struct {
 	cols    []column
 	vals    [][]byte // nil: NULL
 	scratch []byte   // text forms of binary values (Bytes)
+	result  int      // index of the result the row belongs to (Result)
 }
+
+// Result is the 0-based index, within its reply, of the result the row
+// belongs to: a simple-protocol query of several statements ("SELECT 1;
+// SELECT 2") has one result per statement.
+func (r *Row) Result() int { return r.result }
 
 // parse points r at the values of the DataRow p.
 func (r *Row) parse(cols []column, p []byte) error {

@@ -420,6 +420,15 @@ func (c *Conn) QueryFunc(query string, args []any, fn func(r *Row) error) error 
 	return err
 }
 
+// ErrCopy is the error of a statement that starts a COPY to or from the
+// client (COPY ... FROM STDIN, TO STDOUT), which Conn does not speak: the
+// connection is closed, as its stream cannot go on.
+var ErrCopy = errors.New("pgwire: COPY to or from the client is not supported")
+
+// Results is the number of results the last reply held (one per
+// statement of a simple-protocol query string; Row.Result numbers them).
+func (c *Conn) Results() int { return c.results }
+
 // unprepared queues query: Query for nil args outside a pipeline, Parse,
 // Bind, (Describe when the rows are read) and Execute otherwise.
 func (c *Conn) unprepared(query string, args []any, describe bool) error {
@@ -532,6 +541,7 @@ type replyState struct {
 	fn       func(*Row) error
 	affected int64 // of the last CommandComplete
 	first    error // the first error
+	results  int   // results ended so far (CommandComplete, EmptyQueryResponse)
 }
 
 // result is the reply's outcome once take ended it with err.
@@ -554,11 +564,20 @@ func (c *Conn) take(rs *replyState, t byte, p []byte) (done bool, err error) {
 			rs.first = err
 			return false, nil
 		}
+		c.row.result = rs.results
 		if err := rs.fn(&c.row); err != nil {
 			rs.first = err
 		}
 	case 'C':
 		rs.affected = commandTag(p)
+		rs.results++
+	case 'I':
+		rs.results++
+	case 'G', 'H', 'W':
+		// A COPY the client did not start: the stream cannot go on.
+		c.busy.Store(false)
+		c.Abort()
+		return false, ErrCopy
 	case 'T':
 		if rs.fn != nil {
 			var err error
@@ -568,7 +587,7 @@ func (c *Conn) take(rs *replyState, t byte, p []byte) (done bool, err error) {
 			}
 			rs.cols = c.unnamed.cols
 		}
-	case '1', '2', '3', 'n', 'I', 's', 'N', 'A', 't':
+	case '1', '2', '3', 'n', 's', 'N', 'A', 't':
 	case 'S':
 		r := reader{b: p}
 		if k, v := r.cstring(), r.cstring(); !r.err {
@@ -578,6 +597,7 @@ func (c *Conn) take(rs *replyState, t byte, p []byte) (done bool, err error) {
 		rs.first = firstErr(rs.first, parseError(p))
 	case 'Z':
 		c.readyFor(p)
+		c.results = rs.results
 		return true, rs.first
 	default:
 		return false, c.outOfStep(t, "a reply")

@@ -36,12 +36,10 @@ type Workload struct {
 	client    string
 	scale     int
 	defines   []string
-	seed      int64
 	// numberOfQueries is mysqlslap's --number-of-queries (see limit.go).
 	numberOfQueries int64
 
-	seedOnce    sync.Once
-	defaultSeed int64
+	seeding // --random-seed and pgbench's random streams (seed.go)
 
 	// Set by Validate.
 	scripts    []weighted
@@ -102,7 +100,7 @@ func (wl *Workload) Flags(fs *pflag.FlagSet) {
 	fs.StringVar(&wl.protocol, "protocol", wl.protocol, "how statements are sent: simple (text, :vars substituted), extended (parameters), prepared (prepared once per connection)")
 	fs.StringVar(&wl.client, "client", wl.client, "client library on PostgreSQL {auto: dbarena's lean wire client, sql: database/sql and pgx}")
 	fs.IntVar(&wl.scale, "scale", wl.scale, "pgbench scale factor: prepare loads 100000 x scale accounts; :scale in scripts")
-	fs.Int64Var(&wl.seed, "random-seed", 0, "the seed of hash() and permute() without one (:default_seed), the same for every client; 0 takes one from the run's seed")
+	fs.Var(&wl.rseed, "random-seed", "pgbench's random seed: N, time (the clock; the default) or rand; the same seed draws pgbench's numbers (random functions, :default_seed, script choice)")
 	fs.StringArrayVar(&wl.defines, "define", nil, "NAME=VALUE: a variable every script starts with (pgbench -D; repeatable)")
 }
 
@@ -125,9 +123,8 @@ func (wl *Workload) Params() map[string]any {
 	if len(wl.defines) > 0 {
 		p["define"] = wl.defines
 	}
-	if wl.seed != 0 {
-		p["random_seed"] = wl.seed
-	}
+	seed, _ := wl.runSeed()
+	p["random_seed"] = strconv.FormatUint(seed, 10)
 	return p
 }
 
@@ -174,6 +171,9 @@ func (wl *Workload) Validate() []error {
 			continue
 		}
 		wl.predefined[name] = pgscript.StringV(val)
+	}
+	if n := len(wl.files) + len(wl.builtins); n > pgscript.MaxScripts {
+		errs = append(errs, fmt.Errorf("--file/--builtin: %d scripts; at most %d SQL scripts are allowed (as pgbench)", n, pgscript.MaxScripts))
 	}
 	if len(wl.files)+len(wl.builtins)+len(wl.queries) == 0 {
 		// pgbench's default script.
@@ -254,12 +254,25 @@ func (wl *Workload) Validate() []error {
 			}
 		}
 	}
+	for _, s := range scripts {
+		if wl.protocol != Simple {
+			if err := s.CheckParams(); err != nil {
+				errs = append(errs, err)
+			}
+		}
+	}
+	if err := validSeed(); err != nil {
+		errs = append(errs, err)
+	}
 	predef := []string{"scale", "client_id", "default_seed", "random_seed"}
 	for n := range wl.predefined {
 		predef = append(predef, n)
 	}
+	// pgbench fails only when a command reads an undefined variable:
+	// dbarena warns before the run (Notes).
+	wl.varNote = ""
 	if err := pgscript.CheckVars(scripts, predef); err != nil {
-		errs = append(errs, err)
+		wl.varNote = err.Error()
 	}
 	wl.vars = pgscript.NewTable(predef...)
 	for _, s := range scripts {

@@ -56,6 +56,8 @@ func (w *worker) Resume(ev *workload.Event) (bool, error) {
 		return true, nil
 	}
 	st := &w.step
+	w.total = w.pw.Results()
+	err = copyErr(&st.sc.s.Cmds[st.pc], err)
 	if err == nil {
 		err = w.store(&st.sc.s.Cmds[st.pc])
 	}
@@ -76,6 +78,12 @@ func (w *worker) advance(ev *workload.Event) (bool, error) {
 	s := st.sc.s
 	for st.pc < len(s.Cmds) {
 		c := &s.Cmds[st.pc]
+		if c.Err != "" { // accepted by pgbench, refused when run
+			if c.Kind == pgscript.SQL {
+				return false, w.failed(st.sc, st.pc, &pgscript.Error{Line: c.Line, Msg: c.Err})
+			}
+			return false, &pgscript.Error{File: s.Name, Line: c.Line, Msg: c.Err}
+		}
 		switch c.Kind {
 		case pgscript.SQL:
 			w.count(ev, c)
@@ -88,6 +96,7 @@ func (w *worker) advance(ev *workload.Event) (bool, error) {
 			}
 			return true, nil
 		case pgscript.Set:
+			w.st.Command = st.pc // debug() names it
 			if err := w.set(s, c); err != nil {
 				return false, err
 			}
@@ -101,13 +110,13 @@ func (w *worker) advance(ev *workload.Event) (bool, error) {
 		}
 		st.ended = 0
 	}
-	return false, nil
+	return false, w.endOfScript(s)
 }
 
 // sendStep sends c on the wire connection as execWire would, without
 // reading the reply (Resume does; rows are kept for \gset and \aset).
 func (w *worker) sendStep(idx int, c *pgscript.Cmd) error {
-	w.cols, w.vals, w.rows = w.cols[:0], w.vals[:0], 0
+	w.resetKept()
 	q, args, err := w.wireRequest(idx, c)
 	if err != nil {
 		return err

@@ -87,18 +87,25 @@ func (w *worker) execWire(_ context.Context, idx int, c *pgscript.Cmd) error {
 	}
 	if w.wl.protocol != Prepared {
 		if fn != nil {
-			return w.pw.QueryFunc(q, args, fn)
+			err = w.pw.QueryFunc(q, args, fn)
+		} else {
+			err = w.pw.Query(q, args)
 		}
-		return w.pw.Query(q, args)
+	} else {
+		st, err := w.wireStmt(idx, c)
+		if err != nil {
+			return copyErr(c, err)
+		}
+		if fn != nil {
+			err = st.QueryFunc(args, fn)
+		} else {
+			err = st.Query(args)
+		}
+		w.total = w.pw.Results()
+		return copyErr(c, err)
 	}
-	st, err := w.wireStmt(idx, c)
-	if err != nil {
-		return err
-	}
-	if fn != nil {
-		return st.QueryFunc(args, fn)
-	}
-	return st.Query(args)
+	w.total = w.pw.Results()
+	return copyErr(c, err)
 }
 
 // wireRequest is what execWire sends for c: the text with :variables
@@ -124,26 +131,6 @@ func (w *worker) wireArgs() []any {
 		w.args = []any{}
 	}
 	return w.args
-}
-
-// keepRow stores a row's columns and values for \gset and \aset.
-func (w *worker) keepRow(r *pgwire.Row) error {
-	if w.rows == 0 {
-		w.cols = w.cols[:0]
-		for i := 0; i < r.Len(); i++ {
-			w.cols = append(w.cols, r.Name(i))
-		}
-	}
-	w.rows++
-	w.vals = w.vals[:0]
-	for i := 0; i < r.Len(); i++ {
-		if r.IsNull(i) {
-			w.vals = append(w.vals, pgscript.Value{})
-		} else {
-			w.vals = append(w.vals, pgscript.StringV(string(r.Bytes(i))))
-		}
-	}
-	return nil
 }
 
 // startWirePipe opens a pipeline (\startpipeline at command pc of s); with

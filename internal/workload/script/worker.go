@@ -41,6 +41,10 @@ type worker struct {
 	cols     []string
 	vals     []pgscript.Value
 	rows     int
+	res      int            // the result of the reply cols and vals belong to (results.go)
+	total    int            // the results of the last reply
+	kept     []keptResult   // earlier results' last rows, for \aset
+	choose   *pgscript.PRNG // the script choice stream (pgbench's ts_choose_rs)
 
 	pipe    *pgconn.Pipeline // between \startpipeline and \endpipeline
 	pending []sent           // statements sent in the pipeline
@@ -107,22 +111,19 @@ func (wl *Workload) newWorker(ctx context.Context, env workload.Env, conn *sql.C
 			return nil, err
 		}
 	}
-	// Every client shares :default_seed, so that hash() and permute()
-	// map keys alike across clients, as in pgbench.
-	wl.seedOnce.Do(func() {
-		wl.defaultSeed = wl.seed
-		if wl.defaultSeed == 0 {
-			wl.defaultSeed = seed
-		}
-	})
-	w.st = pgscript.NewState(wl.vars, pgscript.NewPRNG(uint64(seed)), wl.defaultSeed)
-	for k, v := range wl.predefined {
-		w.st.Set(k, v)
-	}
+	// The random streams are pgbench's, derived from --random-seed
+	// (seed.go); every client shares :default_seed.
+	fn, choose, defaultSeed := wl.clientStreams(id)
+	runSeed, _ := wl.runSeed()
+	w.st = pgscript.NewState(wl.vars, fn, defaultSeed)
+	w.choose = choose
+	w.st.Set("default_seed", pgscript.IntV(defaultSeed))
+	w.st.Set("random_seed", pgscript.IntV(int64(runSeed)))
 	w.st.Set("scale", pgscript.IntV(int64(wl.scale)))
 	w.st.Set("client_id", pgscript.IntV(int64(id)))
-	w.st.Set("default_seed", pgscript.IntV(wl.defaultSeed))
-	w.st.Set("random_seed", pgscript.IntV(wl.defaultSeed))
+	for k, v := range wl.predefined { // -D overrides, as in pgbench
+		w.st.Set(k, v)
+	}
 	w.stats = wl.stats.newWorker(poller.GroupOf(ctx))
 	if w.mysql {
 		w.run = w.execMySQL
@@ -135,11 +136,13 @@ func (wl *Workload) newWorker(ctx context.Context, env workload.Env, conn *sql.C
 // pick chooses the script of the next event, by weight.
 func (w *worker) pick() *weighted {
 	sc := &w.wl.scripts[0]
+	w.st.Script = 0
 	if len(w.wl.scripts) > 1 {
-		r := int(w.st.Rand.Range(0, uint64(w.wl.totalW-1)))
+		r := int(w.choose.Range(0, uint64(w.wl.totalW-1)))
 		for i := range w.wl.scripts {
 			if r < w.wl.scripts[i].weight {
 				sc = &w.wl.scripts[i]
+				w.st.Script = i // debug() names it
 				break
 			}
 			r -= w.wl.scripts[i].weight
@@ -162,6 +165,13 @@ func (w *worker) Event(ctx context.Context, ev *workload.Event) error {
 		c := &s.Cmds[pc]
 		if c.Kind != pgscript.SQL {
 			ended = 0
+			w.st.Command = pc // debug() names it
+		}
+		if c.Err != "" { // accepted by pgbench, refused when run
+			if c.Kind == pgscript.SQL {
+				return w.failed(sc, pc, &pgscript.Error{Line: c.Line, Msg: c.Err})
+			}
+			return &pgscript.Error{File: s.Name, Line: c.Line, Msg: c.Err}
 		}
 		switch c.Kind {
 		case pgscript.SQL:
@@ -194,14 +204,7 @@ func (w *worker) Event(ctx context.Context, ev *workload.Event) error {
 			}
 			pc++
 		case pgscript.Sleep:
-			v, err := c.Expr.Eval(w.st)
-			if err == nil && v.K != pgscript.Int {
-				err = fmt.Errorf("\\sleep: %q is not an integer", v.Text())
-			}
-			if err != nil {
-				return &pgscript.Error{File: s.Name, Line: c.Line, Msg: err.Error()}
-			}
-			d, err := c.SleepFor(v.I)
+			d, err := c.SleepDuration(w.st)
 			if err != nil {
 				return &pgscript.Error{File: s.Name, Line: c.Line, Msg: err.Error()}
 			}
@@ -217,6 +220,11 @@ func (w *worker) Event(ctx context.Context, ev *workload.Event) error {
 				return err
 			}
 			pc = next
+		case pgscript.Shell, pgscript.SetShell:
+			if err := w.shell(ctx, s, c); err != nil {
+				return err
+			}
+			pc++
 		case pgscript.StartPipeline:
 			switch {
 			case w.pw != nil:
@@ -240,7 +248,7 @@ func (w *worker) Event(ctx context.Context, ev *workload.Event) error {
 			pc++
 		}
 	}
-	return nil
+	return w.endOfScript(s)
 }
 
 // failed records the failure of statement pc of sc and returns its error,
@@ -453,16 +461,16 @@ func (w *worker) params(c *pgscript.Cmd) error {
 		if !ok {
 			return fmt.Errorf("undefined variable :%s", p.Var)
 		}
-		if w.pg != nil { // pgx takes text
-			if v.K == pgscript.Null {
-				w.pgArgs = append(w.pgArgs, nil)
-			} else {
-				w.pgArgs = append(w.pgArgs, v.AppendText(nil))
-			}
+		if w.pg != nil { // pgx takes text; a NULL is the text NULL, as pgbench sends it
+			w.pgArgs = append(w.pgArgs, v.AppendText(nil))
 			continue
 		}
 		switch v.K {
 		case pgscript.Null:
+			if !w.mysql { // pgbench sends the text NULL (getVariable)
+				w.args = append(w.args, "NULL")
+				continue
+			}
 			w.args = append(w.args, nil)
 		case pgscript.Int:
 			w.args = append(w.args, v.I)
@@ -477,39 +485,29 @@ func (w *worker) params(c *pgscript.Cmd) error {
 
 // exec runs one SQL command and stores its result row for \gset/\aset.
 func (w *worker) exec(ctx context.Context, idx int, c *pgscript.Cmd) error {
-	w.cols, w.vals, w.rows = w.cols[:0], w.vals[:0], 0
+	w.resetKept()
 	if err := w.run(ctx, idx, c); err != nil {
 		return err
 	}
 	return w.store(c)
 }
 
-// store sets the variables of c's \gset or \aset from the result row
-// kept.
-func (w *worker) store(c *pgscript.Cmd) error {
-	if !c.Gset && !c.Aset {
-		return nil
-	}
-	if c.Gset && w.rows != 1 {
-		return fmt.Errorf("\\gset: expected one row, got %d", w.rows)
-	}
-	for i, col := range w.cols {
-		w.name = append(append(w.name[:0], c.Prefix...), col...)
-		w.st.SetBytes(w.name, w.vals[i])
-	}
-	return nil
-}
-
 func (w *worker) keep(c *pgscript.Cmd) bool { return c.Gset || c.Aset }
 
 func (w *worker) execPG(ctx context.Context, idx int, c *pgscript.Cmd) error {
+	if pgscript.IsClientCopy(c.Text) { // pgx would wait for COPY data
+		return &pgscript.Error{Line: c.Line, Msg: "COPY is not supported in pgbench, aborting"}
+	}
 	var rr *pgconn.ResultReader
 	switch w.wl.protocol {
 	case Simple:
 		mrr := w.pg.Exec(ctx, w.text(c))
+		k := 0
 		for mrr.NextResult() {
-			w.readPG(mrr.ResultReader(), c)
+			w.readPG(mrr.ResultReader(), c, k)
+			k++
 		}
+		w.total = k
 		return mrr.Close()
 	case Extended:
 		if err := w.params(c); err != nil {
@@ -530,32 +528,29 @@ func (w *worker) execPG(ctx context.Context, idx int, c *pgscript.Cmd) error {
 		}
 		rr = w.pg.ExecPrepared(ctx, name, w.pgArgs, nil, nil)
 	}
-	w.readPG(rr, c)
+	w.readPG(rr, c, 0)
 	_, err := rr.Close()
 	return err
 }
 
-func (w *worker) readPG(rr *pgconn.ResultReader, c *pgscript.Cmd) {
+// readPG keeps the rows of result k of a reply for \gset and \aset
+// (results.go).
+func (w *worker) readPG(rr *pgconn.ResultReader, c *pgscript.Cmd, k int) {
 	keep := w.keep(c)
-	if keep && len(rr.FieldDescriptions()) > 0 {
-		w.rows = 0
-		w.cols = w.cols[:0]
-		for _, f := range rr.FieldDescriptions() {
-			w.cols = append(w.cols, f.Name)
-		}
-	}
 	for rr.NextRow() {
 		if !keep {
 			continue
 		}
+		if w.res != k || w.rows == 0 {
+			w.newResult(k)
+			for _, f := range rr.FieldDescriptions() {
+				w.cols = append(w.cols, f.Name)
+			}
+		}
 		w.rows++
 		w.vals = w.vals[:0]
 		for _, v := range rr.Values() {
-			if v == nil {
-				w.vals = append(w.vals, pgscript.Value{})
-			} else {
-				w.vals = append(w.vals, pgscript.StringV(string(v)))
-			}
+			w.vals = append(w.vals, pgscript.StringV(string(v))) // NULL: "", as pgbench
 		}
 	}
 }
@@ -597,6 +592,7 @@ func (w *worker) execMySQL(ctx context.Context, idx int, c *pgscript.Cmd) error 
 			return err
 		}
 		w.cols = append(w.cols[:0], cols...)
+		w.res = 0
 		raw = make([]sql.RawBytes, len(cols))
 		dest = make([]any, len(cols))
 		for i := range raw {

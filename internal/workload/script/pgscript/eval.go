@@ -3,6 +3,7 @@ package pgscript
 import (
 	"errors"
 	"fmt"
+	"io"
 	"math"
 	"math/bits"
 )
@@ -11,6 +12,11 @@ import (
 // random source (NewState). It is used by one goroutine.
 type State struct {
 	Rand *PRNG
+	// Debug receives debug()'s lines (standard error when nil); Script
+	// and Command are the 0-based numbers of the script and command being
+	// run, which the lines name.
+	Debug           io.Writer
+	Script, Command int
 	// DefaultSeed is the seed of hash() and permute() when none is given
 	// (pgbench's :default_seed).
 	DefaultSeed int64
@@ -40,7 +46,11 @@ func (n *varNode) eval(s *State) (Value, error) {
 			if v.K != String {
 				return v, nil
 			}
-			return v.typed()
+			t, err := v.typed()
+			if err != nil {
+				return t, fmt.Errorf("malformed variable %q value: %q", n.name, v.S)
+			}
+			return t, nil
 		}
 	}
 	return Value{}, fmt.Errorf("%w %q", ErrUndefined, n.name)
@@ -52,16 +62,12 @@ func (n *unaryNode) eval(s *State) (Value, error) {
 		return x, err
 	}
 	switch n.op {
-	case "isnull":
+	case "isnull": // pgbench's IS: the same type (and boolean value)
 		return BoolV(x.K == Null), nil
 	case "istrue", "isfalse":
-		if x.K == Null {
-			return BoolV(false), nil
-		}
-		b, err := x.asBool()
-		return BoolV(b == (n.op == "istrue")), err
+		return BoolV(x.K == Bool && (x.I != 0) == (n.op == "istrue")), nil
 	}
-	// not: three-valued.
+	// NOT: NULL stays NULL; anything but a boolean is an error.
 	if x.K == Null {
 		return x, nil
 	}
@@ -77,17 +83,19 @@ func (n *binNode) eval(s *State) (Value, error) {
 	if err != nil {
 		return l, err
 	}
-	// AND and OR short-circuit, with SQL's three-valued logic.
+	// AND and OR short-circuit as pgbench's evalLazyFunc: a NULL left
+	// operand gives NULL, whatever the right one; a NULL right operand
+	// (reached) gives NULL.
 	if n.code == opAnd || n.code == opOr {
-		or := n.code == opOr
-		var lb bool
-		if l.K != Null {
-			if lb, err = l.asBool(); err != nil {
-				return l, err
-			}
-			if lb == or {
-				return BoolV(lb), nil
-			}
+		if l.K == Null {
+			return l, nil
+		}
+		lb, err := l.asBool()
+		if err != nil {
+			return l, err
+		}
+		if lb == (n.code == opOr) {
+			return BoolV(lb), nil
 		}
 		r, err := n.r.eval(s)
 		if err != nil || r.K == Null {
@@ -97,17 +105,15 @@ func (n *binNode) eval(s *State) (Value, error) {
 		if err != nil {
 			return r, err
 		}
-		if l.K == Null {
-			if rb == or {
-				return BoolV(rb), nil
-			}
-			return Value{}, nil
-		}
 		return BoolV(rb), nil
 	}
 	r, err := n.r.eval(s)
 	if err != nil {
 		return r, err
+	}
+	// Any NULL operand makes the result NULL (evalStandardFunc).
+	if l.K == Null || r.K == Null {
+		return Value{}, nil
 	}
 	if n.code <= opDiv && l.K == Int && r.K == Int {
 		return intArith(n.code, l.I, r.I)
@@ -131,9 +137,7 @@ func (n *binNode) eval(s *State) (Value, error) {
 			case opMul:
 				return DoubleV(a * b), nil
 			}
-			if b == 0 {
-				return Value{}, errDivZero
-			}
+			// IEEE division, as pgbench: 1.0/0 is Infinity, 0.0/0 NaN.
 			return DoubleV(a / b), nil
 		}
 		a, err := l.asInt()
@@ -174,14 +178,9 @@ func (n *binNode) eval(s *State) (Value, error) {
 		}
 		return IntV(a >> (uint64(b) & 63)), nil
 	}
-	// Comparisons.
-	if l.K == Null || r.K == Null {
-		return Value{}, nil
-	}
+	// Comparisons: as doubles if either operand is one, else as integers.
 	var c int
-	lt, _ := l.typed()
-	rt, _ := r.typed()
-	if lt.K == Double || rt.K == Double {
+	if l.K == Double || r.K == Double {
 		a, err := l.asDouble()
 		if err != nil {
 			return l, err
@@ -190,7 +189,16 @@ func (n *binNode) eval(s *State) (Value, error) {
 		if err != nil {
 			return r, err
 		}
-		c = cmp(a < b, a > b)
+		switch {
+		case a < b:
+			c = -1
+		case a > b:
+			c = 1
+		case a == b:
+			c = 0
+		default: // NaN: every comparison but <> is false
+			return BoolV(n.code == opNe), nil
+		}
 	} else {
 		a, err := l.asInt()
 		if err != nil {
@@ -224,20 +232,20 @@ func intArith(code opCode, a, b int64) (Value, error) {
 	case opAdd:
 		c := a + b
 		if (c > a) != (b > 0) {
-			return Value{}, errRange
+			return Value{}, errors.New("bigint add out of range")
 		}
 		return IntV(c), nil
 	case opSub:
 		c := a - b
 		if (c < a) != (b > 0) {
-			return Value{}, errRange
+			return Value{}, errors.New("bigint sub out of range")
 		}
 		return IntV(c), nil
 	case opMul:
 		hi, lo := bits.Mul64(uint64(abs64(a)), uint64(abs64(b)))
 		neg := (a < 0) != (b < 0)
 		if hi != 0 || (lo > math.MaxInt64 && !(neg && lo == 1<<63)) || a == math.MinInt64 && b != 1 && b != 0 || b == math.MinInt64 && a != 1 && a != 0 {
-			return Value{}, errRange
+			return Value{}, errors.New("bigint mul out of range")
 		}
 		return IntV(a * b), nil
 	}
@@ -246,7 +254,7 @@ func intArith(code opCode, a, b int64) (Value, error) {
 	}
 	if b == -1 {
 		if a == math.MinInt64 {
-			return Value{}, errRange
+			return Value{}, errors.New("bigint div out of range")
 		}
 		return IntV(-a), nil
 	}
@@ -279,6 +287,9 @@ func (n *randomNode) eval(s *State) (Value, error) {
 	if err != nil {
 		return hi, err
 	}
+	if lo.K == Null || hi.K == Null {
+		return Value{}, nil
+	}
 	v, err := random(s, lo, hi)
 	if err != nil {
 		return v, fmt.Errorf("random(): %w", err)
@@ -292,10 +303,7 @@ func (n *caseNode) eval(s *State) (Value, error) {
 		if err != nil {
 			return v, err
 		}
-		if v.K == Null {
-			continue
-		}
-		b, err := v.asBool()
+		b, err := v.Truthy()
 		if err != nil {
 			return v, err
 		}
@@ -310,6 +318,9 @@ func (n *caseNode) eval(s *State) (Value, error) {
 }
 
 func (n *funcNode) eval(s *State) (Value, error) {
+	if len(n.args) > MaxFuncArgs {
+		return Value{}, fmt.Errorf("too many function arguments, maximum is %d", MaxFuncArgs)
+	}
 	// The arguments go on the state's stack (nested calls push theirs
 	// above), so that a call allocates nothing.
 	var args []Value
@@ -337,7 +348,11 @@ func (n *funcNode) eval(s *State) (Value, error) {
 	if s != nil {
 		args = s.stack[base:len(s.stack):len(s.stack)]
 	}
-	v, err := n.f.fn(s, args)
+	var v Value
+	var err error
+	if n.f.name == "debug" || !hasNull(args) {
+		v, err = n.f.fn(s, args)
+	}
 	if s != nil {
 		s.stack = s.stack[:base]
 	}
@@ -345,4 +360,19 @@ func (n *funcNode) eval(s *State) (Value, error) {
 		return v, fmt.Errorf("%s(): %w", n.f.name, err)
 	}
 	return v, nil
+}
+
+// MaxFuncArgs is pgbench's MAX_FARGS: a call with more arguments parses
+// but fails when it is evaluated.
+const MaxFuncArgs = 16
+
+// hasNull reports whether a function argument is NULL: the call's value
+// is then NULL (but for debug()), as pgbench's evalStandardFunc.
+func hasNull(a []Value) bool {
+	for i := range a {
+		if a[i].K == Null {
+			return true
+		}
+	}
+	return false
 }

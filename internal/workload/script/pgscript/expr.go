@@ -175,7 +175,7 @@ func lexExpr(src string) ([]token, error) {
 			i++
 		case c == ':':
 			j := i + 1
-			for j < len(src) && isVarChar(src[j]) {
+			for j < len(src) && isVarChar(src[j]) && (j > i+1 || !isDigit(src[j])) {
 				j++
 			}
 			if j == i+1 {
@@ -244,8 +244,10 @@ func isIdentStart(c byte) bool { return c == '_' || (c|0x20) >= 'a' && (c|0x20) 
 func isVarChar(c byte) bool    { return isIdentStart(c) || isDigit(c) || c >= 0x80 }
 
 // ParseExpr parses pgbench's expression language. Sub-expressions without
-// variables or random functions are evaluated now, so that a division by
-// zero or a bad argument in them is an error of the script.
+// variables or random functions are computed now when they can be; one
+// that fails (1/0) is left to fail when it is evaluated, as pgbench
+// evaluates everything at run time: in a branch never taken, it never
+// fails.
 func ParseExpr(src string) (*Expr, error) {
 	toks, err := lexExpr(src)
 	if err != nil {
@@ -259,15 +261,7 @@ func ParseExpr(src string) (*Expr, error) {
 	if t := p.peek(); t.k != tEOF {
 		return nil, fmt.Errorf("syntax error at %q (column %d)", t.s, t.pos+1)
 	}
-	if n.pure() {
-		v, err := n.eval(nil)
-		if err != nil {
-			return nil, err
-		}
-		n = &constNode{v}
-	} else {
-		n = fold(n)
-	}
+	n = fold(n)
 	return &Expr{root: n, vars: p.vars, refs: p.refs}, nil
 }
 
@@ -501,13 +495,13 @@ func (p *exprParser) parsePrimary() (node, error) {
 	case tInt:
 		i, err := strconv.ParseInt(t.s, 10, 64)
 		if err != nil {
-			return nil, fmt.Errorf("bigint out of range: %s", t.s)
+			return nil, fmt.Errorf("bigint constant overflow: %s", t.s)
 		}
 		return &constNode{IntV(i)}, nil
 	case tDouble:
 		f, err := strconv.ParseFloat(t.s, 64)
 		if err != nil {
-			return nil, fmt.Errorf("invalid double %s", t.s)
+			return nil, fmt.Errorf("double constant overflow: %s", t.s)
 		}
 		return &constNode{DoubleV(f)}, nil
 	case tVar:
@@ -544,7 +538,7 @@ func (p *exprParser) parsePrimary() (node, error) {
 		p.next()
 		f, ok := functions[t.s]
 		if !ok {
-			return nil, fmt.Errorf("unknown function %q", t.s)
+			return nil, fmt.Errorf("unexpected function name %q", t.s)
 		}
 		var args []node
 		if !p.isOp(")") {
@@ -566,7 +560,18 @@ func (p *exprParser) parsePrimary() (node, error) {
 		}
 		p.next()
 		if len(args) < f.min || (f.max >= 0 && len(args) > f.max) {
-			return nil, fmt.Errorf("wrong number of arguments (%d) for function %s", len(args), t.s)
+			if f.max < 0 {
+				return nil, fmt.Errorf("at least one argument expected (%s)", t.s)
+			}
+			return nil, fmt.Errorf("unexpected number of arguments (%s)", t.s)
+		}
+		if f.seeded && len(args) < f.max {
+			// hash(v) and permute(v, size) read :default_seed, as
+			// pgbench rewrites them.
+			p.vars = append(p.vars, "default_seed")
+			r := &varNode{name: "default_seed", slot: -1}
+			p.refs = append(p.refs, r)
+			args = append(args, r)
 		}
 		if f.name == "random" {
 			return &randomNode{args[0], args[1]}, nil

@@ -2,8 +2,12 @@ package pgscript
 
 import (
 	"errors"
+	"fmt"
+	"io"
 	"math"
 	"math/bits"
+	"os"
+	"strconv"
 )
 
 // function is one of pgbench's built-in functions.
@@ -13,6 +17,9 @@ type function struct {
 	// random marks functions whose value is not fixed by their arguments
 	// (random draws, or a default seed), so they are never folded.
 	random bool
+	// seeded marks hash() and permute(), whose optional last argument
+	// is :default_seed.
+	seeded bool
 	fn     func(s *State, a []Value) (Value, error)
 }
 
@@ -21,7 +28,7 @@ var functions = map[string]*function{}
 func init() {
 	for _, f := range []*function{
 		{name: "abs", min: 1, max: 1, fn: fnAbs},
-		{name: "debug", min: 1, max: 1, fn: func(_ *State, a []Value) (Value, error) { return a[0], nil }},
+		{name: "debug", min: 1, max: 1, random: true, fn: fnDebug},
 		{name: "double", min: 1, max: 1, fn: func(_ *State, a []Value) (Value, error) { f, err := a[0].asDouble(); return DoubleV(f), err }},
 		{name: "int", min: 1, max: 1, fn: func(_ *State, a []Value) (Value, error) { i, err := a[0].asInt(); return IntV(i), err }},
 		{name: "exp", min: 1, max: 1, fn: mathFn(math.Exp)},
@@ -33,10 +40,10 @@ func init() {
 		{name: "mod", min: 2, max: 2, fn: fnMod},
 		{name: "least", min: 1, max: -1, fn: func(_ *State, a []Value) (Value, error) { return extreme(a, true) }},
 		{name: "greatest", min: 1, max: -1, fn: func(_ *State, a []Value) (Value, error) { return extreme(a, false) }},
-		{name: "hash", min: 1, max: 2, random: true, fn: hashFn(HashMurmur2)},
-		{name: "hash_murmur2", min: 1, max: 2, random: true, fn: hashFn(HashMurmur2)},
-		{name: "hash_fnv1a", min: 1, max: 2, random: true, fn: hashFn(HashFNV1a)},
-		{name: "permute", min: 2, max: 3, random: true, fn: fnPermute},
+		{name: "hash", seeded: true, min: 1, max: 2, random: true, fn: hashFn(HashMurmur2)},
+		{name: "hash_murmur2", seeded: true, min: 1, max: 2, random: true, fn: hashFn(HashMurmur2)},
+		{name: "hash_fnv1a", seeded: true, min: 1, max: 2, random: true, fn: hashFn(HashFNV1a)},
+		{name: "permute", seeded: true, min: 2, max: 3, random: true, fn: fnPermute},
 		{name: "random", min: 2, max: 2, random: true, fn: fnRandom},
 		{name: "random_exponential", min: 3, max: 3, random: true, fn: fnRandomExponential},
 		{name: "random_gaussian", min: 3, max: 3, random: true, fn: fnRandomGaussian},
@@ -295,8 +302,9 @@ func ExponentialRand(r *PRNG, lo, hi int64, p float64) int64 {
 func GaussianRand(r *PRNG, lo, hi int64, p float64) int64 {
 	var stdev float64
 	for {
-		r1, r2 := r.Double(), r.Double()
-		stdev = math.Sqrt(-2.0*math.Log(1.0-r1)) * math.Sin(2.0*math.Pi*r2)
+		// Box-Muller on (0, 1] uniforms, as pgbench.
+		r1, r2 := 1.0-r.Double(), 1.0-r.Double()
+		stdev = math.Sqrt(-2.0*math.Log(r1)) * math.Sin(2.0*math.Pi*r2)
 		if stdev >= -p && stdev < p {
 			break
 		}
@@ -354,4 +362,43 @@ func Permute(val, isize, seed int64) int64 {
 		v = (v + r) % size
 	}
 	return int64(v)
+}
+
+// fnDebug is debug(v): v, written to the state's Debug (standard error by
+// default) as pgbench writes it: "debug(script=S,command=C): int 3", with
+// S the script's 0-based number and C the command's 1-based one.
+func fnDebug(s *State, a []Value) (Value, error) {
+	v := a[0]
+	var w io.Writer = os.Stderr
+	script, command := 0, 0
+	if s != nil {
+		if s.Debug != nil {
+			w = s.Debug
+		}
+		script, command = s.Script, s.Command+1
+	}
+	var text string
+	switch v.K {
+	case Null:
+		text = "null"
+	case Bool:
+		text = "boolean " + v.Text()
+	case Int:
+		text = "int " + v.Text()
+	case Double:
+		switch {
+		case math.IsInf(v.F, 1):
+			text = "double inf"
+		case math.IsInf(v.F, -1):
+			text = "double -inf"
+		case v.F != v.F:
+			text = "double nan"
+		default:
+			text = "double " + strconv.FormatFloat(v.F, 'g', 15, 64)
+		}
+	default:
+		text = "string " + v.S
+	}
+	fmt.Fprintf(w, "debug(script=%d,command=%d): %s\n", script, command, text)
+	return v, nil
 }

@@ -1,6 +1,7 @@
 package pgscript
 
 import (
+	"io"
 	"strings"
 	"testing"
 )
@@ -53,16 +54,42 @@ func FuzzExpr(f *testing.F) {
 		}
 		vars := map[string]Value{"x": IntV(3), "scale": IntV(1)}
 		v1, err1 := e.Eval(stateWith(vars, NewPRNG(1), 7))
+		if err1 == nil && v1.K == Double && v1.F != v1.F && v1.Text() != "NaN" {
+			t.Fatalf("NaN written %q", v1.Text())
+		}
 		// Bound to slots, the expression evaluates alike.
 		t2 := NewTable()
 		e.bind(t2)
 		st := NewState(t2, NewPRNG(1), 7)
+		st.Debug = io.Discard
 		for k, v := range vars {
 			st.Set(k, v)
 		}
 		v2, err2 := e.Eval(st)
-		if (err1 == nil) != (err2 == nil) || err1 == nil && v1 != v2 {
+		if (err1 == nil) != (err2 == nil) || err1 == nil && (v1.K != v2.K || v1.Text() != v2.Text()) {
 			t.Fatalf("unbound %v (%v), bound %v (%v)", v1, err1, v2, err2)
 		}
+	})
+}
+
+// FuzzValue: any -D or \gset text converts (makeVariableValue) to a typed
+// value or an error, and the conversions of a value never panic.
+func FuzzValue(f *testing.F) {
+	for _, s := range []string{"of", "o", "ye", "TRUE", "null", "+3", " 12 ", "-10.1", "1e400", "trueXXX", "", "9223372036854775808", "nan", "-inf", "0x10"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		v, err := StringV(s).typed()
+		if err != nil {
+			return
+		}
+		if v.K == String {
+			t.Fatalf("%q stayed a string", s)
+		}
+		_, _ = v.asInt()
+		_, _ = v.asDouble()
+		_, _ = v.asBool()
+		_, _ = v.Truthy()
+		_ = v.Text()
 	})
 }

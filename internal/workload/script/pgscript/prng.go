@@ -1,6 +1,9 @@
 package pgscript
 
-import "math/bits"
+import (
+	"math/bits"
+	"sync"
+)
 
 // PRNG is PostgreSQL's pg_prng: xoroshiro128** seeded through splitmix64.
 // permute() depends on it to give pgbench's permutations.
@@ -58,4 +61,56 @@ func (p *PRNG) Range(lo, hi uint64) uint64 {
 // Double is pg_prng_double: uniform in [0, 1).
 func (p *PRNG) Double() float64 {
 	return float64(p.Uint64()>>(64-52)) * (1.0 / (1 << 52))
+}
+
+// Streams are the seeds of pgbench's random streams, derived from its
+// random seed as pgbench 15 derives them: a base generator seeded with
+// the seed gives, in order, one seed per client (the stream of random
+// functions), then :default_seed (unless -D defined it), then three seeds
+// per thread (script choice, throttling, log sampling). dbarena runs each
+// client as a thread of its own, so its streams are those of
+// `pgbench -c N -j N`; with one client, those of any pgbench run of one
+// client.
+type Streams struct {
+	base    PRNG
+	Client  []uint64 // seeds of the clients' function streams
+	Default int64    // :default_seed
+	Choose  []uint64 // seeds of the clients' script choice streams
+	mu      sync.Mutex
+	extra   []uint64 // beyond the announced clients (ClientSeeds)
+}
+
+// NewStreams derives the streams of clients clients from seed.
+// defaultDefined says that :default_seed is given (-D), so none is drawn.
+func NewStreams(seed uint64, clients int, defaultDefined bool) *Streams {
+	st := &Streams{}
+	st.base.Seed(seed)
+	for i := 0; i < clients; i++ {
+		st.Client = append(st.Client, st.base.Uint64())
+	}
+	if !defaultDefined {
+		st.Default = int64(st.base.Uint64())
+	}
+	for i := 0; i < clients; i++ {
+		st.Choose = append(st.Choose, st.base.Uint64())
+		st.base.Uint64() // throttling
+		st.base.Uint64() // log sampling
+	}
+	return st
+}
+
+// ClientSeeds returns the seeds of client id's function and script
+// choice streams. A client beyond those announced (a run that did not
+// say its thread count) gets seeds drawn after every announced one.
+func (st *Streams) ClientSeeds(id int) (fn, choose uint64) {
+	if id < len(st.Client) {
+		return st.Client[id], st.Choose[id]
+	}
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	k := 2 * (id - len(st.Client))
+	for len(st.extra) < k+2 {
+		st.extra = append(st.extra, st.base.Uint64())
+	}
+	return st.extra[k], st.extra[k+1]
 }

@@ -1,7 +1,6 @@
 package pgscript
 
 import (
-	"errors"
 	"fmt"
 	"strconv"
 	"strings"
@@ -22,6 +21,10 @@ const (
 	Endif
 	StartPipeline
 	EndPipeline
+	// Shell runs Args as a shell command; SetShell stores its output (an
+	// integer) in Var.
+	Shell
+	SetShell
 )
 
 // Class is a SQL command's statement class, for sysbench-style counts.
@@ -59,6 +62,17 @@ type Cmd struct {
 	Slot int // Var's slot (Table.Bind)
 	Expr *Expr
 	Unit int64 // microseconds per unit of \sleep
+	// Sleep: the literal duration in units, when Expr is nil... or, with
+	// SleepVar, the variable whose value (as pgbench's atoi reads it) is.
+	SleepN   int64
+	SleepVar string
+	// Shell, SetShell: the command's words (":name" a variable, "::x"
+	// the text ":x").
+	Args []string
+	// Err, when set, is the error the command fails with when it runs:
+	// what pgbench accepts in a script but refuses at run time (\set of
+	// an invalid variable name, pipeline commands out of place).
+	Err string
 	// Jump is, for If and Elif, the next branch of the chain (an Elif,
 	// Else or Endif) to go to when the condition is false; End is, for
 	// Elif and Else, the command after Endif (reached when a branch
@@ -121,6 +135,9 @@ func Parse(name, src string) (*Script, error) {
 	}
 	if err := link(name, p.cmds); err != nil {
 		return nil, err
+	}
+	if len(p.cmds) == 0 {
+		return nil, &Error{File: name, Line: 1, Msg: fmt.Sprintf("empty command list for script %q", name)}
 	}
 	return &Script{Name: name, Cmds: p.cmds}, nil
 }
@@ -333,9 +350,12 @@ func (p *scriptParser) meta() error {
 	p.i = j
 	args := strings.TrimSpace(rest.String())
 	if name == "gset" || name == "aset" {
+		if len(strings.Fields(args)) > 1 {
+			return p.errf(line, "too many arguments in command %q", name)
+		}
 		text := strings.TrimSpace(p.buf.String())
 		if !hasContent(text) {
-			return p.errf(line, "\\%s must follow a SQL command", name)
+			return p.errf(line, "\\%s must follow an SQL command", name)
 		}
 		p.endSQL()
 		c := &p.cmds[len(p.cmds)-1]
@@ -359,47 +379,45 @@ func (p *scriptParser) meta() error {
 	switch name {
 	case "set":
 		if len(fields) < 2 {
-			return p.errf(line, "\\set needs a variable name and an expression")
+			if len(fields) == 0 {
+				return p.errf(line, "\\set: missing argument in command \"set\" (a variable name and an expression)")
+			}
+			return p.errf(line, "\\set %s: syntax error in command \"set\": missing expression", fields[0])
 		}
 		c.Kind, c.Var = Set, fields[0]
 		if !validVarName(c.Var) {
-			return p.errf(line, "invalid variable name %q", c.Var)
+			c.Err = fmt.Sprintf("set: invalid variable name: %q", c.Var)
 		}
 		exprSrc := strings.TrimSpace(args[strings.Index(args, c.Var)+len(c.Var):])
 		if c.Expr, err = ParseExpr(exprSrc); err != nil {
-			return p.errf(line, "\\set %s: %v", c.Var, err)
+			return p.errf(line, "\\set %s: %s", c.Var, exprErr("set", err))
 		}
 	case "sleep":
-		c.Kind, c.Unit = Sleep, 1e6
-		if len(fields) < 1 || len(fields) > 2 {
-			return p.errf(line, "\\sleep needs a duration and an optional unit (us, ms, s)")
+		if err := p.sleep(&c, fields, line); err != nil {
+			return err
 		}
-		if len(fields) == 2 {
-			switch strings.ToLower(fields[1]) {
-			case "us":
-				c.Unit = 1
-			case "ms":
-				c.Unit = 1000
-			case "s":
-				c.Unit = 1e6
-			default:
-				return p.errf(line, "\\sleep: unknown time unit %q (us, ms or s)", fields[1])
+	case "shell", "setshell":
+		c.Kind = Shell
+		if name == "setshell" {
+			c.Kind = SetShell
+			if len(fields) < 2 {
+				return p.errf(line, "missing argument in command \"setshell\"")
 			}
+			c.Var, fields = fields[0], fields[1:]
+			if !validVarName(c.Var) {
+				return p.errf(line, "\\setshell: invalid variable name %q", c.Var)
+			}
+		} else if len(fields) < 1 {
+			return p.errf(line, "missing command in command \"shell\"")
 		}
-		if strings.HasPrefix(fields[0], ":") {
-			if !validVarName(fields[0][1:]) {
-				return p.errf(line, "\\sleep: invalid variable %q", fields[0])
-			}
-		} else if n, perr := strconv.ParseInt(fields[0], 10, 64); perr != nil {
-			if errors.Is(perr, strconv.ErrRange) {
-				return p.errf(line, "\\sleep: %s %s is out of range (at most %d s)", fields[0], unitName(c.Unit), MaxSleep/time.Second)
-			}
-			return p.errf(line, "\\sleep: invalid duration %q (an integer or a :variable)", fields[0])
-		} else if _, err := c.SleepFor(n); err != nil {
-			return p.errf(line, "%v", err)
+		if len(fields)+1+boolInt(name == "setshell") > maxArgs {
+			return p.errf(line, "too many arguments in command %q", name)
 		}
-		if c.Expr, err = ParseExpr(fields[0]); err != nil {
-			return p.errf(line, "\\sleep: %v", err)
+		c.Args = fields
+		for _, a := range fields {
+			if len(a) > 1 && a[0] == ':' && a[1] != ':' && !validVarName(a[1:]) {
+				return p.errf(line, "\\%s: invalid variable %q", name, a)
+			}
 		}
 	case "if", "elif":
 		c.Kind = If
@@ -407,27 +425,27 @@ func (p *scriptParser) meta() error {
 			c.Kind = Elif
 		}
 		if args == "" {
-			return p.errf(line, "\\%s needs a condition", name)
+			return p.errf(line, "\\%s: syntax error in command %q: missing condition", name, name)
 		}
 		if c.Expr, err = ParseExpr(args); err != nil {
-			return p.errf(line, "\\%s: %v", name, err)
+			return p.errf(line, "\\%s: %s", name, exprErr(name, err))
 		}
 	case "else", "endif", "startpipeline", "endpipeline":
 		if args != "" {
-			return p.errf(line, "\\%s takes no arguments", name)
+			return p.errf(line, "unexpected argument in command %q", name)
 		}
 		c.Kind = map[string]CmdKind{"else": Else, "endif": Endif, "startpipeline": StartPipeline, "endpipeline": EndPipeline}[name]
 	case "":
 		return p.errf(line, "invalid command \\")
 	default:
-		return p.errf(line, "unknown meta-command \\%s", name)
+		return p.errf(line, "unknown meta-command \\%s: invalid command in command %q", name, name)
 	}
 	p.cmds = append(p.cmds, c)
 	return nil
 }
 
 func validVarName(s string) bool {
-	if s == "" {
+	if s == "" || isDigit(s[0]) {
 		return false
 	}
 	for i := 0; i < len(s); i++ {
@@ -451,7 +469,11 @@ func link(name string, cmds []Cmd) error {
 		if pipeline >= 0 {
 			switch {
 			case c.Kind == SQL && (c.Gset || c.Aset):
-				return &Error{name, c.Line, "\\gset and \\aset are not supported inside a pipeline"}
+				// pgbench fails when the command runs, not before.
+				c.Err = "\\gset is not allowed in pipeline mode"
+				if c.Aset {
+					c.Err = "\\aset is not allowed in pipeline mode"
+				}
 			case c.Kind != SQL && c.Kind != Set && c.Kind != EndPipeline && c.Kind != StartPipeline:
 				return &Error{name, c.Line, "only SQL commands and \\set are supported inside a pipeline"}
 			}
@@ -461,7 +483,7 @@ func link(name string, cmds []Cmd) error {
 			stack = append(stack, frame{branches: []int{i}})
 		case Elif, Else:
 			if len(stack) == 0 {
-				return &Error{name, c.Line, fmt.Sprintf("\\%s without a matching \\if", kwName(c.Kind))}
+				return &Error{name, c.Line, fmt.Sprintf("\\%s without matching \\if", kwName(c.Kind))}
 			}
 			f := &stack[len(stack)-1]
 			if f.sawElse {
@@ -471,7 +493,7 @@ func link(name string, cmds []Cmd) error {
 			f.branches = append(f.branches, i)
 		case Endif:
 			if len(stack) == 0 {
-				return &Error{name, c.Line, "\\endif without a matching \\if"}
+				return &Error{name, c.Line, "\\endif without matching \\if"}
 			}
 			f := stack[len(stack)-1]
 			stack = stack[:len(stack)-1]
@@ -484,22 +506,23 @@ func link(name string, cmds []Cmd) error {
 			}
 		case StartPipeline:
 			if pipeline >= 0 {
-				return &Error{name, c.Line, "\\startpipeline inside a pipeline"}
+				c.Err = "\\startpipeline: already in pipeline mode"
+				continue
 			}
 			pipeline = i
 		case EndPipeline:
 			if pipeline < 0 {
-				return &Error{name, c.Line, "\\endpipeline without \\startpipeline"}
+				c.Err = "\\endpipeline: not in pipeline mode"
+				continue
 			}
 			pipeline = -1
 		}
 	}
 	if len(stack) > 0 {
-		return &Error{name, cmds[stack[len(stack)-1].branches[0]].Line, "\\if without a matching \\endif"}
+		return &Error{name, cmds[stack[len(stack)-1].branches[0]].Line, "\\if without matching \\endif"}
 	}
-	if pipeline >= 0 {
-		return &Error{name, cmds[pipeline].Line, "\\startpipeline without \\endpipeline"}
-	}
+	// A pipeline open at the script's end fails when the end is reached
+	// (the worker checks), as in pgbench.
 	return nil
 }
 
@@ -525,7 +548,7 @@ func splitVars(s string) []Part {
 			continue
 		}
 		j := i + 1
-		for j < len(s) && isVarChar(s[j]) {
+		for j < len(s) && isVarChar(s[j]) && (j > i+1 || !isDigit(s[j])) {
 			j++
 		}
 		if j == i+1 {
@@ -586,6 +609,7 @@ func (s *Script) Branch(pc int, st *State) (int, error) {
 		case Else, Endif:
 			return pc + 1, nil
 		}
+		st.Command = pc
 		v, err := c.Expr.Eval(st)
 		if err != nil {
 			return 0, &Error{File: s.Name, Line: c.Line, Msg: err.Error()}
@@ -616,7 +640,7 @@ func CheckVars(scripts []*Script, predefined []string) error {
 			if c.Kind == SQL && (c.Gset || c.Aset) {
 				return nil
 			}
-			if c.Kind == Set {
+			if c.Kind == Set || c.Kind == SetShell {
 				known[c.Var] = true
 			}
 		}
@@ -634,4 +658,199 @@ func CheckVars(scripts []*Script, predefined []string) error {
 		}
 	}
 	return nil
+}
+
+// MaxScripts is pgbench's MAX_SCRIPTS: the most scripts one run takes.
+const MaxScripts = 128
+
+// maxArgs is pgbench's MAX_ARGS: a command's words with its name, and a
+// statement's :variables plus one under --protocol extended or prepared.
+const maxArgs = 256
+
+// MaxParams is the most :variables a statement may have under the
+// extended and prepared protocols (pgbench: "statement has too many
+// arguments (maximum is 255)").
+const MaxParams = maxArgs - 1
+
+func boolInt(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// CheckParams reports, as pgbench does when it parses a script for
+// --protocol extended or prepared, a statement with more than MaxParams
+// :variables. The simple protocol substitutes them and has no limit.
+func (s *Script) CheckParams() error {
+	for _, c := range s.Cmds {
+		n := 0
+		for _, p := range c.Parts {
+			if p.Var != "" {
+				n++
+			}
+		}
+		if n > MaxParams {
+			return &Error{File: s.Name, Line: c.Line, Msg: fmt.Sprintf("statement has too many arguments (maximum is %d)", MaxParams)}
+		}
+	}
+	return nil
+}
+
+// sleep parses \sleep's words as pgbench 15 does: a literal integer
+// (with an optional sign) whose unit may follow it at once ("2ms") or as
+// a second word, or a :variable read when the command runs.
+func (p *scriptParser) sleep(c *Cmd, fields []string, line int) error {
+	c.Kind, c.Unit = Sleep, 1e6
+	switch {
+	case len(fields) < 1:
+		return p.errf(line, "\\sleep: missing argument in command \"sleep\"")
+	case len(fields) > 2:
+		return p.errf(line, "too many arguments in command \"sleep\"")
+	}
+	arg := fields[0]
+	unit := ""
+	if len(fields) == 2 {
+		unit = fields[1]
+	}
+	if strings.HasPrefix(arg, ":") {
+		if !validVarName(arg[1:]) {
+			return p.errf(line, "\\sleep: invalid variable %q", arg)
+		}
+		c.SleepVar = arg[1:]
+		r := &varNode{name: c.SleepVar, slot: -1}
+		c.Expr = &Expr{root: r, vars: []string{c.SleepVar}, refs: []*varNode{r}}
+	} else {
+		j := 0
+		if j < len(arg) && (arg[j] == '+' || arg[j] == '-') {
+			j++
+		}
+		k := j
+		for k < len(arg) && isDigit(arg[k]) {
+			k++
+		}
+		if k < len(arg) {
+			if unit != "" || k == j {
+				return p.errf(line, "invalid sleep time, must be an integer (%s) in command \"sleep\"", arg)
+			}
+			unit = arg[k:]
+		}
+	}
+	switch strings.ToLower(unit) {
+	case "", "s":
+	case "us":
+		c.Unit = 1
+	case "ms":
+		c.Unit = 1000
+	default:
+		return p.errf(line, "unrecognized time unit, must be us, ms or s (%s) in command \"sleep\"", unit)
+	}
+	if c.SleepVar == "" {
+		digits := strings.TrimSuffix(arg, unit)
+		n, err := strconv.ParseInt(digits, 10, 64)
+		if err != nil {
+			return p.errf(line, "\\sleep: %s %s is out of range (at most %d s)", digits, unitName(c.Unit), MaxSleep/time.Second)
+		}
+		c.SleepN = n
+		if _, err := c.SleepFor(c.SleepN); err != nil {
+			return p.errf(line, "%v", err)
+		}
+	}
+	return nil
+}
+
+// SleepDuration is how long a \sleep command waits now: its literal, or
+// its variable's value read as pgbench reads it (atoi of the value's
+// text: 1.5 is 1; text that is not a number is an error).
+func (c *Cmd) SleepDuration(st *State) (time.Duration, error) {
+	if c.SleepVar == "" {
+		return c.SleepFor(c.SleepN)
+	}
+	r := c.Expr.refs[0]
+	var v Value
+	var ok bool
+	if r.slot >= 0 {
+		v, ok = st.GetSlot(r.slot)
+	} else {
+		v, ok = st.Get(c.SleepVar)
+	}
+	if !ok {
+		return 0, fmt.Errorf("sleep: undefined variable %q", c.SleepVar)
+	}
+	text := v.Text()
+	n := atoi(text)
+	if n == 0 && (text == "" || !isDigit(text[0])) {
+		return 0, fmt.Errorf("sleep: invalid sleep time %q for variable %q", text, c.SleepVar)
+	}
+	return c.SleepFor(n)
+}
+
+// atoi is C's atoi: leading spaces, a sign, digits; the rest ignored. It
+// saturates instead of overflowing.
+func atoi(s string) int64 {
+	i := 0
+	for i < len(s) && (s[i] == ' ' || s[i] >= '\t' && s[i] <= '\r') {
+		i++
+	}
+	neg := false
+	if i < len(s) && (s[i] == '+' || s[i] == '-') {
+		neg = s[i] == '-'
+		i++
+	}
+	var n int64
+	for ; i < len(s) && isDigit(s[i]); i++ {
+		if n < (1<<63-1)/10 {
+			n = n*10 + int64(s[i]-'0')
+		}
+	}
+	if neg {
+		n = -n
+	}
+	return n
+}
+
+// ValidVarNameBytes reports whether name is a valid variable name, as
+// pgbench's valid_variable_name: ASCII letters, digits (not first),
+// underscores and any non-ASCII byte.
+func ValidVarNameBytes(name []byte) bool {
+	if len(name) == 0 || isDigit(name[0]) {
+		return false
+	}
+	for _, c := range name {
+		if !isVarChar(c) {
+			return false
+		}
+	}
+	return true
+}
+
+// IsClientCopy reports whether SQL text (one statement, or several joined
+// by \;) holds a COPY to or from the client (FROM STDIN, TO STDOUT),
+// which pgbench refuses ("COPY is not supported in pgbench"). Clients
+// that cannot see the server's COPY response check the text instead.
+func IsClientCopy(text string) bool {
+	for _, stmt := range strings.Split(text, ";") {
+		words := strings.FieldsFunc(strings.ToLower(stmt), func(r rune) bool {
+			return !(r >= 'a' && r <= 'z' || r == '_')
+		})
+		if len(words) == 0 || words[0] != "copy" {
+			continue
+		}
+		for _, w := range words[1:] {
+			if w == "stdin" || w == "stdout" {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// exprErr words an expression's syntax error as pgbench does ("syntax
+// error in command "set"...").
+func exprErr(cmd string, err error) string {
+	msg := err.Error()
+	if rest, ok := strings.CutPrefix(msg, "syntax error"); ok {
+		return fmt.Sprintf("syntax error in command %q%s", cmd, rest)
+	}
+	return msg
 }

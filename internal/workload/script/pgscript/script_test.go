@@ -122,16 +122,27 @@ func TestParseErrors(t *testing.T) {
 	for _, tc := range []struct{ src, want string }{
 		{"SELECT 1;\n\\foo", "f:2: unknown meta-command \\foo"},
 		{"\n\n\\set x 1 +", "f:3: \\set x: syntax error"},
-		{"\\set x 1 / 0", "f:1: \\set x: division by zero"},
-		{"\\set x", "f:1: \\set needs"},
-		{"\\sleep 1 h", "f:1: \\sleep: unknown time unit"},
-		{"\\sleep x", "f:1: \\sleep: invalid duration"},
+		{"", "f:1: empty command list for script \"f\""},
+		{"-- only a comment\n", "f:1: empty command list for script \"f\""},
+		{"\\sleep", "f:1: \\sleep: missing argument in command \"sleep\""},
+		{"\\set", "f:1: \\set: missing argument in command \"set\""},
+		{"\\set i", "f:1: \\set i: syntax error in command \"set\""},
+		{"\\if", "f:1: \\if: syntax error in command \"if\""},
+		{"\\sleep 1 ms x", "f:1: too many arguments in command \"sleep\""},
+		{"\\sleep 2.5 ms", "f:1: invalid sleep time, must be an integer (2.5)"},
+		{"\\sleep 1xs", "f:1: unrecognized time unit, must be us, ms or s (xs)"},
+		{"\\shell", "f:1: missing command in command \"shell\""},
+		{"\\setshell v", "f:1: missing argument in command \"setshell\""},
+		{"\\set x least(1)\n\\shell" + strings.Repeat(" a", 256), "f:2: too many arguments in command \"shell\""},
+		{"\\set x", "f:1: \\set x: syntax error in command \"set\": missing expression"},
+		{"\\sleep 1 h", "f:1: unrecognized time unit, must be us, ms or s (h)"},
+		{"\\sleep x", "f:1: invalid sleep time, must be an integer (x)"},
 		{"SELECT 1;\n\\sleep 9300000000 s", "f:2: \\sleep: 9300000000 s is out of range (at most 9223372036 s)"},
 		{"\\sleep 9223372036855 ms", "f:1: \\sleep: 9223372036855 ms is out of range"},
 		{"\\sleep 9223372036854776 us", "f:1: \\sleep: 9223372036854776 us is out of range"},
 		{"\\sleep 99999999999999999999", "f:1: \\sleep: 99999999999999999999 s is out of range"},
 		{"\\sleep -99999999999999999999 ms", "f:1: \\sleep: -99999999999999999999 ms is out of range"},
-		{"\\if 1\nSELECT 1;", "f:1: \\if without a matching \\endif"},
+		{"\\if 1\nSELECT 1;", "f:1: \\if without matching \\endif"},
 		{"SELECT 1;\n\\endif", "f:2: \\endif without"},
 		{"\\if 1\n\\else\n\\elif 1\n\\endif", "f:3: \\elif after \\else"},
 		{"\\else", "f:1: \\else without"},
@@ -140,10 +151,8 @@ func TestParseErrors(t *testing.T) {
 		{"SELECT 'abc;\n", "f:1: unterminated quoted string"},
 		{"SELECT 1;\nSELECT $a$ x", "f:2: unterminated dollar"},
 		{"/* x", "f:1: unterminated /*"},
-		{"\\startpipeline\nSELECT 1;", "f:1: \\startpipeline without"},
-		{"\\endpipeline", "f:1: \\endpipeline without"},
 		{"\\", "f:1: invalid command"},
-		{"SELECT 1 \\gset a b", "f:1: \\gset takes at most"},
+		{"SELECT 1 \\gset a b", "f:1: too many arguments in command \"gset\""},
 	} {
 		t.Run(tc.want, func(t *testing.T) {
 			_, err := Parse("f", tc.src)
@@ -215,5 +224,54 @@ func TestSleepFor(t *testing.T) {
 		if (err != nil) != tc.err || got != tc.want || got < 0 {
 			t.Errorf("SleepFor(%d x %d us) = %v, %v; want %v (error %v)", tc.n, tc.unit, got, err, tc.want, tc.err)
 		}
+	}
+}
+
+// What pgbench accepts in a script but refuses when it runs parses, with
+// the error its command fails with.
+func TestRunTimeErrors(t *testing.T) {
+	for _, tc := range []struct {
+		src  string
+		at   int
+		want string
+	}{
+		{"\\set . 1\n", 0, `set: invalid variable name: "."`},
+		{"\\endpipeline\n", 0, "\\endpipeline: not in pipeline mode"},
+		{"\\startpipeline\n\\startpipeline\nSELECT 1;\n\\endpipeline\n", 1, "\\startpipeline: already in pipeline mode"},
+		{"\\startpipeline\nSELECT 1 \\gset\n\\endpipeline\n", 1, "\\gset is not allowed in pipeline mode"},
+	} {
+		s, err := Parse("f", tc.src)
+		if err != nil {
+			t.Fatalf("Parse(%q): %v", tc.src, err)
+		}
+		if got := s.Cmds[tc.at].Err; got != tc.want {
+			t.Errorf("Parse(%q): command %d fails with %q, want %q", tc.src, tc.at, got, tc.want)
+		}
+	}
+	// A pipeline left open parses; the end of the script fails (worker).
+	if _, err := Parse("f", "\\startpipeline\nSELECT 1;\n"); err != nil {
+		t.Errorf("an open pipeline: %v", err)
+	}
+}
+
+// debug() writes pgbench's line: the script's 0-based number, the
+// command's 1-based one, the value's type and value.
+func TestDebugOutput(t *testing.T) {
+	var b strings.Builder
+	st := NewState(nil, NewPRNG(1), 0)
+	st.Debug, st.Script, st.Command = &b, 1, 4
+	for _, src := range []string{"debug(3)", "debug(2.5)", "debug(1.0/0)", "debug(NULL)", "debug(1 = 1)", "debug(8.5070591730234616e+37)"} {
+		e, err := ParseExpr(src)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := e.Eval(st); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want := "debug(script=1,command=5): int 3\ndebug(script=1,command=5): double 2.5\ndebug(script=1,command=5): double inf\n" +
+		"debug(script=1,command=5): null\ndebug(script=1,command=5): boolean true\ndebug(script=1,command=5): double 8.50705917302346e+37\n"
+	if b.String() != want {
+		t.Errorf("debug wrote\n%s\nwant\n%s", b.String(), want)
 	}
 }

@@ -85,6 +85,8 @@ func NewState(t *Table, r *PRNG, defaultSeed int64) *State {
 	for i := range s.vals {
 		s.vals[i].K = unset
 	}
+	// hash() and permute() without a seed read :default_seed.
+	s.Set("default_seed", IntV(defaultSeed))
 	return s
 }
 

@@ -1,10 +1,14 @@
 package pgscript
 
-import "testing"
+import (
+	"io"
+	"testing"
+)
 
 // stateWith is a state of its own table holding vars.
 func stateWith(vars map[string]Value, r *PRNG, seed int64) *State {
 	st := NewState(nil, r, seed)
+	st.Debug = io.Discard
 	for k, v := range vars {
 		st.Set(k, v)
 	}
