@@ -61,6 +61,14 @@ func (in *Input) Warn(line int64, format string, args ...any) {
 	in.Stats.Warnings = append(in.Stats.Warnings, fmt.Sprintf("%s:%d: %s", in.Name, line, fmt.Sprintf(format, args...)))
 }
 
+// WarnFile records a warning about the input as a whole ("FILE: what").
+func (in *Input) WarnFile(format string, args ...any) {
+	if in.Stats == nil || len(in.Stats.Warnings) >= maxWarnings {
+		return
+	}
+	in.Stats.Warnings = append(in.Stats.Warnings, fmt.Sprintf("%s: %s", in.Name, fmt.Sprintf(format, args...)))
+}
+
 // CutOff is the warning about a log whose last line has no newline: the
 // entry it belongs to (from line first) is cut off and left out.
 func (in *Input) CutOff(last, first int64) {

@@ -76,7 +76,8 @@ func (c *convertFlags) flags(fs *pflag.FlagSet) {
 	fs.StringVarP(&c.out, "output", "o", "", "capture file to write (default: standard output)")
 	fs.BoolVar(&c.o.SkipBad, "skip-bad", false, "count malformed lines and go on instead of failing")
 	fs.StringVar(&c.o.LogLinePrefix, "log-line-prefix", "", "the server's log_line_prefix (pg-stderr; default: detect a common one)")
-	fs.StringVar(&c.tz, "time-zone", "UTC", "zone of log times written without one (MySQL YYMMDD HH:MM:SS, PostgreSQL zone abbreviations)")
+	fs.StringVar(&c.tz, "time-zone", "UTC", "zone of log times written without one (MySQL YYMMDD HH:MM:SS); PostgreSQL zone abbreviations this zone uses are read in it, others by PostgreSQL's default abbreviation set")
+	fs.Var(pgSessionsValue{&c.o.PGSessions}, "pg-sessions", "where a PostgreSQL log's sessions come from: auto (connection lines when the log has them, else each line's %c/%p), connections (require log_connections/log_disconnections lines), line (each line's %c, csvlog session_id, or %p)")
 	c.filter.flags(fs)
 }
 

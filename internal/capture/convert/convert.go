@@ -58,6 +58,10 @@ type Options struct {
 	// LogLinePrefix is the log_line_prefix of a pg-stderr log; ""
 	// detects a common one.
 	LogLinePrefix string
+	// PGSessions says where a PostgreSQL log's sessions come from (""
+	// is auto: connection lines when the log has them, else each line's
+	// %c or %p).
+	PGSessions pglog.Sessions
 	// Lenient (pg-stderr) ignores lines without the prefix and does not
 	// require connection lines (live capture).
 	Lenient bool
@@ -75,6 +79,9 @@ func (o *Options) Validate() []error {
 		if _, err := pglog.CompilePrefix(o.LogLinePrefix); err != nil {
 			errs = append(errs, fmt.Errorf("--log-line-prefix: %w", err))
 		}
+	}
+	if o.PGSessions != "" && !slices.Contains(pglog.SessionModes, o.PGSessions) {
+		errs = append(errs, fmt.Errorf("--pg-sessions %q: want one of %v", o.PGSessions, pglog.SessionModes))
 	}
 	for _, k := range o.Filter.Kinds {
 		if !slices.Contains(capture.Kinds, k) {
@@ -285,9 +292,9 @@ func parse(r io.Reader, in *capture.Input, o Options, emit func(*capture.Record)
 	case MySQLSlow:
 		return mysqllog.ParseSlow(r, in, emit)
 	case PGCSV:
-		return pglog.ParseCSV(r, in, emit)
+		return pglog.ParseCSVWith(r, in, pglog.CSVOptions{Sessions: o.PGSessions}, emit)
 	case PGStderr:
-		so := pglog.StderrOptions{Lenient: o.Lenient}
+		so := pglog.StderrOptions{Lenient: o.Lenient, Sessions: o.PGSessions}
 		if o.LogLinePrefix != "" {
 			p, err := pglog.CompilePrefix(o.LogLinePrefix)
 			if err != nil {
