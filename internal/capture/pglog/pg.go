@@ -149,6 +149,10 @@ func (h *handler) handle(m *message) error {
 	switch {
 	case strings.HasPrefix(t, "statement: "):
 		r.Kind, r.SQL = capture.KindQuery, t[len("statement: "):]
+		if strings.TrimSpace(r.SQL) == "" {
+			h.in.Ignore("pg empty statement")
+			return nil
+		}
 		h.statements++
 		if capture.CopyFromStdin(r.SQL) {
 			// The rows a client sends after COPY ... FROM STDIN are not
@@ -167,6 +171,9 @@ func (h *handler) handle(m *message) error {
 		}
 		if name == "<unnamed>" {
 			name = ""
+		}
+		if strings.TrimSpace(sql) == "" {
+			return h.in.Bad(m.line, "execute message without its statement: %q", short(t))
 		}
 		r.Kind, r.Name, r.SQL = capture.KindExecute, name, sql
 		h.statements++
