@@ -45,6 +45,8 @@ type Stats struct {
 	Masked int64
 	// Filtered counts events left out by the filters.
 	Filtered int64
+	// Notes say how the input was read (a detected log_line_prefix).
+	Notes []string
 	// Warnings are things left out that are not malformed lines (a log's
 	// cut-off last entry), each "FILE:LINE: what"; at most maxWarnings.
 	Warnings []string

@@ -165,6 +165,9 @@ func (a *App) reportConversion(res convert.Result, out string, took time.Duratio
 	if res.Stats.Skipped > 0 {
 		fmt.Fprintf(a.Stderr, "dbarena capture: skipped %d malformed lines (--skip-bad); the first: %s\n", res.Stats.Skipped, res.Stats.FirstBad)
 	}
+	for _, n := range res.Stats.Notes {
+		fmt.Fprintf(a.Stderr, "dbarena capture: %s\n", n)
+	}
 	for _, w := range res.Stats.Warnings {
 		fmt.Fprintf(a.Stderr, "dbarena capture: warning: %s\n", w)
 	}

@@ -41,6 +41,9 @@ func ParseStderr(r io.Reader, in *capture.Input, o StderrOptions, emit func(*cap
 		if pfx, err = DetectPrefix(head); err != nil {
 			return fmt.Errorf("%s: %w", in.Name, err)
 		}
+		if in.Stats != nil {
+			in.Stats.Notes = append(in.Stats.Notes, fmt.Sprintf("%s: log_line_prefix %q (detected; --log-line-prefix to give another)", in.Name, pfx.src))
+		}
 	}
 	h := newHandler(in, emit)
 	h.noCheck = o.Lenient
