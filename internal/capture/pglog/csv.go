@@ -20,7 +20,10 @@ const (
 	colMessage  = 13
 	colDetail   = 14
 	minColumns  = 22
-	maxColumns  = 26
+	// maxColumns bounds the count: releases add columns at the end (26 in
+	// 14 to 18), which are not read; a record with far more is not a
+	// csvlog.
+	maxColumns = 40
 )
 
 // CSVOptions configure ParseCSVWith.
@@ -98,7 +101,7 @@ func ParseCSVWith(r io.Reader, in *capture.Input, o CSVOptions, emit func(*captu
 		}
 		if columns == 0 {
 			if len(fields) < minColumns || len(fields) > maxColumns {
-				return in.BadFatal(start, "csvlog record with %d columns, want %d to %d (log_destination=csvlog of PostgreSQL 8.4 to 18)", len(fields), minColumns, maxColumns)
+				return in.BadFatal(start, "csvlog record with %d columns, want %d to %d (log_destination=csvlog of PostgreSQL 8.4 or later: 22 to 26 columns)", len(fields), minColumns, maxColumns)
 			}
 			columns = len(fields)
 		}

@@ -209,3 +209,12 @@ func TestCopyFromStdinSkipped(t *testing.T) {
 		t.Fatalf("%+v %v", recs, st.Ignored)
 	}
 }
+
+// Columns a later release appends after the 26th are not read.
+func TestCSVLaterColumns(t *testing.T) {
+	log := strings.ReplaceAll(statementLogCSV, ",,0\n", ",,0,extra\n")
+	recs, _, err := run(t, csvParse, log, false)
+	if err != nil || len(recs) != 2 || recs[0].SQL != "SELECT 1" {
+		t.Fatalf("%+v %v", recs, err)
+	}
+}
