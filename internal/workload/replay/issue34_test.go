@@ -53,6 +53,7 @@ func TestReplayCopyFromStdin(t *testing.T) {
 	c.DB = "rp_copy"
 	b.add("s1", 1, capture.KindQuery, "COPY items (id, v) FROM STDIN")
 	b.add("s1", 2, capture.KindQuery, "SELECT count(*) FROM items")
+	b.add("s1", 2, capture.KindQuery, "COPY items TO STDOUT")
 	e := b.add("s1", 3, capture.KindExecute, "copy items from stdin with (format csv)")
 	e.Params = []*string{}
 	b.add("s1", 4, capture.KindQuit, "")
@@ -60,7 +61,7 @@ func TestReplayCopyFromStdin(t *testing.T) {
 	if res.Errors != 0 {
 		t.Fatalf("errors: %v", res.ErrorsByCode)
 	}
-	if run.Replay == nil || run.Replay.Skipped[skipCopy] != 2 || run.Replay.Sent != 1 {
+	if run.Replay == nil || run.Replay.Skipped[skipCopy] != 2 || run.Replay.Sent != 2 {
 		t.Fatalf("replay %+v", run.Replay)
 	}
 }
