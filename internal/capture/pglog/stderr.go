@@ -228,9 +228,9 @@ func memoryContextLine(b []byte) bool {
 	return i > 0 && bytes.Contains(b[i:], []byte(" blocks; ")) && bytes.Contains(b[i:], []byte(" free"))
 }
 
-// isStatement says whether m is a message whose text a line without the
-// prefix could continue: a statement or execute (the lines of a SQL text
-// start with a tab; one without is malformed, not noise).
+// isStatement says whether a message (severity sev, text) is a statement
+// or an execute: a line without the prefix after it could be part of its
+// SQL (whose lines start with a tab), so it is malformed, not noise.
 func isStatement(sev string, text []byte) bool {
 	if sev != "LOG" {
 		return false
