@@ -56,6 +56,10 @@ func TestConvertReplayStatementLog(t *testing.T) {
 		t.Errorf("connections mode: exit %d: %s", r.code, r.stderr)
 	}
 
+	if r := dbarena(t, "capture", "convert", "--from", "pg-stderr", "--pg-sessions", "bogus", logf); r.code != 2 || !strings.Contains(r.stderr, "--pg-sessions") {
+		t.Errorf("bad --pg-sessions: exit %d: %s", r.code, r.stderr)
+	}
+
 	pgExec(t, suite.postgres.AdminTarget(), "DROP DATABASE IF EXISTS cli_stlog", "CREATE DATABASE cli_stlog OWNER "+tgt.User)
 	js := jsonPath(t)
 	dbarena(t, "run", "replay", pgTarget, "--capture", capf, "--speed", "10", "--json", js).mustSucceed(t)

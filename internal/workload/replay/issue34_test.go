@@ -65,3 +65,24 @@ func TestReplayCopyFromStdin(t *testing.T) {
 		t.Fatalf("replay %+v", run.Replay)
 	}
 }
+
+func TestChangesRows(t *testing.T) {
+	for q, want := range map[string]bool{
+		"UPDATE t SET a = 1":                     true,
+		"  /* app */ replace into t values (1)":  true,
+		"-- x\nDELETE FROM t;":                   true,
+		"INSERT INTO t SELECT * FROM u":          true,
+		"LOAD DATA INFILE 'x' INTO TABLE t":      true,
+		"INSERT INTO t VALUES (1) RETURNING id":  false,
+		"DELETE FROM t; SELECT 1":                false,
+		"SELECT 1":                               false,
+		"/*!40000 ALTER TABLE t DISABLE KEYS */": false,
+		"CALL p()":                               false,
+		"UPDATE":                                 true,
+		"":                                       false,
+	} {
+		if got := changesRows(q); got != want {
+			t.Errorf("%q: %v, want %v", q, got, want)
+		}
+	}
+}
