@@ -45,6 +45,8 @@ type Stats struct {
 	Masked int64
 	// Filtered counts events left out by the filters.
 	Filtered int64
+	// Notes say how the input was read (a detected log_line_prefix).
+	Notes []string
 	// Warnings are things left out that are not malformed lines (a log's
 	// cut-off last entry), each "FILE:LINE: what"; at most maxWarnings.
 	Warnings []string
@@ -59,6 +61,14 @@ func (in *Input) Warn(line int64, format string, args ...any) {
 		return
 	}
 	in.Stats.Warnings = append(in.Stats.Warnings, fmt.Sprintf("%s:%d: %s", in.Name, line, fmt.Sprintf(format, args...)))
+}
+
+// WarnFile records a warning about the input as a whole ("FILE: what").
+func (in *Input) WarnFile(format string, args ...any) {
+	if in.Stats == nil || len(in.Stats.Warnings) >= maxWarnings {
+		return
+	}
+	in.Stats.Warnings = append(in.Stats.Warnings, fmt.Sprintf("%s: %s", in.Name, fmt.Sprintf(format, args...)))
 }
 
 // CutOff is the warning about a log whose last line has no newline: the

@@ -75,8 +75,10 @@ func (c *convertFlags) flags(fs *pflag.FlagSet) {
 	c.cred.flags(fs)
 	fs.StringVarP(&c.out, "output", "o", "", "capture file to write (default: standard output)")
 	fs.BoolVar(&c.o.SkipBad, "skip-bad", false, "count malformed lines and go on instead of failing")
-	fs.StringVar(&c.o.LogLinePrefix, "log-line-prefix", "", "the server's log_line_prefix (pg-stderr; default: detect a common one)")
-	fs.StringVar(&c.tz, "time-zone", "UTC", "zone of log times written without one (MySQL YYMMDD HH:MM:SS, PostgreSQL zone abbreviations)")
+	fs.StringVar(&c.o.LogLinePrefix, "log-line-prefix", "", "the server's log_line_prefix (pg-stderr, pg-syslog; default: detect it)")
+	fs.IntVar(&c.o.SyslogYear, "year", 0, "year of a pg-syslog log's first line (syslog writes none; default: the year the file was last written)")
+	fs.StringVar(&c.tz, "time-zone", "UTC", "zone of log times written without one (MySQL YYMMDD HH:MM:SS); PostgreSQL zone abbreviations this zone uses are read in it, others by PostgreSQL's default abbreviation set")
+	fs.Var(pgSessionsValue{&c.o.PGSessions}, "pg-sessions", "where a PostgreSQL log's sessions come from: auto (connection lines when the log has them, else each line's %c/%p), connections (require log_connections/log_disconnections lines), line (each line's %c, csvlog session_id, or %p)")
 	c.filter.flags(fs)
 }
 
@@ -163,6 +165,9 @@ func (a *App) reportConversion(res convert.Result, out string, took time.Duratio
 		res.Events, out, res.Stats.Lines, float64(res.Bytes)/1e6, rate)
 	if res.Stats.Skipped > 0 {
 		fmt.Fprintf(a.Stderr, "dbarena capture: skipped %d malformed lines (--skip-bad); the first: %s\n", res.Stats.Skipped, res.Stats.FirstBad)
+	}
+	for _, n := range res.Stats.Notes {
+		fmt.Fprintf(a.Stderr, "dbarena capture: %s\n", n)
 	}
 	for _, w := range res.Stats.Warnings {
 		fmt.Fprintf(a.Stderr, "dbarena capture: warning: %s\n", w)

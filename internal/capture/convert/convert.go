@@ -30,18 +30,19 @@ const (
 	MySQLSlow    = "mysql-slow"
 	PGCSV        = "pg-csv"
 	PGStderr     = "pg-stderr"
+	PGSyslog     = "pg-syslog"
 	// MySQLGeneralTable is mysql.general_log read from a server (see
 	// mysqllog.ReadGeneralTable); it has no files.
 	MySQLGeneralTable = "mysql-general-table"
 )
 
 // Formats lists the file formats.
-var Formats = []string{MySQLGeneral, MySQLSlow, PGCSV, PGStderr}
+var Formats = []string{MySQLGeneral, MySQLSlow, PGCSV, PGStderr, PGSyslog}
 
 // Flavor is the server family of a format: "mysql" or "postgres".
 func Flavor(from string) string {
 	switch from {
-	case PGCSV, PGStderr:
+	case PGCSV, PGStderr, PGSyslog:
 		return "postgres"
 	}
 	return "mysql"
@@ -58,6 +59,13 @@ type Options struct {
 	// LogLinePrefix is the log_line_prefix of a pg-stderr log; ""
 	// detects a common one.
 	LogLinePrefix string
+	// PGSessions says where a PostgreSQL log's sessions come from (""
+	// is auto: connection lines when the log has them, else each line's
+	// %c or %p).
+	PGSessions pglog.Sessions
+	// SyslogYear is the year of a pg-syslog log's first line (syslog
+	// writes none); 0 takes the year the file was last written.
+	SyslogYear int
 	// Lenient (pg-stderr) ignores lines without the prefix and does not
 	// require connection lines (live capture).
 	Lenient bool
@@ -71,10 +79,13 @@ func (o *Options) Validate() []error {
 	if !slices.Contains(Formats, o.From) {
 		errs = append(errs, fmt.Errorf("--from %q: want one of %v", o.From, Formats))
 	}
-	if o.LogLinePrefix != "" {
+	if o.LogLinePrefix != "" && o.From != PGSyslog {
 		if _, err := pglog.CompilePrefix(o.LogLinePrefix); err != nil {
 			errs = append(errs, fmt.Errorf("--log-line-prefix: %w", err))
 		}
+	}
+	if o.PGSessions != "" && !slices.Contains(pglog.SessionModes, o.PGSessions) {
+		errs = append(errs, fmt.Errorf("--pg-sessions %q: want one of %v", o.PGSessions, pglog.SessionModes))
 	}
 	for _, k := range o.Filter.Kinds {
 		if !slices.Contains(capture.Kinds, k) {
@@ -82,6 +93,13 @@ func (o *Options) Validate() []error {
 		}
 	}
 	return errs
+}
+
+func (o *Options) location() *time.Location {
+	if o.Loc == nil {
+		return time.UTC
+	}
+	return o.Loc
 }
 
 // Result is what a conversion did.
@@ -285,9 +303,9 @@ func parse(r io.Reader, in *capture.Input, o Options, emit func(*capture.Record)
 	case MySQLSlow:
 		return mysqllog.ParseSlow(r, in, emit)
 	case PGCSV:
-		return pglog.ParseCSV(r, in, emit)
+		return pglog.ParseCSVWith(r, in, pglog.CSVOptions{Sessions: o.PGSessions}, emit)
 	case PGStderr:
-		so := pglog.StderrOptions{Lenient: o.Lenient}
+		so := pglog.StderrOptions{Lenient: o.Lenient, Sessions: o.PGSessions}
 		if o.LogLinePrefix != "" {
 			p, err := pglog.CompilePrefix(o.LogLinePrefix)
 			if err != nil {
@@ -296,6 +314,8 @@ func parse(r io.Reader, in *capture.Input, o Options, emit func(*capture.Record)
 			so.Prefix = p
 		}
 		return pglog.ParseStderr(r, in, so, emit)
+	case PGSyslog:
+		return pglog.ParseSyslog(r, in, pglog.SyslogOptions{Prefix: o.LogLinePrefix, Year: o.SyslogYear, Sessions: o.PGSessions}, emit)
 	}
 	return fmt.Errorf("unknown log format %q (want one of %v)", o.From, Formats)
 }
@@ -313,7 +333,13 @@ func Files(paths []string, o Options, w io.Writer) (Result, error) {
 		if err != nil {
 			return res, err
 		}
-		err = Parse(f, p, o, c)
+		po := o
+		if o.From == PGSyslog && o.SyslogYear == 0 {
+			if st, err := f.Stat(); err == nil {
+				po.SyslogYear = st.ModTime().In(o.location()).Year()
+			}
+		}
+		err = Parse(f, p, po, c)
 		if st, serr := f.Stat(); serr == nil {
 			res.Bytes += st.Size()
 		}

@@ -8,8 +8,9 @@ import (
 	"github.com/dbarena/dbarena/internal/capture"
 )
 
-// csvlog columns (the same positions in PostgreSQL 9.0 to 17; 13 adds
-// backend_type as the 24th column, 14 leader_pid and query_id, 26 in all).
+// csvlog columns (the same positions from PostgreSQL 8.4, which has 22;
+// 9.0 adds application_name as the 23rd, 13 backend_type as the 24th, 14
+// leader_pid and query_id, 26 in all).
 const (
 	colTime     = 0
 	colUser     = 1
@@ -18,15 +19,33 @@ const (
 	colSeverity = 11
 	colMessage  = 13
 	colDetail   = 14
-	minColumns  = 23
-	maxColumns  = 26
+	minColumns  = 22
+	// maxColumns bounds the count: releases add columns at the end (26 in
+	// 14 to 18), which are not read; a record with far more is not a
+	// csvlog.
+	maxColumns = 40
 )
 
-// ParseCSV reads a PostgreSQL csvlog. The column count (23 before 13, 24
-// in 13, 26 from 14) is taken from the first record; every record must
-// have it.
+// CSVOptions configure ParseCSVWith.
+type CSVOptions struct {
+	// Sessions says where sessions come from ("" is SessionsAuto).
+	Sessions Sessions
+}
+
+// ParseCSV reads a PostgreSQL csvlog with the default options.
 func ParseCSV(r io.Reader, in *capture.Input, emit func(*capture.Record) error) error {
+	return ParseCSVWith(r, in, CSVOptions{}, emit)
+}
+
+// ParseCSVWith reads a PostgreSQL csvlog. The column count (22 in 8.4, 23
+// to 12, 24 in 13, 26 from 14) is taken from the first record; every
+// record must have it.
+func ParseCSVWith(r io.Reader, in *capture.Input, o CSVOptions, emit func(*capture.Record) error) error {
 	h := newHandler(in, emit)
+	h.mode = o.Sessions
+	if h.mode == "" {
+		h.mode = SessionsAuto
+	}
 	lr := capture.NewLineReader(r)
 	var (
 		rec     []byte
@@ -82,7 +101,7 @@ func ParseCSV(r io.Reader, in *capture.Input, emit func(*capture.Record) error) 
 		}
 		if columns == 0 {
 			if len(fields) < minColumns || len(fields) > maxColumns {
-				return in.BadFatal(start, "csvlog record with %d columns, want %d to %d (log_destination=csvlog of PostgreSQL 9 to 17)", len(fields), minColumns, maxColumns)
+				return in.BadFatal(start, "csvlog record with %d columns, want %d to %d (log_destination=csvlog of PostgreSQL 8.4 or later: 22 to 26 columns)", len(fields), minColumns, maxColumns)
 			}
 			columns = len(fields)
 		}
@@ -92,12 +111,16 @@ func ParseCSV(r io.Reader, in *capture.Input, emit func(*capture.Record) error) 
 			}
 			continue
 		}
-		at, _, ok := ts.parse(fields[colTime], in.Location())
-		if !ok {
+		at, used, ok := ts.parse(fields[colTime], in.Location())
+		if !ok || used != len(fields[colTime]) {
 			if err := in.Bad(start, "bad log_time %q", short(string(fields[colTime]))); err != nil {
 				return err
 			}
 			continue
+		}
+		if ts.unknown != "" {
+			in.Warn(start, "time zone abbreviation %q is not in PostgreSQL's default set: read in --time-zone (%s)", ts.unknown, in.Location())
+			ts.unknown = ""
 		}
 		m = message{line: start, at: at, session: reuse(m.session, fields[colSession]), user: reuse(m.user, fields[colUser]),
 			db: reuse(m.db, fields[colDB]), severity: sevName(fields[colSeverity]), text: arena.String(fields[colMessage]),

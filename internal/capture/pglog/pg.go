@@ -2,9 +2,11 @@
 // csvlog (log_destination=csvlog) and the stderr log with a
 // log_line_prefix that names the session.
 //
-// The server must log every statement and the session boundaries:
-// log_statement=all (or log_min_duration_statement=0, which adds
-// durations), log_connections=on, log_disconnections=on. Simple-protocol
+// The server must log every statement: log_statement=all (or
+// log_min_duration_statement=0, which adds durations). Session boundaries
+// come from log_connections=on and log_disconnections=on; a log without
+// them (a statement log configured for pgBadger) is read with each line's
+// session (%c, csvlog's session_id, or %p): see Sessions. Simple-protocol
 // statements ("statement: ...") become query records; extended-protocol
 // executions ("execute NAME: ..." with "DETAIL:  parameters: $1 = '...'")
 // become execute records with SQL, Name (empty for <unnamed>) and Params,
@@ -35,7 +37,32 @@ type pgSession struct {
 	user, db string
 	pending  capture.Record
 	has      bool
+	// dropped: the session's last statement was left out (COPY FROM
+	// STDIN): a lone duration line after it is its.
+	dropped bool
 }
+
+// Sessions says where a PostgreSQL log's sessions come from.
+type Sessions string
+
+// The ways sessions are found (--pg-sessions).
+const (
+	// SessionsAuto reads connection lines when the log has them; a log
+	// with none (log_connections off) is read as SessionsLine, with a
+	// warning.
+	SessionsAuto Sessions = "auto"
+	// SessionsConnections requires "connection authorized" and
+	// "disconnection" lines (an error names the setting to turn on).
+	SessionsConnections Sessions = "connections"
+	// SessionsLine takes each line's session (%c, csvlog's session_id,
+	// or %p: a process id reused by a later backend without a
+	// "connection received" line between continues the same session).
+	// Connection lines are still read when present.
+	SessionsLine Sessions = "line"
+)
+
+// SessionModes lists the Sessions values.
+var SessionModes = []Sessions{SessionsAuto, SessionsConnections, SessionsLine}
 
 // handler turns messages into records; it holds each session's last
 // record until the session's next message, which may be its duration.
@@ -47,6 +74,9 @@ type handler struct {
 	statements, connections, disconnections int64
 	// noCheck skips finish's missing-settings check (live capture).
 	noCheck bool
+	mode    Sessions
+	// byPid: sessions are process ids (a prefix with %p and no %c).
+	byPid bool
 }
 
 func newHandler(in *capture.Input, emit func(*capture.Record) error) *handler {
@@ -68,8 +98,13 @@ func (h *handler) session(m *message) *pgSession {
 	return s
 }
 
+// IgnoredCopy is how COPY ... FROM STDIN statements are counted in
+// Stats.Ignored.
+const IgnoredCopy = "pg COPY FROM STDIN (its rows are not in the log)"
+
 // put holds r as the session's pending record, emitting the one before.
 func (h *handler) put(s *pgSession, r capture.Record) error {
+	s.dropped = false
 	if s.has {
 		if err := h.emit(&s.pending); err != nil {
 			return err
@@ -102,7 +137,7 @@ func (h *handler) handle(m *message) error {
 		after = strings.TrimLeft(after, " ")
 		if after == "" {
 			// log_duration: the duration of the session's last statement.
-			if s := h.sessions[m.session]; s != nil && s.has && s.pending.DurUS == nil && s.pending.Kind != capture.KindConnect {
+			if s := h.sessions[m.session]; s != nil && !s.dropped && s.has && s.pending.DurUS == nil && s.pending.Kind != capture.KindConnect {
 				s.pending.DurUS = &d
 			}
 			return nil
@@ -114,7 +149,18 @@ func (h *handler) handle(m *message) error {
 	switch {
 	case strings.HasPrefix(t, "statement: "):
 		r.Kind, r.SQL = capture.KindQuery, t[len("statement: "):]
+		if strings.TrimSpace(r.SQL) == "" {
+			h.in.Ignore("pg empty statement")
+			return nil
+		}
 		h.statements++
+		if capture.CopyFromStdin(r.SQL) {
+			// The rows a client sends after COPY ... FROM STDIN are not
+			// logged: replayed, the statement would wait for them.
+			h.in.Ignore(IgnoredCopy)
+			s.dropped = true
+			return nil
+		}
 	case strings.HasPrefix(t, "execute "):
 		name, sql, ok := strings.Cut(t[len("execute "):], ": ")
 		if !ok {
@@ -126,7 +172,16 @@ func (h *handler) handle(m *message) error {
 		if name == "<unnamed>" {
 			name = ""
 		}
+		if strings.TrimSpace(sql) == "" {
+			return h.in.Bad(m.line, "execute message without its statement: %q", short(t))
+		}
 		r.Kind, r.Name, r.SQL = capture.KindExecute, name, sql
+		h.statements++
+		if capture.CopyFromStdin(sql) {
+			h.in.Ignore(IgnoredCopy)
+			s.dropped = true
+			return nil
+		}
 		if d, ok := strings.CutPrefix(m.detail, "parameters: "); ok {
 			ps, err := parseParams(d)
 			if err != nil {
@@ -134,7 +189,6 @@ func (h *handler) handle(m *message) error {
 			}
 			r.Params = ps
 		}
-		h.statements++
 	case strings.HasPrefix(t, "parse "), strings.HasPrefix(t, "bind "):
 		h.in.Ignore("pg " + t[:strings.IndexByte(t, ' ')])
 		return nil
@@ -189,6 +243,16 @@ func (h *handler) finish(what string) error {
 	}
 	if h.statements == 0 {
 		return fmt.Errorf("%s: no statements in the log: the server needs log_statement=all (or log_min_duration_statement=0)", what)
+	}
+	if h.mode != SessionsConnections {
+		if h.connections == 0 && h.disconnections == 0 && h.mode == SessionsAuto {
+			if h.byPid {
+				h.in.WarnFile("no connection lines (log_connections is off): sessions are the process ids of the lines (%%p), so a process id a later backend reused continues the earlier session; sessions have no connect or quit events")
+			} else {
+				h.in.WarnFile("no connection lines (log_connections is off): sessions are the session ids of the lines (%%c, csvlog session_id); sessions have no connect or quit events")
+			}
+		}
+		return nil
 	}
 	switch {
 	case h.connections == 0 && h.disconnections == 0:

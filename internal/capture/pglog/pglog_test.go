@@ -22,6 +22,12 @@ func csvParse(r *strings.Reader, in *capture.Input, emit func(*capture.Record) e
 	return ParseCSV(r, in, emit)
 }
 
+func stderrParseWith(o StderrOptions) func(*strings.Reader, *capture.Input, func(*capture.Record) error) error {
+	return func(r *strings.Reader, in *capture.Input, emit func(*capture.Record) error) error {
+		return ParseStderr(r, in, o, emit)
+	}
+}
+
 func stderrParse(prefix string) func(*strings.Reader, *capture.Input, func(*capture.Record) error) error {
 	return func(r *strings.Reader, in *capture.Input, emit func(*capture.Record) error) error {
 		var o StderrOptions
@@ -115,7 +121,7 @@ func TestMissingSettings(t *testing.T) {
 			"2024-11-22 22:50:01.101 UTC [100] app@shop LOG:  statement: SELECT 1\n", "needs log_disconnections=on"},
 	} {
 		t.Run(name, func(t *testing.T) {
-			_, _, err := run(t, stderrParse(""), c.log, false)
+			_, _, err := run(t, stderrParseWith(StderrOptions{Sessions: SessionsConnections}), c.log, false)
 			if err == nil || !strings.Contains(err.Error(), c.want) {
 				t.Fatalf("want an error naming %s, got %v", c.want, err)
 			}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"strconv"
+	"strings"
 
 	"github.com/dbarena/dbarena/internal/capture"
 )
@@ -19,13 +20,18 @@ type StderrOptions struct {
 	// written before its prefix was set), and does not require
 	// statements and connection lines.
 	Lenient bool
+	// Sessions says where sessions come from ("" is SessionsAuto).
+	Sessions Sessions
 }
 
 // ParseStderr reads a PostgreSQL stderr log (log_destination=stderr,
 // also what logging_collector writes to log/*.log). Continuation lines
 // (a multi-line statement) start with a tab; a "DETAIL:" line belongs to
 // the message before it. Sessions are %c, or %p with a new session at
-// each "connection received".
+// each "connection received". Lines without the prefix that are a
+// memory-context dump (what a backend writes when it runs out of memory),
+// or that follow a message which is not a statement (the rest of a
+// multi-line error or a tool's output), are counted as ignored.
 func ParseStderr(r io.Reader, in *capture.Input, o StderrOptions, emit func(*capture.Record) error) error {
 	br := bufio.NewReaderSize(r, 1<<20)
 	pfx := o.Prefix
@@ -35,9 +41,17 @@ func ParseStderr(r io.Reader, in *capture.Input, o StderrOptions, emit func(*cap
 		if pfx, err = DetectPrefix(head); err != nil {
 			return fmt.Errorf("%s: %w", in.Name, err)
 		}
+		if in.Stats != nil {
+			in.Stats.Notes = append(in.Stats.Notes, fmt.Sprintf("%s: log_line_prefix %q (detected; --log-line-prefix to give another)", in.Name, pfx.src))
+		}
 	}
 	h := newHandler(in, emit)
 	h.noCheck = o.Lenient
+	h.mode = o.Sessions
+	if h.mode == "" {
+		h.mode = SessionsAuto
+	}
+	h.byPid = !pfx.hasC
 	lr := capture.NewLineReader(br)
 	var (
 		ts               timeCache
@@ -109,6 +123,21 @@ func ParseStderr(r io.Reader, in *capture.Input, o StderrOptions, emit func(*cap
 			if len(line) == 0 {
 				continue
 			}
+			if memoryContextLine(line) {
+				// Not the end of the message before: the dump is written by
+				// another process, between its lines.
+				in.Ignore(IgnoredMemoryDump)
+				continue
+			}
+			if have && line[0] == ' ' && !inDetail && isStatement(cur.severity, text) {
+				// A statement's line whose tab an editor turned into spaces.
+				text = append(append(text, '\n'), line...)
+				continue
+			}
+			if have && !isStatement(cur.severity, text) {
+				in.Ignore(IgnoredNoise)
+				continue
+			}
 			if err := flush(); err != nil {
 				return err
 			}
@@ -120,6 +149,10 @@ func ParseStderr(r io.Reader, in *capture.Input, o StderrOptions, emit func(*cap
 				return err
 			}
 			continue
+		}
+		if ts.unknown != "" {
+			in.Warn(lr.N, "time zone abbreviation %q is not in PostgreSQL's default set: read in --time-zone (%s)", ts.unknown, in.Location())
+			ts.unknown = ""
 		}
 		sev, msg, ok := severity(line[f.restOffset:])
 		if !ok {
@@ -178,6 +211,36 @@ func ParseStderr(r io.Reader, in *capture.Input, o StderrOptions, emit func(*cap
 		return err
 	}
 	return h.finish(in.Name)
+}
+
+// What stderr logs hold besides messages, counted in Stats.Ignored.
+const (
+	IgnoredMemoryDump = "pg memory-context dump line"
+	IgnoredNoise      = "pg line without the prefix after a message that is not a statement"
+)
+
+// memoryContextLine is a line of a memory-context dump:
+// "TopMemoryContext: 101672 total in 12 blocks; 5232 free (18 chunks);
+// 96440 used", indented for the contexts below, "N more child contexts
+// containing ...", "Grand total: ...".
+func memoryContextLine(b []byte) bool {
+	i := bytes.Index(b, []byte(" total in "))
+	return i > 0 && bytes.Contains(b[i:], []byte(" blocks; ")) && bytes.Contains(b[i:], []byte(" free"))
+}
+
+// isStatement says whether a message (severity sev, text) is a statement
+// or an execute: a line without the prefix after it could be part of its
+// SQL (whose lines start with a tab), so it is malformed, not noise.
+func isStatement(sev string, text []byte) bool {
+	if sev != "LOG" {
+		return false
+	}
+	t := string(text[:min(len(text), 64)])
+	if rest, ok := strings.CutPrefix(t, "duration: "); ok {
+		_, t, _ = strings.Cut(rest, " ms")
+		t = strings.TrimLeft(t, " ")
+	}
+	return strings.HasPrefix(t, "statement: ") || strings.HasPrefix(t, "execute ")
 }
 
 func hasPrefix(b []byte, p string) bool { return len(b) >= len(p) && string(b[:len(p)]) == p }

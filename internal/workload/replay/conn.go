@@ -236,7 +236,65 @@ func (m *myConn) read(rows *sql.Rows, res *result, hashRows, ordered bool) error
 	return rows.Close()
 }
 
+// changesRows says whether q is a single INSERT, UPDATE, DELETE, REPLACE
+// or LOAD DATA without RETURNING: a statement without a result set, whose
+// affected rows the MySQL protocol reports only to an exec (a query's
+// empty result would count 0).
+func changesRows(q string) bool {
+	q = strings.TrimRight(strings.TrimSpace(q), "; \t\r\n")
+	for {
+		q = strings.TrimLeft(q, " \t\r\n")
+		switch {
+		case strings.HasPrefix(q, "/*!"), strings.HasPrefix(q, "/*M!"):
+			return false // executable comment: read as code, keep it simple
+		case strings.HasPrefix(q, "/*"):
+			i := strings.Index(q, "*/")
+			if i < 0 {
+				return false
+			}
+			q = q[i+2:]
+			continue
+		case strings.HasPrefix(q, "--"), strings.HasPrefix(q, "#"):
+			i := strings.IndexByte(q, '\n')
+			if i < 0 {
+				return false
+			}
+			q = q[i+1:]
+			continue
+		}
+		break
+	}
+	i := 0
+	for i < len(q) && (q[i] >= 'a' && q[i] <= 'z' || q[i] >= 'A' && q[i] <= 'Z') {
+		i++
+	}
+	switch strings.ToLower(q[:i]) {
+	case "insert", "update", "delete", "replace", "load":
+	default:
+		return false
+	}
+	if strings.IndexByte(q, ';') >= 0 {
+		return false // several statements (or a ';' in a literal): read as a query
+	}
+	return !strings.Contains(strings.ToLower(q), "returning")
+}
+
+// affected adds an exec's affected rows to res.
+func affected(r sql.Result, res *result) {
+	if n, err := r.RowsAffected(); err == nil && n > 0 {
+		res.rows += n
+	}
+}
+
 func (m *myConn) exec(ctx context.Context, q string, res *result, hashRows, ordered bool) error {
+	if changesRows(q) {
+		r, err := m.c.ExecContext(ctx, q)
+		if err != nil {
+			return err
+		}
+		affected(r, res)
+		return nil
+	}
 	rows, err := m.c.QueryContext(ctx, q)
 	if err != nil {
 		return err
@@ -279,6 +337,14 @@ func (m *myConn) execPrepared(ctx context.Context, name, q string, params []*str
 		} else {
 			m.args = append(m.args, *v)
 		}
+	}
+	if changesRows(q) || (q == "" && changesRows(m.texts[name])) {
+		r, err := st.ExecContext(ctx, m.args...)
+		if err != nil {
+			return err
+		}
+		affected(r, res)
+		return nil
 	}
 	rows, err := st.QueryContext(ctx, m.args...)
 	if err != nil {

@@ -91,7 +91,8 @@ type Capture struct {
 	// a log with microseconds has next to none.
 	WholeSeconds bool
 	// AcctKinds names the kinds of the account and privilege statements
-	// the capture holds (see accountKind), which a replay skips.
+	// the capture holds (see accountKind), and kindCopyStdin, which a
+	// replay skips.
 	AcctKinds []string
 }
 
@@ -192,7 +193,11 @@ func Read(r io.Reader, name string) (*Capture, error) {
 				c.FPs = append(c.FPs, FP{ID: fingerprint.ID(fp), Text: fp})
 			}
 			ev.fp = i
-			if k := accountKind(text, flavor == fingerprint.Postgres); k != "" {
+			k := accountKind(text, flavor == fingerprint.Postgres)
+			if k == "" && capture.CopyFromStdin(text) {
+				k = kindCopyStdin
+			}
+			if k != "" {
 				j := slices.Index(c.AcctKinds, k)
 				if j < 0 {
 					j = len(c.AcctKinds)
@@ -215,6 +220,11 @@ func Read(r io.Reader, name string) (*Capture, error) {
 	c.WholeSeconds = whole >= 2 && whole*1000 >= timed
 	return c, nil
 }
+
+// kindCopyStdin is the AcctKinds entry of COPY ... FROM STDIN: a capture
+// does not hold the rows a client sends after it (a log never does), so
+// the statement is never sent: it would wait for them for ever.
+const kindCopyStdin = "COPY FROM STDIN"
 
 // classify sorts a fingerprint into sysbench's read, write and other.
 func classify(fp string) uint8 {

@@ -363,6 +363,7 @@ const (
 	skipNoConn  = "session could not connect"
 	skipGone    = "not run: the server stopped answering"
 	skipEnded   = "not run: the run ended first"
+	skipCopy    = "COPY FROM STDIN: its rows are not in the capture"
 )
 
 // skips fills r.Sent and r.Skipped from the slots' counts; the workers are
@@ -378,7 +379,11 @@ func (wl *Workload) skips(r *summary.Replay) {
 		noConn += st.noConn
 		for i, n := range st.acct {
 			if i > 0 && n > 0 {
-				byKind[skipAccount+wl.capture.AcctKinds[i-1]] += n
+				if k := wl.capture.AcctKinds[i-1]; k == kindCopyStdin {
+					byKind[skipCopy] += n
+				} else {
+					byKind[skipAccount+k] += n
+				}
 				acct += n
 			}
 		}
