@@ -498,7 +498,7 @@ var moreSuite = []*test{
 	{group: "batch", op: "delete_autocommit", base: 500, run: exa(write, func(w *worker, i int) string {
 		return fmt.Sprintf("DELETE FROM %s WHERE id = %d", w.table("bt"), w.btCommitted()+i+1)
 	}, func(*worker, int) int64 { return 1 }),
-		verify: wantCount(func(w *worker) string { return "SELECT COUNT(*) FROM " + w.table("bt") }, func(w *worker) int { return 2*w.btCommitted() - 2*w.wl.countBase(500) }),
+		verify:   wantCount(func(w *worker) string { return "SELECT COUNT(*) FROM " + w.table("bt") }, func(w *worker) int { return 2*w.btCommitted() - 2*w.wl.countBase(500) }),
 		teardown: drop("bt")},
 }
 

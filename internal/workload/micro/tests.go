@@ -328,7 +328,6 @@ var baseSuite = []*test{
 	{group: "big", op: "select_big_str", base: 100, run: selc(func(*worker, int) string { return "SELECT '" + bigStr + "'" },
 		check(func(*worker, int) func([][]string) string { return one(bigStr) }))},
 
-
 	{group: "transactions", op: "commit", base: 1000, setup: recreate("tx", "id INT PRIMARY KEY, v INT NOT NULL"), run: txn("COMMIT")},
 	{group: "transactions", op: "rollback", base: 1000, run: txn("ROLLBACK"), teardown: drop("tx")},
 
