@@ -46,7 +46,7 @@ const (
 	SQLBenchTotalPrefix = "sqlbench.total."
 	// SQLBenchResolution is the figure holding the resolution of the
 	// file's seconds (1: sql-bench rounds wall-clock seconds to whole
-	// ones), which `compare` reads as its noise.
+	// ones; 0.01 with its --hires), which `compare` reads as its noise.
 	SQLBenchResolution = "micro.resolution_s"
 )
 
@@ -298,8 +298,10 @@ func ParseSQLBench(name string, r io.Reader, rename func(string) string) (*summa
 	}
 	var events int64
 	var sum float64
+	fractional := false
 	for _, n := range order {
 		o := ops[n]
+		fractional = fractional || o.secs != math.Trunc(o.secs)
 		run.Figures[sbSeconds+n] = o.secs
 		run.Figures[sbUsr+n] = o.usr
 		run.Figures[sbSys+n] = o.sys
@@ -324,6 +326,11 @@ func ParseSQLBench(name string, r io.Reader, rename func(string) string) (*summa
 	}
 	if !haveTotal {
 		total = sum
+	}
+	// Without --hires sql-bench's seconds are whole; with it (or when any
+	// has a fraction: dbarena's own lines) they have two decimals.
+	if args, _ := run.Params["arguments"].(string); strings.Contains(args, "--hires") || fractional {
+		run.Figures[SQLBenchResolution] = 0.01
 	}
 	run.DurationS = total
 	run.UptimeS = total
