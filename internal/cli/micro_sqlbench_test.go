@@ -91,7 +91,7 @@ func TestResultsImportSQLBench(t *testing.T) {
 	dbarena(t, "run", "micro", "--scale", "0.01", "--tests", "connect", "--report-interval", "0", res).mustSucceed(t)
 	dbarena(t, "cleanup", "micro").mustSucceed(t)
 	r = dbarena(t, "compare", "1", "2", res).mustSucceed(t)
-	for _, want := range []string{"run 1: sql-bench on mariadb 10.11.6 (sql-bench file RUN-mysql-Linux_x86_64)",
+	for _, want := range []string{"run 1: sql-bench on mariadb 10.11.6-MariaDB-0+deb12u1 (sql-bench file RUN-mysql-Linux_x86_64)",
 		"run 2: micro on mariadb ", "(sandbox default)", "Micro suite: seconds per operation", "connect+select_1 ", "select_1 ", "What differs"} {
 		if !strings.Contains(r.stdout, want) {
 			t.Errorf("compare lacks %q:\n%s", want, r.stdout)

@@ -108,7 +108,7 @@ func TestCompareSQLBenchImport(t *testing.T) {
 		t.Fatal(err)
 	}
 	s := out.String()
-	for _, want := range []string{"run 7: sql-bench on mariadb 10.11.6 (sql-bench file insert-mysql-Linux)", "?0.000", "workload"} {
+	for _, want := range []string{"run 7: sql-bench on mariadb 10.11.6-MariaDB (sql-bench file insert-mysql-Linux)", "?0.000", "workload"} {
 		if !strings.Contains(s, want) {
 			t.Errorf("compare lacks %q:\n%s", want, s)
 		}

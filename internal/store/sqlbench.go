@@ -46,7 +46,8 @@ const (
 	SQLBenchTotalPrefix = "sqlbench.total."
 	// SQLBenchResolution is the figure holding the resolution of the
 	// file's seconds (1: sql-bench rounds wall-clock seconds to whole
-	// ones; 0.01 with its --hires), which `compare` reads as its noise.
+	// ones; 0.01 when a file's seconds have fractions), which `compare` reads
+	// as its noise.
 	SQLBenchResolution = "micro.resolution_s"
 )
 
@@ -327,9 +328,10 @@ func ParseSQLBench(name string, r io.Reader, rename func(string) string) (*summa
 	if !haveTotal {
 		total = sum
 	}
-	// Without --hires sql-bench's seconds are whole; with it (or when any
-	// has a fraction: dbarena's own lines) they have two decimals.
-	if args, _ := run.Params["arguments"].(string); strings.Contains(args, "--hires") || fractional {
+	// sql-bench prints whole wall-clock seconds (with --hires too, in
+	// MySQL's 2.15); seconds with a fraction (dbarena's own lines, a newer
+	// sql-bench) have two decimals at least.
+	if fractional {
 		run.Figures[SQLBenchResolution] = 0.01
 	}
 	run.DurationS = total
@@ -366,4 +368,10 @@ func fillSQLBenchTarget(run *summary.Run, server string) {
 		run.Target.Flavor = "mysql"
 	}
 	run.Target.Version = sbVerRE.FindString(server)
+	// The MySQL family's is "MySQL " + VERSION() with each "-" made a
+	// space (and "/SSL" after it): undone, it reads as dbarena's.
+	if v, ok := strings.CutPrefix(server, "MySQL "); ok && strings.HasPrefix(v, run.Target.Version) {
+		v, _, _ = strings.Cut(v, "/")
+		run.Target.Version = strings.ReplaceAll(strings.TrimSpace(v), " ", "-")
+	}
 }

@@ -40,7 +40,7 @@ func TestParseSQLBenchRUN(t *testing.T) {
 	if run.Workload != SQLBenchWorkload || !run.HasSection(summary.SectionMicro) || run.Threads != 1 {
 		t.Errorf("workload %q sections %q threads %d", run.Workload, run.Sections, run.Threads)
 	}
-	if run.Target.Flavor != "mariadb" || run.Target.Version != "10.11.6" {
+	if run.Target.Flavor != "mariadb" || run.Target.Version != "10.11.6-MariaDB-0+deb12u1" {
 		t.Errorf("target %+v", run.Target)
 	}
 	if !run.StartedAt.Equal(time.Date(2024, 3, 1, 10, 0, 0, 0, time.UTC)) || run.DurationS != 2 {
