@@ -94,8 +94,13 @@ func TestCompareSQLBenchImport(t *testing.T) {
 		t.Fatal(err)
 	}
 	sb.ID = 7
-	m := microRun(3, "mariadb", "10.11.6-MariaDB", map[string]float64{"select_key": 0.4, "insert": 2})
+	m := microRun(3, "mariadb", "10.11.6-MariaDB", map[string]float64{"select_key": 0.4, "insert": 2, "connect": 0.1})
 	m.ID = 8
+	// The same work for select_key and insert; connect ran 100 times in
+	// sql-bench's file and 10 in micro's run: unlike work.
+	m.PerType = map[string]summary.Type{"select_key": {Count: 20}, "insert": {Count: 3000}, "connect": {Count: 10}}
+	sb.PerType["connect"] = summary.Type{Count: 100}
+	sb.Figures["micro.seconds.connect"] = 3
 	c, err := report.Compare([]*summary.Run{sb}, []*summary.Run{m})
 	if err != nil {
 		t.Fatal(err)
@@ -108,7 +113,8 @@ func TestCompareSQLBenchImport(t *testing.T) {
 		t.Fatal(err)
 	}
 	s := out.String()
-	for _, want := range []string{"run 7: sql-bench on mariadb 10.11.6-MariaDB (sql-bench file insert-mysql-Linux)", "?0.000", "workload"} {
+	for _, want := range []string{"run 7: sql-bench on mariadb 10.11.6-MariaDB (sql-bench file insert-mysql-Linux)", "?0.000", "workload",
+		"3.000 *100", "0.100 *10", "unlike work"} {
 		if !strings.Contains(s, want) {
 			t.Errorf("compare lacks %q:\n%s", want, s)
 		}
@@ -122,6 +128,10 @@ func TestCompareSQLBenchImport(t *testing.T) {
 		case "insert":
 			if op.Tie || op.Winner != "B" {
 				t.Errorf("insert 9 s against 2 s: winner %q tie %v", op.Winner, op.Tie)
+			}
+		case "connect":
+			if !op.Unlike || op.Winner != "" || op.Tie {
+				t.Errorf("connect 100 times against 10: unlike %v winner %q tie %v", op.Unlike, op.Winner, op.Tie)
 			}
 		}
 	}

@@ -33,6 +33,13 @@ type MicroOp struct {
 	// Tie: the runner-up's seconds are within the noise of the fastest's
 	// (MicroTie).
 	Tie bool `json:"tie,omitempty"`
+	// Counts are the operation's instances per series (its first run's;
+	// 0 where unknown). Unlike: the series that ran it did not do the same
+	// number (an imported sql-bench file beside a micro run): their
+	// seconds are shown, marked "*" as sql-bench's compare-results marks
+	// them, and no winner is named.
+	Counts []int64 `json:"counts,omitempty"`
+	Unlike bool    `json:"unlike,omitempty"`
 	// Ratio is the runner-up's seconds over the winner's (>= 1), with its
 	// 95% interval; Significant when the interval excludes 1.
 	Ratio stats.Ratio `json:"ratio"`
@@ -95,6 +102,14 @@ func CompareMicro(series []string, runs map[string][]*summary.Run) *MicroCompari
 			row.Seconds = append(row.Seconds, stats.Describe(vals[i]))
 			row.Extrapolated = append(row.Extrapolated, ext)
 			row.Wrong = append(row.Wrong, wrong)
+			var n int64 // an extrapolated count stands for the planned one: unknown
+			for _, r := range use[s] {
+				if t, ok := r.PerType[op]; ok && !ext {
+					n = t.Count
+					break
+				}
+			}
+			row.Counts = append(row.Counts, n)
 		}
 		ran := []int{}
 		for i := range mc.Series {
@@ -102,7 +117,13 @@ func CompareMicro(series []string, runs map[string][]*summary.Run) *MicroCompari
 				ran = append(ran, i)
 			}
 		}
-		if len(ran) >= 2 {
+		for _, i := range ran[min(1, len(ran)):] {
+			row.Unlike = row.Unlike || row.Counts[i] != row.Counts[ran[0]] && row.Counts[i] > 0 && row.Counts[ran[0]] > 0
+		}
+		if len(ran) >= 2 && row.Unlike {
+			sort.SliceStable(ran, func(a, b int) bool { return row.Seconds[ran[a]].Mean < row.Seconds[ran[b]].Mean })
+			row.Ratio = stats.Relative(vals[ran[1]], vals[ran[0]])
+		} else if len(ran) >= 2 {
 			sort.SliceStable(ran, func(a, b int) bool { return row.Seconds[ran[a]].Mean < row.Seconds[ran[b]].Mean })
 			w, second := ran[0], ran[1]
 			row.Ratio = stats.Relative(vals[second], vals[w])
@@ -184,7 +205,8 @@ func (mc *MicroComparison) Tables() []Table {
 		Note: "Seconds are the mean over rounds (± half-width of the 95% confidence interval). Ratio: the runner-up's seconds over the winner's. " +
 			"\"~\" marks seconds extrapolated from a test capped by --time-limit; \"?\" an operation with wrong results. " +
 			"winner is \"tie\" when the difference is within the noise: the ratio's 95% interval includes 1 (rounds), the runner-up is within 5% (single runs), " +
-			"or the seconds differ by no more than the coarser clock (sql-bench's files: whole seconds)."}
+			"or the seconds differ by no more than the coarser clock (sql-bench's files: whole seconds). " +
+			"\"*N\": the series ran the operation N times, not as often as the others (sql-bench's mark): unlike work, no winner."}
 	if single {
 		t.Note += " Some series have single runs: significance cannot be judged (repeat with --rounds or a plan)."
 	}
@@ -204,14 +226,20 @@ func (mc *MicroComparison) Tables() []Table {
 			if op.Wrong[i] {
 				e.Text = "?" + e.Text
 			}
+			if op.Unlike && op.Counts[i] > 0 && s.N > 0 {
+				e.Text += fmt.Sprintf(" *%d", op.Counts[i])
+			}
 			if mc.Series[i] == op.Winner {
 				e.Class = "ok"
 			}
 			row = append(row, e)
 		}
-		if op.Tie {
+		switch {
+		case op.Unlike:
+			row = append(row, txt("unlike work"))
+		case op.Tie:
 			row = append(row, txt("tie"))
-		} else {
+		default:
 			row = append(row, txt(orDash(op.Winner)))
 		}
 		if math.IsNaN(op.Ratio.Value) {
