@@ -86,3 +86,52 @@ func TestWrongResultsCaught(t *testing.T) {
 		})
 	}
 }
+
+// TestVerifyCatches: the untimed checks of the tests that return no rows
+// (index DDL, create_key+drop, the batch group's commits and rollbacks,
+// the bulk deletes) report a table that is not what the test must leave.
+func TestVerifyCatches(t *testing.T) {
+	for _, fl := range []target.Flavor{target.FlavorMariaDB, target.FlavorPostgres} {
+		t.Run(string(fl), func(t *testing.T) {
+			env := sandboxtest.Env(t, fl)
+			ctx := context.Background()
+			wl, _ := setup(t, "--scale", testScale)
+			conn, err := env.DB.Conn(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer conn.Close()
+			w := &worker{wl: wl, env: env, conn: conn, id: 7, fam: env.Dialect.Family(), tests: wl.tests()}
+			for _, q := range []string{
+				"DROP TABLE IF EXISTS micro_ix_7", "CREATE TABLE micro_ix_7 (id INT PRIMARY KEY, n INT)",
+				"DROP TABLE IF EXISTS micro_ck_7", "CREATE TABLE micro_ck_7 (id INT PRIMARY KEY)",
+				"DROP TABLE IF EXISTS micro_bt_7", "CREATE TABLE micro_bt_7 (" + btColumns + ")", "INSERT INTO micro_bt_7 VALUES (1, -1, 0, 2)",
+				"DROP TABLE IF EXISTS micro_dk_7", "CREATE TABLE micro_dk_7 (id INT PRIMARY KEY)", "INSERT INTO micro_dk_7 VALUES (1)",
+			} {
+				if err := w.exec(ctx, q); err != nil {
+					t.Fatalf("%s: %v", q, err)
+				}
+			}
+			defer func() {
+				for _, tb := range []string{"micro_ix_7", "micro_ck_7", "micro_bt_7", "micro_dk_7"} {
+					_ = w.exec(context.Background(), "DROP TABLE IF EXISTS "+tb)
+				}
+			}()
+			for _, op := range []string{"create_index", "create_key+drop", "insert_autocommit", "insert_rollback", "update_rollback",
+				"delete_rollback", "update_autocommit", "delete_autocommit", "delete_big_many_keys"} {
+				tt := suite[indexOp(op)]
+				what, err := tt.verify(ctx, w)
+				if err != nil {
+					t.Fatalf("%s: %v", op, err)
+				}
+				if what == "" {
+					t.Errorf("%s: a wrong table passed its check", op)
+				}
+			}
+			// drop_index wants 2 indexes: the table above has one.
+			if what, _ := suite[indexOp("drop_index")].verify(ctx, w); !strings.Contains(what, "has 1 indexes, want 2") {
+				t.Errorf("drop_index: %q", what)
+			}
+		})
+	}
+}
