@@ -24,6 +24,9 @@ const resultsUsage = `dbarena results COMMAND
   show ID [--json] [--results PATH|DSN]
   export ID... -o FILE [--results PATH|DSN]   runs (a sharded run's --run-id: whole) to a file (JSON lines, dbarena.export/v1); -o - for stdout
   import FILE [--results PATH|DSN]            runs from an export file, all or none, with new ids; runs already in the store are skipped
+                                              FILE may also be sql-bench's RUN-* file, one of its output/* files, or its
+                                              output directory (every result file in it): each file becomes a run of
+                                              workload sql-bench with its per-operation seconds, beside micro runs
 `
 
 func (a *App) results(ctx context.Context, args []string) error {
@@ -268,9 +271,12 @@ func (a *App) resultsImport(ctx context.Context, args []string) error {
 		return err
 	}
 	if fs.NArg() != 1 {
-		return usagef("results import needs exactly one FILE (written by `dbarena results export`)")
+		return usagef("results import needs exactly one FILE (written by `dbarena results export`, or sql-bench's RUN-* or output file)")
 	}
 	file := fs.Arg(0)
+	if ok, err := a.importSQLBench(ctx, path, file); ok {
+		return err
+	}
 	f, err := os.Open(file)
 	if err != nil {
 		return usagef("results import: %w", err)

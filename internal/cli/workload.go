@@ -221,8 +221,12 @@ func (a *App) help(_ context.Context, args []string) error {
 	case args[0] == "results":
 		fmt.Fprint(a.Stdout, resultsUsage)
 		return nil
-	case args[0] == "report" || args[0] == "compare":
+	case args[0] == "compare":
+		fmt.Fprint(a.Stdout, compareUsage)
+		return nil
+	case args[0] == "report":
 		fmt.Fprint(a.Stdout, reportUsage)
+		return nil
 	case args[0] == "capture":
 		fmt.Fprint(a.Stdout, captureUsage())
 		return nil

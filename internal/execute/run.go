@@ -440,6 +440,9 @@ func checkReady(ctx context.Context, s *Session, w workload.Workload) (warning s
 		if nr.Hint != "" {
 			nr.Hint += targetFlag(s)
 		}
+		if nr.Mismatch {
+			return "", wrap(BadInput, fmt.Errorf("%s: %s", w.Name(), s.Target.Mask(nr.Error())))
+		}
 		if nr.Short {
 			return "WARNING: " + s.Target.Mask(nr.Error()) + "; the figures are for the smaller tables", nil
 		}

@@ -136,8 +136,13 @@ func Compare(a, b []*summary.Run) (*Comparison, error) {
 	}
 	add("workload", ra.Workload, rb.Workload)
 	add("server", ra.Target.Flavor+" "+ra.Target.Version, rb.Target.Flavor+" "+rb.Target.Version)
+	add("sandbox / target", where(ra), where(rb))
 	add("threads", fmt.Sprint(ra.Threads), fmt.Sprint(rb.Threads))
-	add("time", fmt.Sprintf("%.0fs", ra.DurationS), fmt.Sprintf("%.0fs", rb.DurationS))
+	if !ra.HasSection(summary.SectionMicro) || !rb.HasSection(summary.SectionMicro) {
+		// A micro run (or an imported sql-bench one) ends when its suite
+		// does: its duration is a result, not a setting.
+		add("time", fmt.Sprintf("%.0fs", ra.DurationS), fmt.Sprintf("%.0fs", rb.DurationS))
+	}
 	add("warmup", fmt.Sprintf("%.0fs", ra.WarmupS), fmt.Sprintf("%.0fs", rb.WarmupS))
 	add("rate", fmt.Sprint(ra.Rate), fmt.Sprint(rb.Rate))
 	add("host", ra.Host.Hostname, rb.Host.Hostname)
@@ -148,7 +153,77 @@ func Compare(a, b []*summary.Run) (*Comparison, error) {
 	for _, k := range unionKeys(ra.Settings, rb.Settings) {
 		add("setting "+k, lookup(ra.Settings, k), lookup(rb.Settings, k))
 	}
+	c.Differ = append(c.Differ, differentSettings(ra, rb)...)
+	for _, k := range unionKeys(ra.Tags, rb.Tags) {
+		add("tag "+k, lookup(ra.Tags, k), lookup(rb.Tags, k))
+	}
 	return c, nil
+}
+
+// maxSettingsDiffer bounds the server variables a comparison lists.
+const maxSettingsDiffer = 25
+
+// differentSettings lists the server variables (Run.SettingsAll, the
+// snapshot taken as each run ended) whose values differ, beyond those in
+// Settings and those that differ between any two servers (ports, paths,
+// ids, clocks, counters); at most maxSettingsDiffer, then how many more.
+// Only when both runs have a snapshot: an imported or older run has none.
+func differentSettings(a, b *summary.Run) [][3]string {
+	if len(a.SettingsAll) == 0 || len(b.SettingsAll) == 0 {
+		return nil
+	}
+	var out [][3]string
+	more := 0
+	for _, k := range unionKeys(a.SettingsAll, b.SettingsAll) {
+		if _, ok := a.Settings[k]; ok || instanceSetting(k) {
+			continue
+		}
+		if _, ok := b.Settings[k]; ok {
+			continue
+		}
+		va, vb := lookup(a.SettingsAll, k), lookup(b.SettingsAll, k)
+		if va == vb {
+			continue
+		}
+		if len(out) == maxSettingsDiffer {
+			more++
+			continue
+		}
+		out = append(out, [3]string{"variable " + k, va, vb})
+	}
+	if more > 0 {
+		out = append(out, [3]string{fmt.Sprintf("(%d more variables differ)", more), "", ""})
+	}
+	return out
+}
+
+// instanceSetting reports whether server variable k differs between any
+// two servers by nature: where it listens, where its files are, its ids,
+// clocks and counters.
+func instanceSetting(k string) bool {
+	k = strings.ToLower(k)
+	for _, w := range []string{"port", "socket", "dir", "file", "path", "pid", "host", "server_id", "uuid", "gtid", "timestamp",
+		"time_zone", "log_bin_basename", "log_bin_index", "version_compile", "cluster_name", "data_directory", "config_file",
+		"hba_file", "ident_file", "external_pid_file", "unix_socket", "listen_addresses", "rand_seed", "in_hot_standby", "lc_"} {
+		if strings.Contains(k, w) {
+			return true
+		}
+	}
+	return false
+}
+
+// where names the sandbox or server a run talked to: "sandbox NAME", the
+// masked DSN's host, or for an imported sql-bench run its file.
+func where(r *summary.Run) string {
+	switch {
+	case r.Target.Sandbox != "":
+		return "sandbox " + r.Target.Sandbox
+	case r.Tags["source"] == "sql-bench" && r.Tags["file"] != "":
+		return "sql-bench file " + r.Tags["file"]
+	case r.Target.DSN != "":
+		return secret.Mask(r.Target.DSN)
+	}
+	return "-"
 }
 
 func unionKeys[V any](a, b map[string]V) []string {
@@ -183,7 +258,11 @@ func side(rs []*summary.Run) string {
 	}
 	r := rs[0]
 	s := fmt.Sprintf("run %s", strings.Join(ids, ","))
-	return fmt.Sprintf("%s: %s on %s %s, %d threads", s, r.Workload, r.Target.Flavor, r.Target.Version, r.Threads)
+	label := fmt.Sprintf("%s: %s on %s %s (%s), %d threads", s, r.Workload, r.Target.Flavor, r.Target.Version, where(r), r.Threads)
+	if !r.StartedAt.IsZero() {
+		label += ", started " + r.StartedAt.UTC().Format("2006-01-02 15:04:05")
+	}
+	return label
 }
 
 func fmtSummary(s stats.Summary) string {

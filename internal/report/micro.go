@@ -9,6 +9,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/dbarena/dbarena/internal/stats"
+	"github.com/dbarena/dbarena/internal/store"
 	"github.com/dbarena/dbarena/internal/summary"
 	"github.com/dbarena/dbarena/internal/workload/micro"
 )
@@ -23,9 +24,22 @@ type MicroOp struct {
 	Seconds []stats.Summary `json:"seconds"`
 	// Extrapolated marks series where a round hit --time-limit.
 	Extrapolated []bool `json:"extrapolated"`
+	// Wrong marks series where a round got wrong results (sql-bench's "?").
+	Wrong []bool `json:"wrong,omitempty"`
 	// Winner is the series with the lowest mean; empty when fewer than two
-	// series ran the operation.
+	// series ran the operation, or when the difference is within the
+	// noise (Tie).
 	Winner string `json:"winner"`
+	// Tie: the runner-up's seconds are within the noise of the fastest's
+	// (MicroTie).
+	Tie bool `json:"tie,omitempty"`
+	// Counts are the operation's instances per series (its first run's;
+	// 0 where unknown). Unlike: the series that ran it did not do the same
+	// number (an imported sql-bench file beside a micro run): their
+	// seconds are shown, marked "*" as sql-bench's compare-results marks
+	// them, and no winner is named.
+	Counts []int64 `json:"counts,omitempty"`
+	Unlike bool    `json:"unlike,omitempty"`
 	// Ratio is the runner-up's seconds over the winner's (>= 1), with its
 	// 95% interval; Significant when the interval excludes 1.
 	Ratio stats.Ratio `json:"ratio"`
@@ -77,15 +91,25 @@ func CompareMicro(series []string, runs map[string][]*summary.Run) *MicroCompari
 		row := MicroOp{Op: op, Ratio: stats.Ratio{Value: math.NaN()}}
 		vals := make([][]float64, len(mc.Series))
 		for i, s := range mc.Series {
-			ext := false
+			ext, wrong := false, false
 			for _, r := range use[s] {
 				if v, ok := r.Figures[micro.SecondsPrefix+op]; ok {
 					vals[i] = append(vals[i], v)
 					ext = ext || r.Figures[micro.ExtrapolatedPrefix+op] == 1
+					wrong = wrong || r.Figures[micro.WrongPrefix+op] > 0
 				}
 			}
 			row.Seconds = append(row.Seconds, stats.Describe(vals[i]))
 			row.Extrapolated = append(row.Extrapolated, ext)
+			row.Wrong = append(row.Wrong, wrong)
+			var n int64 // an extrapolated count stands for the planned one: unknown
+			for _, r := range use[s] {
+				if t, ok := r.PerType[op]; ok && !ext {
+					n = t.Count
+					break
+				}
+			}
+			row.Counts = append(row.Counts, n)
 		}
 		ran := []int{}
 		for i := range mc.Series {
@@ -93,19 +117,59 @@ func CompareMicro(series []string, runs map[string][]*summary.Run) *MicroCompari
 				ran = append(ran, i)
 			}
 		}
-		if len(ran) >= 2 {
+		for _, i := range ran[min(1, len(ran)):] {
+			row.Unlike = row.Unlike || row.Counts[i] != row.Counts[ran[0]] && row.Counts[i] > 0 && row.Counts[ran[0]] > 0
+		}
+		if len(ran) >= 2 && row.Unlike {
+			sort.SliceStable(ran, func(a, b int) bool { return row.Seconds[ran[a]].Mean < row.Seconds[ran[b]].Mean })
+			row.Ratio = stats.Relative(vals[ran[1]], vals[ran[0]])
+		} else if len(ran) >= 2 {
 			sort.SliceStable(ran, func(a, b int) bool { return row.Seconds[ran[a]].Mean < row.Seconds[ran[b]].Mean })
 			w, second := ran[0], ran[1]
-			row.Winner = mc.Series[w]
 			row.Ratio = stats.Relative(vals[second], vals[w])
-			mc.Wins[row.Winner]++
-			if row.Ratio.Significant {
-				mc.SignificantWins[row.Winner]++
+			res := max(resolution(use[mc.Series[w]]), resolution(use[mc.Series[second]]))
+			if MicroTie(row.Ratio, row.Seconds[w].Mean, row.Seconds[second].Mean, res) {
+				row.Tie = true
+			} else {
+				row.Winner = mc.Series[w]
+				mc.Wins[row.Winner]++
+				if row.Ratio.Significant {
+					mc.SignificantWins[row.Winner]++
+				}
 			}
 		}
 		mc.Ops = append(mc.Ops, row)
 	}
 	return mc
+}
+
+// MicroTieBand is how close (5%) single runs' seconds must be to tie:
+// without rounds there is no confidence interval to judge the noise by.
+const MicroTieBand = 0.05
+
+// MicroTie reports whether the fastest series' seconds (a) and the
+// runner-up's (b) are a tie: with rounds on both sides, when the ratio's
+// 95% interval includes 1; with single runs, when b is within
+// MicroTieBand of a; and always when they differ by no more than
+// resolution, the coarsest clock of the two (sql-bench's whole seconds).
+func MicroTie(r stats.Ratio, a, b, resolution float64) bool {
+	switch {
+	case math.Abs(b-a) <= resolution:
+		return true
+	case r.HasCI:
+		return !r.Significant
+	}
+	return b <= a*(1+MicroTieBand)
+}
+
+// resolution is the coarsest resolution of runs' seconds: 0 for dbarena's
+// own, whole seconds for imported sql-bench files.
+func resolution(runs []*summary.Run) float64 {
+	var res float64
+	for _, r := range runs {
+		res = max(res, r.Figures[store.SQLBenchResolution])
+	}
+	return res
 }
 
 // runOps lists a micro run's operations in suite order, unknown ones
@@ -139,7 +203,10 @@ func (mc *MicroComparison) Tables() []Table {
 	}
 	t := Table{ID: "micro", Title: "Micro suite: seconds per operation (fewer is better)",
 		Note: "Seconds are the mean over rounds (± half-width of the 95% confidence interval). Ratio: the runner-up's seconds over the winner's. " +
-			"\"~\" marks seconds extrapolated from a test capped by --time-limit."}
+			"\"~\" marks seconds extrapolated from a test capped by --time-limit; \"?\" an operation with wrong results. " +
+			"winner is \"tie\" when the difference is within the noise: the ratio's 95% interval includes 1 (rounds), the runner-up is within 5% (single runs), " +
+			"or the seconds differ by no more than the coarser clock (sql-bench's files: whole seconds). " +
+			"\"*N\": the series ran the operation N times, not as often as the others (sql-bench's mark): unlike work, no winner."}
 	if single {
 		t.Note += " Some series have single runs: significance cannot be judged (repeat with --rounds or a plan)."
 	}
@@ -156,12 +223,25 @@ func (mc *MicroComparison) Tables() []Table {
 			if op.Extrapolated[i] {
 				e.Text = "~" + e.Text
 			}
+			if op.Wrong[i] {
+				e.Text = "?" + e.Text
+			}
+			if op.Unlike && op.Counts[i] > 0 && s.N > 0 {
+				e.Text += fmt.Sprintf(" *%d", op.Counts[i])
+			}
 			if mc.Series[i] == op.Winner {
 				e.Class = "ok"
 			}
 			row = append(row, e)
 		}
-		row = append(row, txt(orDash(op.Winner)))
+		switch {
+		case op.Unlike:
+			row = append(row, txt("unlike work"))
+		case op.Tie:
+			row = append(row, txt("tie"))
+		default:
+			row = append(row, txt(orDash(op.Winner)))
+		}
 		if math.IsNaN(op.Ratio.Value) {
 			row = append(row, txt("-"), txt("-"))
 		} else {

@@ -167,6 +167,22 @@ func (s *Store) Import(ctx context.Context, r io.Reader) (*ImportResult, error) 
 	if err != nil {
 		return nil, err
 	}
+	return s.importRuns(ctx, hdr, runs)
+}
+
+// ImportRuns stores runs read from elsewhere (sql-bench's result files:
+// ParseSQLBench) as Import stores an export's: all or none, new ids, runs
+// already in the store skipped.
+func (s *Store) ImportRuns(ctx context.Context, runs []*summary.Run) (*ImportResult, error) {
+	for i, run := range runs {
+		if err := validate(run, finalStatuses); err != nil {
+			return nil, fmt.Errorf("run %d of %d: %w", i+1, len(runs), err)
+		}
+	}
+	return s.importRuns(ctx, &exportHeader{}, runs)
+}
+
+func (s *Store) importRuns(ctx context.Context, hdr *exportHeader, runs []*summary.Run) (*ImportResult, error) {
 	res := &ImportResult{}
 	fail := func(err error) (*ImportResult, error) {
 		return nil, fmt.Errorf("import into %s: %w", s.loc, err)
@@ -204,7 +220,7 @@ func (s *Store) Import(ctx context.Context, r io.Reader) (*ImportResult, error) 
 			res.ShardedSkipped = append(res.ShardedSkipped, e.Key)
 		}
 	}
-	_, err = s.inTx(ctx, func(tx *sql.Tx) (int64, error) {
+	_, err := s.inTx(ctx, func(tx *sql.Tx) (int64, error) {
 		res.IDs, res.Skipped = res.IDs[:0], res.Skipped[:0]
 		for i, e := range hdr.Sharded {
 			if newShards[i] {

@@ -148,6 +148,9 @@ type NotReadyError struct {
 	Problem string
 	Hint    string
 	Short   bool
+	// Mismatch marks data of another size than the flags name (micro's
+	// tables of another --scale): the run is refused as bad input (exit 2).
+	Mismatch bool
 }
 
 // Error implements error.

@@ -29,7 +29,8 @@ import (
 )
 
 // Groups lists the test groups in the order the suite runs them.
-var Groups = []string{"connect", "create", "insert", "select", "update", "alter", "big", "transactions", "wisconsin"}
+var Groups = []string{"connect", "create", "insert", "select", "update", "alter", "big", "transactions", "wisconsin",
+	"prepared", "joins", "keys", "distinct", "order", "delete", "batch"}
 
 // Workload is the micro suite. NewWorker and the figures it keeps are safe
 // for concurrent use.
@@ -47,12 +48,18 @@ type Workload struct {
 	timings map[string]*timing
 	// cuts are the workers whose suite is not complete.
 	cuts map[*worker]*cut
+	// wrong counts each operation's wrong results (checks.go).
+	wrong map[string]*wrongs
+	// m is the model of the prepared tables the checks read.
+	m *model
 }
 
 // timing is one operation's work summed over the run's workers.
 type timing struct {
 	done, planned int64
 	elapsed       time.Duration
+	// usr and sys are dbarena's CPU time while the operation ran.
+	usr, sys time.Duration
 	// capped: the seconds are extrapolated; limited: by --time-limit.
 	capped, limited bool
 }
@@ -249,7 +256,7 @@ func (wl *Workload) NewWorker(ctx context.Context, env workload.Env, conn *sql.C
 }
 
 // record adds one test's work to the run's figures.
-func (wl *Workload) record(op string, done, planned int64, elapsed time.Duration, capped bool) {
+func (wl *Workload) record(op string, done, planned int64, elapsed, usr, sys time.Duration, capped bool) {
 	wl.mu.Lock()
 	defer wl.mu.Unlock()
 	if wl.timings == nil {
@@ -263,6 +270,8 @@ func (wl *Workload) record(op string, done, planned int64, elapsed time.Duration
 	t.done += done
 	t.planned += planned
 	t.elapsed += elapsed
+	t.usr += usr
+	t.sys += sys
 	t.capped = t.capped || capped
 	t.limited = t.limited || capped
 }
@@ -276,5 +285,6 @@ func isPG(fam target.Family) bool { return fam == target.Postgres }
 func (wl *Workload) BeginMeasure() {
 	wl.mu.Lock()
 	wl.timings = nil
+	wl.wrong = nil
 	wl.mu.Unlock()
 }

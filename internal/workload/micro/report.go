@@ -18,6 +18,10 @@ import (
 const (
 	SecondsPrefix      = "micro.seconds."
 	ExtrapolatedPrefix = "micro.extrapolated."
+	// UsrPrefix+OP and SysPrefix+OP are the user and system CPU seconds
+	// of dbarena's process while OP ran (sql-bench's usr and sys).
+	UsrPrefix = "micro.usr."
+	SysPrefix = "micro.sys."
 )
 
 // IntervalHeader implements workload.Reporter.
@@ -74,6 +78,32 @@ func (wl *Workload) Summarize(run *summary.Run) {
 			}
 		}
 		run.Figures[SecondsPrefix+op] = secs
+		run.Figures[UsrPrefix+op] = t.usr.Seconds()
+		run.Figures[SysPrefix+op] = t.sys.Seconds()
+	}
+	wl.noteWrong(run)
+}
+
+// noteWrong counts the wrong results as errors of their operations (code
+// WrongResultCode) and notes the first of each. wl.mu is held.
+func (wl *Workload) noteWrong(run *summary.Run) {
+	for _, op := range slices.Sorted(maps.Keys(wl.wrong)) {
+		x := wl.wrong[op]
+		run.Figures[WrongPrefix+op] = float64(x.n)
+		run.Totals.Errors += x.n
+		if run.Totals.ErrorsByCode == nil {
+			run.Totals.ErrorsByCode = map[string]int64{}
+		}
+		run.Totals.ErrorsByCode[WrongResultCode] += x.n
+		if t, ok := run.PerType[op]; ok {
+			t.Errors += x.n
+			if t.ErrorsByCode == nil {
+				t.ErrorsByCode = map[string]int64{}
+			}
+			t.ErrorsByCode[WrongResultCode] += x.n
+			run.PerType[op] = t
+		}
+		run.Notes = append(run.Notes, fmt.Sprintf("%s: %d wrong result(s), marked \"?\" (first: %s)", op, x.n, x.first))
 	}
 }
 
@@ -116,28 +146,56 @@ func (wl *Workload) noteCuts(run *summary.Run) {
 }
 
 // FormatSummary implements workload.Reporter: sql-bench's lines, in suite
-// order, with ops/s and latency percentiles.
+// order, with ops/s and latency percentiles after sql-bench's CPU times
+// (so that its run-all-tests reads them: see CPUTail), an operation with
+// wrong results preceded by a "Warning:" line as sql-bench's are, a
+// capped one starting "Estimated time for"; last sql-bench's "Total time:"
+// line.
 func (wl *Workload) FormatSummary(run *summary.Run) string {
 	var b strings.Builder
-	var total float64
+	var total, usr, sys float64
 	for _, op := range ops(run) {
 		secs := run.Figures[SecondsPrefix+op]
-		total += secs
+		u, s := run.Figures[UsrPrefix+op], run.Figures[SysPrefix+op]
+		total, usr, sys = total+secs, usr+u, sys+s
 		t := run.PerType[op]
-		mark := ""
+		if n := run.Figures[WrongPrefix+op]; n > 0 {
+			fmt.Fprintf(&b, "Warning: %s returned %d wrong result(s)%s\n", op, int64(n), firstWrong(run, op))
+		}
+		prefix, mark := "Time", ""
 		if run.Figures[ExtrapolatedPrefix+op] == 1 {
-			mark = " (estimated: --time-limit)"
+			prefix, mark = "Estimated time", " (estimated: --time-limit)"
 		}
 		rate := 0.0
 		if secs > 0 {
 			rate = float64(t.Count) / secs
 		}
-		fmt.Fprintf(&b, "Time for %s (%d): %.3f wallclock secs%s  %.1f ops/s  p50 %.3f ms  p95 %.3f ms  p99 %.3f ms\n",
-			op, t.Count, secs, mark, rate, t.LatencyMS.P50, t.LatencyMS.P95, t.LatencyMS.P99)
+		fmt.Fprintf(&b, "%s for %s (%d): %.3f wallclock secs %s%s  %.1f ops/s  p50 %.3f ms  p95 %.3f ms  p99 %.3f ms\n",
+			prefix, op, t.Count, secs, CPUTail(u, s), mark, rate, t.LatencyMS.P50, t.LatencyMS.P95, t.LatencyMS.P99)
 	}
 	fmt.Fprintf(&b, "TOTALS: %.3f wallclock secs over %d operations (%s)\n", total, len(ops(run)),
 		(time.Duration(total * float64(time.Second))).Round(time.Millisecond))
+	fmt.Fprintf(&b, "Total time: %.3f wallclock secs %s\n", total, CPUTail(usr, sys))
 	return b.String()
+}
+
+// CPUTail is sql-bench's "(usr sys = cpu)" part of a Time for line, as
+// Perl's Benchmark::timestr(..., "all") writes it; the children's times
+// (cusr, csys) are 0: dbarena runs no child processes.
+func CPUTail(usr, sys float64) string {
+	return fmt.Sprintf("(%5.2f usr %5.2f sys + %5.2f cusr %5.2f csys = %5.2f CPU)", usr, sys, 0.0, 0.0, usr+sys)
+}
+
+// firstWrong is ": first ..." from op's note, "" when there is none.
+func firstWrong(run *summary.Run, op string) string {
+	for _, n := range run.Notes {
+		if rest, ok := strings.CutPrefix(n, op+": "); ok {
+			if i := strings.Index(rest, "(first: "); i >= 0 {
+				return " " + rest[i:]
+			}
+		}
+	}
+	return ""
 }
 
 // ops are the run's operations in suite order.

@@ -36,6 +36,12 @@ type worker struct {
 	elapsed time.Duration // its timed work so far
 	skip    int           // instances of a capped test still to report
 	done    bool          // the suite is over for this worker
+	// usr0 and sys0 are the process's CPU times when the test's timed
+	// work began.
+	usr0, sys0 time.Duration
+
+	stmt   *sql.Stmt // once_prepared_select's statement
+	txOpen bool      // a *_commit test's transaction is open
 }
 
 // Event implements workload.Worker.
@@ -64,6 +70,7 @@ func (w *worker) Event(ctx context.Context, ev *workload.Event) error {
 		}
 		ev.Pause += time.Since(t0)
 		w.started, w.i, w.elapsed = true, 0, 0
+		w.usr0, w.sys0 = cpuTimes()
 	}
 	ev.Type = t.op
 	start := time.Now()
@@ -79,8 +86,24 @@ func (w *worker) Event(ctx context.Context, ev *workload.Event) error {
 		w.wl.track(w, &cut{op: t.op, done: int64(w.i), planned: int64(n), elapsed: w.elapsed, notRun: len(w.tests) - w.ti - 1})
 		return nil
 	}
+	usr, sys := cpuTimes()
 	t0 := time.Now()
-	w.wl.record(t.op, int64(w.i), int64(n), w.elapsed, capped)
+	if w.txOpen { // a capped *_commit test: its transaction still ends
+		if err := w.exec(ctx, "COMMIT"); err != nil {
+			return fmt.Errorf("%s: commit: %w", t.op, err)
+		}
+		w.txOpen = false
+	}
+	if t.verify != nil {
+		what, err := t.verify(ctx, w)
+		if err != nil {
+			return fmt.Errorf("%s: check: %w", t.op, err)
+		}
+		if what != "" {
+			w.wrong(t.op, w.i-1, what)
+		}
+	}
+	w.wl.record(t.op, int64(w.i), int64(n), w.elapsed, usr-w.usr0, sys-w.sys0, capped)
 	w.skip = n - w.i
 	w.ti++
 	w.started = false
@@ -133,37 +156,13 @@ func (w *worker) finishSuite() {
 // Close implements workload.Worker.
 func (w *worker) Close() error {
 	w.finishSuite()
-	return nil
+	return w.closeStmt()
 }
 
 // exec runs one statement on the worker's connection.
 func (w *worker) exec(ctx context.Context, q string) error {
 	_, err := w.conn.ExecContext(ctx, q)
 	return err
-}
-
-// query runs q and reads every row, as a client would.
-func (w *worker) query(ctx context.Context, q string) error {
-	rows, err := w.conn.QueryContext(ctx, q)
-	if err != nil {
-		return err
-	}
-	defer rows.Close()
-	cols, err := rows.Columns()
-	if err != nil {
-		return err
-	}
-	vals := make([]any, len(cols))
-	ptrs := make([]any, len(cols))
-	for i := range vals {
-		ptrs[i] = &vals[i]
-	}
-	for rows.Next() {
-		if err := rows.Scan(ptrs...); err != nil {
-			return err
-		}
-	}
-	return rows.Err()
 }
 
 // table names a table of this worker's own.
