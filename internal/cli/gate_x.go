@@ -9,7 +9,6 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/dbarena/dbarena/internal/gate"
-	"github.com/dbarena/dbarena/internal/report"
 	"github.com/dbarena/dbarena/internal/summary"
 )
 
@@ -165,9 +164,9 @@ func (c *compareGate) parse() ([]gate.Limit, error) {
 	return ls, nil
 }
 
-// judge prints the verdict of each limit on B's rounds against A's, writes
+// judgeCompare prints the verdict of each limit on B's rounds against A's, writes
 // the outcome files and fails (exit 1) when a limit is exceeded.
-func (a *App) judgeCompare(c *compareGate, limits []gate.Limit, sides [2][]*summary.Run) error {
+func (a *App) judgeCompare(c *compareGate, limits []gate.Limit, names [2]string, sides [2][]*summary.Run) error {
 	if len(limits) == 0 {
 		return nil
 	}
@@ -182,7 +181,7 @@ func (a *App) judgeCompare(c *compareGate, limits []gate.Limit, sides [2][]*summ
 		}
 		js = append(js, j)
 	}
-	name := fmt.Sprintf("dbarena compare %s vs %s", report.RunName(sides[1][0]), report.RunName(sides[0][0]))
+	name := fmt.Sprintf("dbarena compare %s %s (B against baseline A)", names[0], names[1])
 	if err := writeGates(c.junit, c.md, []gate.Suite{gate.CompareSuite(name, js)}); err != nil {
 		return failed(err)
 	}

@@ -106,6 +106,9 @@ func Parse(expr string) (Threshold, error) {
 	default:
 		return t, fmt.Errorf("%q: comparison %q: want one of <, <=, >, >=", t.Expr, firstOp(rest))
 	}
+	if strings.ContainsAny(rest[:min(1, len(rest))], "<>=!") {
+		return t, fmt.Errorf("%q: comparison %q: want one of <, <=, >, >=", t.Expr, firstOp(s[i:]))
+	}
 	if t.Type != "" && (m.kind == kindLag || m.name == "tpmc" || m.name == "qps") {
 		return t, fmt.Errorf("%q: %s is not a per-type figure: per type give a latency, tps, errors or count", t.Expr, t.Metric)
 	}
@@ -343,6 +346,9 @@ func Detail(r summary.Threshold) string {
 		return r.Note
 	}
 	s := fmt.Sprintf("%s = %s", what, FormatValue(*r.Value, r.Unit))
+	if !r.Pass && r.Note == "" {
+		s += fmt.Sprintf(", not %s %s", r.Op, FormatValue(r.Limit, r.Unit))
+	}
 	if r.Note != "" {
 		s += " (" + r.Note + ")"
 	}

@@ -11,9 +11,9 @@ import (
 
 func TestParse(t *testing.T) {
 	for _, c := range []struct {
-		in                     string
-		typ, metric, op, unit  string
-		limit                  float64
+		in                    string
+		typ, metric, op, unit string
+		limit                 float64
 	}{
 		{"p95<5ms", "", "p95", "<", "ms", 5},
 		{" p99.9 < 50ms ", "", "p99.9", "<", "ms", 50},
@@ -41,6 +41,8 @@ func TestParse(t *testing.T) {
 		{"p95", "no comparison"},
 		{"p95=5ms", "comparison \"=\""},
 		{"p95!=5ms", "comparison"},
+		{"p95<<5ms", `comparison "<<"`},
+		{"p95=<5ms", `comparison "=<"`},
 		{"p96<5ms", "unknown metric"},
 		{"p95<", "no value"},
 		{"p95<fast", "not a number"},
@@ -154,7 +156,7 @@ func TestWriteJUnit(t *testing.T) {
 		t.Fatalf("counts: %+v", doc)
 	}
 	c := doc.Suites[0].Cases
-	if c[0].Name != "p95<5ms" || c[0].Failure != nil || c[1].Failure == nil || !strings.Contains(c[1].Failure.Message, "p95 = 4 ms") {
+	if c[0].Name != "p95<5ms" || c[0].Failure != nil || c[1].Failure == nil || !strings.Contains(c[1].Failure.Message, "p95 = 4 ms, not < 3 ms") {
 		t.Errorf("cases: %+v", c)
 	}
 	if doc.Suites[1].Cases[0].Skipped == nil {
@@ -164,7 +166,7 @@ func TestWriteJUnit(t *testing.T) {
 	if err := WriteMarkdown(&md, []Suite{RunSuite(run), cmp}); err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"## dbarena gates: FAIL", "4 checked, 2 failed, 1 could not be judged", "| `p95<3ms` | ❌ **fail** | p95 = 4 ms |", "⚪ cannot judge"} {
+	for _, want := range []string{"## dbarena gates: FAIL", "4 checked, 2 failed, 1 could not be judged", "| `p95<3ms` | ❌ **fail** | p95 = 4 ms, not &lt; 3 ms |", "⚪ cannot judge"} {
 		if !strings.Contains(md.String(), want) {
 			t.Errorf("markdown lacks %q:\n%s", want, md.String())
 		}
