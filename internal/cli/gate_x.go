@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/dbarena/dbarena/internal/gate"
+	"github.com/dbarena/dbarena/internal/lab"
 	"github.com/dbarena/dbarena/internal/summary"
 )
 
@@ -187,6 +188,30 @@ func (a *App) judgeCompare(c *compareGate, limits []gate.Limit, names [2]string,
 	}
 	if fails > 0 {
 		return failed(fmt.Errorf("%d of %d --fail-on limits exceeded", fails, len(limits)))
+	}
+	return nil
+}
+
+// planGates prints the outcome of a plan run's thresholds (its workloads'
+// thresholds:) and fails (exit 1) when one failed in any step.
+func (a *App) planGates(res lab.Result, judged []*summary.Run) error {
+	if res.Judged == 0 {
+		return nil
+	}
+	fmt.Fprintf(a.Stdout, "\nThresholds: %d of %d judged runs passed all\n", res.Judged-res.GateFailed, res.Judged)
+	for _, run := range judged {
+		for _, r := range run.Thresholds {
+			if !r.Pass {
+				where := ""
+				if run.Plan != nil {
+					where = fmt.Sprintf("round %d %s", run.Plan.Round, run.Plan.Cell)
+				}
+				fmt.Fprintf(a.Stdout, "%s [%s%s]\n", gate.Line(r), where, stepRunRef(run))
+			}
+		}
+	}
+	if res.GateFailed > 0 {
+		return failed(fmt.Errorf("thresholds failed in %d of %d runs (stored with their results)", res.GateFailed, res.Judged))
 	}
 	return nil
 }

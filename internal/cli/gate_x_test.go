@@ -2,6 +2,7 @@ package cli
 
 import (
 	"encoding/xml"
+	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -188,5 +189,46 @@ func TestGateCompareFailOn(t *testing.T) {
 	}
 	if doc := readJUnit(t, junit); doc.Failures != 0 || doc.Suites[0].Cases[0].Skipped == nil {
 		t.Errorf("single runs junit %+v", doc)
+	}
+}
+
+// TestGatePlanThresholds: a plan workload's thresholds: are judged on each
+// of its runs, stored with them, printed, and a failed one makes plan run
+// exit 1; a bad one is refused with the plan file and line.
+func TestGatePlanThresholds(t *testing.T) {
+	bad := writePlan(t, "name: g\nservers: [{flavor: mariadb}]\nworkloads:\n  - name: oltp_point_select\n    thresholds:\n      - p95<5ms\n      - p95<<5ms\n")
+	r := dbarena(t, "plan", "check", bad)
+	if msg := strings.TrimSpace(r.stderr); r.code != 2 || !strings.Contains(msg, `p.yaml:7:`) || !strings.Contains(msg, `thresholds: "p95<<5ms": comparison "<<"`) || strings.Contains(msg, "\n") {
+		t.Errorf("bad threshold: exit %d, stderr %q", r.code, msg)
+	}
+
+	needServers(t)
+	good := suite.mariadb.Target()
+	path := writePlan(t, fmt.Sprintf(`name: gates
+servers:
+  - name: good
+    dsn: mysql://%s:%s@127.0.0.1:%d/%s
+workloads:
+  - name: oltp_point_select
+    params: {tables: 1, table-size: 1000}
+    thresholds: [p95<0.001ms, tps>0]
+rounds: 1
+warmup: 0
+duration: 1s
+`, good.User, good.Password, good.Port, good.Database))
+	results := filepath.Join(t.TempDir(), "r.db")
+	r = dbarena(t, "plan", "run", path, "--results", results)
+	if r.code != 1 {
+		t.Fatalf("exit %d, want 1\n%s\n%s", r.code, tail(r.stdout, 2000), r.stderr)
+	}
+	if !strings.Contains(r.stdout, "Thresholds: 0 of 1 judged runs passed all") ||
+		!regexp.MustCompile(`(?m)^FAIL p95<0\.001ms: p95 = [0-9.]+ ms, not < 0\.001 ms \[round 1 .*\(run \d+\)\]$`).MatchString(r.stdout) ||
+		!strings.Contains(r.stderr, "thresholds failed in 1 of 1 runs") {
+		t.Errorf("plan output:\n%s\nstderr: %s", tail(r.stdout, 1500), r.stderr)
+	}
+	assertNoPassword(t, "stdout", r.stdout)
+	run := storedRun(t, results)
+	if run.Status != "complete" || len(run.Thresholds) != 2 || run.Thresholds[0].Pass || !run.Thresholds[1].Pass {
+		t.Errorf("stored: %s %+v", run.Status, run.Thresholds)
 	}
 }
