@@ -232,3 +232,33 @@ duration: 1s
 		t.Errorf("stored: %s %+v", run.Status, run.Thresholds)
 	}
 }
+
+// TestGateTPCCPerType: per transaction type thresholds read the run's
+// per-type figures (type:new_order finds TPC-C's New-Order), and tpmC.
+func TestGateTPCCPerType(t *testing.T) {
+	needServers(t)
+	dbarena(t, "cleanup", "tpcc").mustSucceed(t)
+	t.Cleanup(func() { dbarena(t, "cleanup", "tpcc") })
+	dbarena(t, "prepare", "tpcc", "--warehouses", "1", "--threads", "2", "--monitor", "none").mustSucceed(t)
+	js := jsonPath(t)
+	r := dbarena(t, "run", "tpcc", "--warehouses", "1", "--threads", "2", "--time", "2", "--report-interval", "0",
+		"--monitor", "none", "--json", js, "--threshold", "type:new_order p90<0.001ms", "--threshold", "type:payment count>0",
+		"--threshold", "type:delivery errors<=100%", "--threshold", "tpmc>0")
+	if r.code != 1 {
+		t.Fatalf("exit %d, want 1\n%s\n%s", r.code, tail(r.stdout, 2000), r.stderr)
+	}
+	run := readSummary(t, js)
+	th := run.Thresholds
+	if len(th) != 4 || th[0].Pass || !th[1].Pass || !th[2].Pass || !th[3].Pass {
+		t.Fatalf("thresholds %+v\n%s", th, tail(r.stdout, 800))
+	}
+	if no := run.PerType["New-Order"]; th[0].Value == nil || *th[0].Value != no.LatencyMS.P90 || th[0].Type != "new_order" {
+		t.Errorf("new_order p90 %+v, run's New-Order p90 %g", th[0], no.LatencyMS.P90)
+	}
+	if th[3].Value == nil || run.TpmC == nil || *th[3].Value != *run.TpmC || th[3].Unit != "/min" {
+		t.Errorf("tpmc %+v", th[3])
+	}
+	if !regexp.MustCompile(`(?m)^FAIL type:new_order p90<0\.001ms: new_order p90 = [0-9.]+ ms, not < 0\.001 ms$`).MatchString(r.stdout) {
+		t.Errorf("no FAIL line:\n%s", tail(r.stdout, 800))
+	}
+}

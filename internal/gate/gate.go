@@ -116,6 +116,9 @@ func Parse(expr string) (Threshold, error) {
 	if err != nil {
 		return t, fmt.Errorf("%q: %w", t.Expr, err)
 	}
+	if t.Metric == "tpmc" {
+		unit = "/min"
+	}
 	t.Limit, t.Unit = v, unit
 	return t, nil
 }
@@ -159,8 +162,8 @@ func parseValue(s string, k int) (float64, string, error) {
 		}
 		return v * f, "ms", nil
 	case kindRate:
-		if suffix != "" && suffix != "/s" {
-			return 0, "", fmt.Errorf("unit %q: a rate is a number (per second)", suffix)
+		if suffix != "" && suffix != "/s" && suffix != "/min" {
+			return 0, "", fmt.Errorf("unit %q: a rate is a number (tps and qps per second, tpmc per minute)", suffix)
 		}
 		return v, "/s", nil
 	case kindErrors:
@@ -240,7 +243,7 @@ func (t Threshold) value(run *summary.Run) (float64, string) {
 		if len(run.PerType) == 0 {
 			return 0, "the run has no per-type figures"
 		}
-		ty, ok := run.PerType[t.Type]
+		ty, ok := lookupType(run.PerType, t.Type)
 		if !ok {
 			names := make([]string, 0, len(run.PerType))
 			for n := range run.PerType {
@@ -293,6 +296,31 @@ func (t Threshold) value(run *summary.Run) (float64, string) {
 		return float64(errs), ""
 	}
 	return float64(count), ""
+}
+
+// lookupType finds type name in types: exactly, or else the one type whose
+// name matches ignoring case, '-', '_' and spaces (TPC-C's "New-Order" is
+// type:new_order).
+func lookupType(types map[string]summary.Type, name string) (summary.Type, bool) {
+	if ty, ok := types[name]; ok {
+		return ty, true
+	}
+	norm := func(s string) string {
+		return strings.Map(func(r rune) rune {
+			if r == '-' || r == '_' || unicode.IsSpace(r) {
+				return -1
+			}
+			return unicode.ToLower(r)
+		}, s)
+	}
+	var found summary.Type
+	n := 0
+	for k, ty := range types {
+		if norm(k) == norm(name) {
+			found, n = ty, n+1
+		}
+	}
+	return found, n == 1
 }
 
 // latency picks a percentile (canonical name without "lag_") from l.
@@ -366,8 +394,8 @@ func FormatValue(v float64, unit string) string {
 	switch unit {
 	case "ms":
 		return n + " ms"
-	case "/s":
-		return n + "/s"
+	case "/s", "/min":
+		return n + unit
 	}
 	return n + unit
 }

@@ -25,7 +25,7 @@ func TestParse(t *testing.T) {
 		{"type:new_order p90<5ms", "new_order", "p90", "<", "ms", 5},
 		{"fingerprint:ab12cd avg<=250us", "ab12cd", "avg", "<=", "ms", 0.25},
 		{"avg>1e1", "", "avg", ">", "ms", 10},
-		{"tpmc>0", "", "tpmc", ">", "/s", 0},
+		{"tpmc>0", "", "tpmc", ">", "/min", 0},
 	} {
 		th, err := Parse(c.in)
 		if err != nil {
@@ -70,8 +70,10 @@ func testRun() *summary.Run {
 		LatencyMS:  summary.Latency{Avg: 2, P50: 1.5, P90: 3, P95: 4, P99: 9, P999: 30, Max: 40},
 		TpmC:       &tpmc,
 		PerType: map[string]summary.Type{
-			"new_order": {Count: 450, Errors: 0, LatencyMS: summary.Latency{P90: 6}},
-			"payment":   {Count: 430, LatencyMS: summary.Latency{P90: 2}},
+			"new_order":   {Count: 450, Errors: 0, LatencyMS: summary.Latency{P90: 6}},
+			"payment":     {Count: 430, LatencyMS: summary.Latency{P90: 2}},
+			"New-Order":   {Count: 45, Errors: 5, LatencyMS: summary.Latency{P90: 7}},
+			"Stock-Level": {Count: 10, LatencyMS: summary.Latency{P90: 1}},
 		}}
 }
 
@@ -96,7 +98,10 @@ func TestEval(t *testing.T) {
 		{"type:new_order p90<5ms", false, 6, ""},
 		{"type:payment p90<5ms", true, 2, ""},
 		{"type:payment tps>=43", true, 43, ""},
-		{"type:delivery p90<5ms", false, 0, `no type "delivery" (it has new_order, payment)`},
+		{"type:delivery p90<5ms", false, 0, `no type "delivery" (it has New-Order, Stock-Level, new_order, payment)`},
+		{"type:New-Order p90<7ms", false, 7, ""},
+		{"type:stock_level p90<5ms", true, 1, ""},
+		{"type:StockLevel errors<1%", true, 0, ""},
 		{"lag_p99<100ms", false, 0, "no replay lag"},
 	} {
 		th, err := Parse(c.expr)
