@@ -2,14 +2,19 @@ package cli
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"os"
+	"slices"
 
 	"github.com/spf13/pflag"
 
 	"github.com/dbarena/dbarena/internal/gate"
 	"github.com/dbarena/dbarena/internal/lab"
+	"github.com/dbarena/dbarena/internal/plan"
+	"github.com/dbarena/dbarena/internal/shard"
+	"github.com/dbarena/dbarena/internal/store"
 	"github.com/dbarena/dbarena/internal/summary"
 )
 
@@ -212,6 +217,66 @@ func (a *App) planGates(res lab.Result, judged []*summary.Run) error {
 	}
 	if res.GateFailed > 0 {
 		return failed(fmt.Errorf("thresholds failed in %d of %d runs (stored with their results)", res.GateFailed, res.Judged))
+	}
+	return nil
+}
+
+// planFailOn is plan show's --fail-on: each cell's rounds are judged
+// against its baseline cell's, as compare judges B against A; exit 1 when
+// a limit is exceeded somewhere.
+func (a *App) planFailOn(ctx context.Context, st *store.Store, name, session string, base []plan.Param, c *compareGate, limits []gate.Limit) error {
+	if len(limits) == 0 {
+		return nil
+	}
+	rows, err := st.List(ctx, store.Filter{Tags: map[string]string{lab.TagPlan: name, lab.TagSession: session}})
+	if err != nil {
+		return failed(err)
+	}
+	slices.Reverse(rows) // oldest first: cells in schedule order
+	var runs []*summary.Run
+	for _, r := range rows {
+		run, err := st.Run(ctx, r.ID)
+		if err != nil {
+			return failed(err)
+		}
+		runs = append(runs, run)
+	}
+	if runs, err = shard.MergeRuns(ctx, st, runs); err != nil {
+		return failed(err)
+	}
+	if len(base) == 0 { // as printPlanStats: the server of the first cell
+		for _, r := range runs {
+			if r.Plan != nil {
+				base = []plan.Param{{Key: "server", Value: r.Plan.Coords["server"]}}
+				break
+			}
+		}
+	}
+	pairs := plan.BaselinePairs(runs, base)
+	fmt.Fprintln(a.Stdout)
+	if len(pairs) == 0 {
+		fmt.Fprintln(a.Stdout, "--fail-on: no cell has a baseline cell with complete rounds to be judged against")
+		return writeGates(c.junit, c.md, nil)
+	}
+	var suites []gate.Suite
+	fails := 0
+	for _, p := range pairs {
+		var js []gate.Judgement
+		for _, l := range limits {
+			j := gate.Judge(l, p.Base, p.Runs)
+			fmt.Fprintf(a.Stdout, "%s [%s vs %s]\n", j.Line(), cellLabel(p.Cell), cellLabel(p.Baseline))
+			if j.Verdict == gate.Fail {
+				fails++
+			}
+			js = append(js, j)
+		}
+		suites = append(suites, gate.CompareSuite(fmt.Sprintf("plan %s %s vs baseline %s", name, cellLabel(p.Cell), cellLabel(p.Baseline)), js))
+	}
+	if err := writeGates(c.junit, c.md, suites); err != nil {
+		return failed(err)
+	}
+	if fails > 0 {
+		return failed(fmt.Errorf("%d --fail-on limits exceeded against the baseline cells", fails))
 	}
 	return nil
 }

@@ -262,3 +262,40 @@ func TestGateTPCCPerType(t *testing.T) {
 		t.Errorf("no FAIL line:\n%s", tail(r.stdout, 800))
 	}
 }
+
+// TestGatePlanShowFailOn: plan show --fail-on judges each cell against its
+// baseline cell: twenty point selects per event against one fail
+// tps:-10%, a limit the drop stays within passes.
+func TestGatePlanShowFailOn(t *testing.T) {
+	needServers(t)
+	good := suite.mariadb.Target()
+	path := writePlan(t, fmt.Sprintf(`name: gatebase
+servers:
+  - name: good
+    dsn: mysql://%s:%s@127.0.0.1:%d/%s
+workloads:
+  - name: oltp_read_only
+    params: {tables: 1, table-size: 1000, range-selects: false, skip-trx: true}
+axes:
+  point-selects: [1, 20]
+baseline: {point-selects: 1}
+rounds: 3
+warmup: 0
+duration: 1s
+`, good.User, good.Password, good.Port, good.Database))
+	dir := t.TempDir()
+	results := filepath.Join(dir, "r.db")
+	dbarena(t, "plan", "run", path, "--results", results).mustSucceed(t)
+	junit := filepath.Join(dir, "plan.xml")
+	r := dbarena(t, "plan", "show", "gatebase", "--results", results, "--baseline", "point-selects=1", "--fail-on", "tps:-10%", "--junit", junit)
+	if r.code != 1 || !regexp.MustCompile(`(?m)^FAIL tps:-10%: tps -[0-9.]+%, 95% CI .*rounds A 3, B 3: beyond -10\.0% with 95% confidence \[oltp_read_only good point-selects=20 vs oltp_read_only good point-selects=1\]$`).MatchString(r.stdout) {
+		t.Fatalf("exit %d, want 1 with a FAIL line\n%s\n%s", r.code, tail(r.stdout, 1500), r.stderr)
+	}
+	if doc := readJUnit(t, junit); doc.Failures != 1 || len(doc.Suites) != 1 {
+		t.Errorf("junit %+v", doc)
+	}
+	r = dbarena(t, "plan", "show", "gatebase", "--results", results, "--baseline", "point-selects=1", "--fail-on", "tps:-99.9%")
+	if r.code != 0 || !strings.Contains(r.stdout, "PASS tps:-99.9%") {
+		t.Errorf("exit %d, want 0 with a PASS line\n%s\n%s", r.code, tail(r.stdout, 1500), r.stderr)
+	}
+}
