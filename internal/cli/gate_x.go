@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"slices"
 
@@ -46,6 +47,9 @@ func (g *gateOptions) validate(fs *pflag.FlagSet) []error {
 		}
 		g.parsed = append(g.parsed, t)
 	}
+	if len(g.exprs) == 0 && (g.junit != "" || g.mdPath != "") {
+		return append(errs, errors.New("--junit and --md-summary of run need --threshold"))
+	}
 	if len(g.parsed) > 0 && (fs.Changed("shard") || fs.Changed("shards")) {
 		errs = append(errs, errors.New("--threshold: not with --shard/--shards (the merged run is judged by no process); judge it with a plan or compare"))
 	}
@@ -73,6 +77,18 @@ func (g *gateOptions) judgeFunc() func(*summary.Run) {
 		return nil
 	}
 	return g.judge
+}
+
+// printThresholds prints the stored threshold results of a run (results
+// show), one PASS/FAIL line each.
+func printThresholds(w io.Writer, run *summary.Run) {
+	if len(run.Thresholds) == 0 {
+		return
+	}
+	fmt.Fprintln(w, "\nThresholds:")
+	for _, r := range run.Thresholds {
+		fmt.Fprintln(w, "    "+gate.Line(r))
+	}
 }
 
 // gateRound prints a round's PASS/FAIL lines and keeps its outcome.

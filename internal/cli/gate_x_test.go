@@ -83,6 +83,10 @@ func TestGateRunThreshold(t *testing.T) {
 			if js := readSummary(t, jsonFile); len(js.Thresholds) != 2 || js.Thresholds[0].Pass {
 				t.Errorf("--json thresholds %+v", js.Thresholds)
 			}
+			show := dbarena(t, "results", "show", fmt.Sprint(run.ID), "--results", results).mustSucceed(t)
+			if !regexp.MustCompile(`(?m)^Thresholds:\n    FAIL p95<0\.001ms: p95 = [0-9.]+ ms, not < 0\.001 ms\n    PASS tps>0: `).MatchString(show.stdout) {
+				t.Errorf("results show:\n%s", tail(show.stdout, 800))
+			}
 			doc := readJUnit(t, junit)
 			if doc.Tests != 2 || doc.Failures != 1 || len(doc.Suites) != 1 || len(doc.Suites[0].Cases) != 2 {
 				t.Fatalf("junit %+v", doc)
@@ -113,6 +117,7 @@ func TestGateThresholdBadInput(t *testing.T) {
 		{[]string{"run", "oltp_point_select", "--threshold", "latency<5ms"}, `unknown metric "latency"`},
 		{[]string{"compare", "1", "2", "--fail-on", "tps:-5"}, `--fail-on "tps:-5": the size must be a percentage`},
 		{[]string{"compare", "1", "2", "--junit", "x.xml"}, `need --fail-on`},
+		{[]string{"run", "oltp_point_select", "--md-summary", "x.md"}, `--junit and --md-summary of run need --threshold`},
 	} {
 		r := dbarena(t, append(c.args, "--results", results)...)
 		msg := strings.TrimSpace(r.stderr)
