@@ -304,3 +304,28 @@ duration: 1s
 		t.Errorf("exit %d, want 0 with a PASS line\n%s\n%s", r.code, tail(r.stdout, 1500), r.stderr)
 	}
 }
+
+// TestGateReplayLag: a paced replay's thresholds read its lag behind the
+// capture's schedule and its errors.
+func TestGateReplayLag(t *testing.T) {
+	needServers(t)
+	file := writeCapture(t, "mariadb")
+	js := jsonPath(t)
+	r := dbarena(t, "run", "replay", "--capture", file, "--speed", "1", "--json", js, "--monitor", "none",
+		"--threshold", "lag_p99<60s", "--threshold", "lag_max>=0", "--threshold", "errors<1")
+	if r.code != 1 {
+		t.Fatalf("exit %d, want 1 (a statement fails)\n%s\n%s", r.code, tail(r.stdout, 2000), r.stderr)
+	}
+	run := readSummary(t, js)
+	th := run.Thresholds
+	if run.Replay == nil || run.Replay.LagMS == nil {
+		t.Fatalf("a paced replay without lag figures: %+v", run.Replay)
+	}
+	if len(th) != 3 || !th[0].Pass || !th[1].Pass || th[2].Pass || th[0].Value == nil || *th[0].Value != run.Replay.LagMS.P99 ||
+		*th[1].Value != run.Replay.LagMS.Max || *th[2].Value != float64(run.Totals.Errors) {
+		t.Errorf("thresholds %+v (lag %+v, errors %d)", th, *run.Replay.LagMS, run.Totals.Errors)
+	}
+	if !strings.Contains(r.stdout, "FAIL errors<1: errors = 1, not < 1") {
+		t.Errorf("no FAIL line:\n%s", tail(r.stdout, 600))
+	}
+}
