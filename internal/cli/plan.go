@@ -153,6 +153,7 @@ func (a *App) planRun(ctx context.Context, args []string) error {
 	defer stop()
 	host := hostinfo.Collect()
 	command := func(t target.Target) []string { return maskArgs(a.Args, t) }
+	var judged []*summary.Run // steps that judged thresholds (gate_x.go)
 	l := &lab.Lab{
 		Store:     st,
 		Sandboxes: lab.Local{Manager: a.sandboxes(), Catalog: catalog.Open(a.home())},
@@ -161,6 +162,7 @@ func (a *App) planRun(ctx context.Context, args []string) error {
 		Observer: planPrinter{w: a.Stdout, p: p},
 		Loader:   lab.DumpLoader{Store: st, Host: host, Version: Version, Command: command},
 		Shards:   a.planShards(st, o.results),
+		Judged:   func(run *summary.Run) { judged = append(judged, run) },
 		Stamp: func(run *summary.Run, t target.Target) {
 			run.Host, run.Dbarena = host, summary.Dbarena{Version: Version, Command: maskArgs(a.Args, t)}
 		},
@@ -179,5 +181,5 @@ func (a *App) planRun(ctx context.Context, args []string) error {
 	if res.Failed > 0 {
 		return failed(fmt.Errorf("%d of %d runs failed (stored with their errors)", res.Failed, res.Ran))
 	}
-	return nil
+	return a.planGates(res, judged)
 }

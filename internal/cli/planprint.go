@@ -27,8 +27,17 @@ func (a *App) planShow(ctx context.Context, args []string) error {
 	var noisy float64
 	fs.StringVar(&session, "session", "", "plan session (default: the latest)")
 	fs.Float64Var(&noisy, "noisy-cv", 0.10, "flag cells whose throughput CV exceeds this")
+	var cg compareGate // --fail-on against the baseline cells (gate_x.go)
+	cg.flags(fs)
 	if err := parseFlags(fs, args); err != nil {
 		return err
+	}
+	limits, err := cg.parse()
+	if err != nil {
+		return err
+	}
+	if len(limits) > 0 && o.asJSON {
+		return usagef("--fail-on: not with --json (its verdicts are lines of text)")
 	}
 	if fs.NArg() != 1 {
 		return usagef("plan show needs exactly one plan NAME")
@@ -51,7 +60,10 @@ func (a *App) planShow(ctx context.Context, args []string) error {
 	for _, kv := range baseline {
 		base = append(base, plan.Param{Key: kv[0], Value: kv[1]})
 	}
-	return a.printPlanStats(ctx, st, name, session, base, noisy, o.asJSON)
+	if err := a.printPlanStats(ctx, st, name, session, base, noisy, o.asJSON); err != nil {
+		return err
+	}
+	return a.planFailOn(ctx, st, name, session, base, &cg, limits)
 }
 
 // printPlanStats prints the per-cell table of a plan session.

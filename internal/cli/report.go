@@ -19,7 +19,7 @@ import (
 const reportUsage = `dbarena report [IDS...] [--tag KEY=VALUE ...] [--plan NAME] [--workload NAME]
   --format html|md|csv|json -o FILE [--baseline SERIES] [--title TEXT] [--csv-rows run|cell]
   [--max-time-series N] [--results PATH]
-dbarena compare ID_A ID_B [--results PATH]
+dbarena compare ID_A ID_B [--fail-on tps:-5%,p95:+10%] [--junit FILE] [--md-summary FILE] [--results PATH]
 `
 
 // reportFormats maps --format values (and -o extensions) to formats.
@@ -264,7 +264,13 @@ func (a *App) compare(ctx context.Context, args []string) error {
 	fs := newFlagSet("compare")
 	fs.StringVar(&path, "results", "", "results store (default $DBARENA_HOME/results.db)")
 	threshold := fs.Float64("threshold", report.DefaultThreshold*100, "replays: percent by which a statement must be slower or faster to count as such")
+	var cg compareGate
+	cg.flags(fs)
 	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	limits, err := cg.parse()
+	if err != nil {
 		return err
 	}
 	if *threshold <= 0 {
@@ -295,5 +301,8 @@ func (a *App) compare(ctx context.Context, args []string) error {
 	if cmp.Replay != nil {
 		cmp.Replay = report.CompareReplay(sides[0], sides[1], *threshold/100)
 	}
-	return cmp.Write(a.Stdout)
+	if err := cmp.Write(a.Stdout); err != nil {
+		return err
+	}
+	return a.judgeCompare(&cg, limits, [2]string{fs.Arg(0), fs.Arg(1)}, sides)
 }

@@ -198,6 +198,7 @@ func (a *App) resultsShow(ctx context.Context, args []string) error {
 			fmt.Fprint(a.Stdout, rep.FormatSummary(run))
 		}
 	}
+	printThresholds(a.Stdout, run)
 	return nil
 }
 

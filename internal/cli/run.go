@@ -39,6 +39,8 @@ type runOptions struct {
 	quiet bool
 	// shard makes the run one shard of a run spread over hosts (shard.go).
 	shard shardOptions
+	// gates are --threshold, --junit and --md-summary (gate_x.go).
+	gates gateOptions
 }
 
 func (o *runOptions) flags(fs *pflag.FlagSet) {
@@ -65,6 +67,7 @@ func (o *runOptions) flags(fs *pflag.FlagSet) {
 	durationFlag(fs, &o.cfg.StallTimeout, "stall-timeout", o.cfg.StallTimeout, "fail the run when events are running, none ended for this long and the server does not answer a ping (it stopped answering); 0 = never")
 	monitorFlag(fs, &o.monitor)
 	o.shard.flags(fs)
+	o.gates.flags(fs)
 }
 
 func (o *runOptions) validate(fs *pflag.FlagSet) []error {
@@ -80,6 +83,7 @@ func (o *runOptions) validate(fs *pflag.FlagSet) []error {
 	if !execute.ValidMonitor(o.monitor) {
 		errs = append(errs, validateMonitor(o.monitor)...)
 	}
+	errs = append(errs, o.gates.validate(fs)...)
 	return errs
 }
 
@@ -181,6 +185,7 @@ func (a *App) runRounds(ctx context.Context, st *store.Store, w workload.Workloa
 		if err != nil {
 			return err
 		}
+		a.gateRound(o, run)
 		switch run.Status {
 		case summary.StatusInterrupted:
 			return failed(fmt.Errorf("interrupted; partial result stored as run %d", run.ID))
@@ -194,7 +199,7 @@ func (a *App) runRounds(ctx context.Context, st *store.Store, w workload.Workloa
 			}
 		}
 	}
-	return runErr
+	return a.gateEnd(o, runErr)
 }
 
 // runOnce runs the workload once through the run pipeline, prints the
@@ -214,6 +219,7 @@ func (a *App) runOnce(ctx context.Context, st *store.Store, s *execute.Session, 
 		Workload: w, Config: o.cfg, Monitor: o.monitor, Home: a.home(),
 		Tags: tags, Plan: o.plan, Host: host,
 		Dbarena: summary.Dbarena{Version: Version, Command: maskArgs(a.Args, s.Target)},
+		Judge:   o.gates.judgeFunc(),
 	}
 	shardSpec(&spec, o)
 	p := &runPrinter{a: a, quiet: o.quiet}

@@ -69,6 +69,9 @@ type Spec struct {
 	// Config.FirstWorker and Config.Barrier are the caller's to set.
 	RunKey string
 	Shard  *summary.Shard
+	// Judge, when set, is called with the finished run before it is
+	// stored, to add what is judged of it (its Thresholds).
+	Judge func(*summary.Run)
 	// Checkpoint is how often the run's figures are written to the store
 	// while it goes; 0 means every minute. Intervals are written as they end.
 	Checkpoint time.Duration
@@ -177,6 +180,9 @@ func Run(ctx context.Context, st Store, s *Session, spec Spec, obs Observer) (*O
 		sctx, cancel := context.WithTimeout(rec.bg, sampleTimeout)
 		run.Monitor, run.Host.Storage = mon.summary(sctx, res.Elapsed, res.Events), mon.Storage
 		cancel()
+	}
+	if spec.Judge != nil {
+		spec.Judge(run)
 	}
 	rec.finish(run)
 	return &Outcome{Run: run, StoreErr: rec.err}, nil

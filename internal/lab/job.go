@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strconv"
 
+	"github.com/dbarena/dbarena/internal/gate"
 	"github.com/dbarena/dbarena/internal/plan"
 	"github.com/dbarena/dbarena/internal/runner"
 	"github.com/dbarena/dbarena/internal/steady"
@@ -33,6 +34,22 @@ func (j Job) Ref() *summary.PlanRef {
 func (j Job) Tags() [][2]string {
 	r := strconv.Itoa(j.Step.Round)
 	return [][2]string{{TagPlan, j.Plan.Name}, {TagCell, j.Step.ID}, {TagRound, r}, {TagSession, j.Session}, {"round", r}}
+}
+
+// Judge is the execute.Spec.Judge of the job's run: it judges the
+// workload's thresholds (plan thresholds:) on the finished run; nil when
+// it has none.
+func (j Job) Judge() func(*summary.Run) {
+	if len(j.Step.Thresholds) == 0 {
+		return nil
+	}
+	var ts []gate.Threshold
+	for _, p := range j.Step.Thresholds {
+		if t, err := gate.Parse(p.Value); err == nil { // checked by plan.Parse
+			ts = append(ts, t)
+		}
+	}
+	return func(run *summary.Run) { run.Thresholds = gate.EvalAll(ts, run) }
 }
 
 // Workload is the job's workload from reg with the step's parameters set

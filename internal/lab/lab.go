@@ -23,6 +23,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/dbarena/dbarena/internal/gate"
 	"github.com/dbarena/dbarena/internal/plan"
 	"github.com/dbarena/dbarena/internal/shard"
 	"github.com/dbarena/dbarena/internal/store"
@@ -91,6 +92,9 @@ type Lab struct {
 	// Shards runs the steps of shards: N > 1 (LocalShards); nil fails
 	// them.
 	Shards ShardRunner
+	// Judged, if set, hears each step run that judged thresholds (a
+	// workload's thresholds:), its results in Run.Thresholds.
+	Judged func(run *summary.Run)
 }
 
 // Options are how a plan is run.
@@ -110,6 +114,9 @@ type Result struct {
 	// Ran counts the steps run, Skipped those complete before (resume),
 	// Failed the steps run whose status is not complete.
 	Ran, Skipped, Failed int
+	// Judged counts the steps run that judged thresholds (a workload's
+	// thresholds:), GateFailed those where one failed.
+	Judged, GateFailed int
 	// Interrupted: the context was cancelled or a run was interrupted
 	// before the schedule's end.
 	Interrupted bool
@@ -191,6 +198,15 @@ func (l *Lab) Run(ctx context.Context, p *plan.Plan, o Options) (Result, error) 
 		if run.Status != summary.StatusComplete {
 			res.Failed++
 		}
+		if len(run.Thresholds) > 0 {
+			res.Judged++
+			if gate.Failed(run.Thresholds) {
+				res.GateFailed++
+			}
+			if l.Judged != nil {
+				l.Judged(run)
+			}
+		}
 		eta := (spent / time.Duration(res.Ran) * time.Duration(len(steps)-i-1)).Round(time.Second)
 		obs.Ran(i, len(steps), step, run, eta)
 		if run.Status == summary.StatusInterrupted {
@@ -269,7 +285,13 @@ func (l *Lab) step(ctx context.Context, p *plan.Plan, session string, step plan.
 // as one sharded run of N (Shards).
 func (l *Lab) run(ctx context.Context, j Job) (*summary.Run, error) {
 	if j.Shards() > 1 {
-		return l.sharded(ctx, j)
+		run, err := l.sharded(ctx, j)
+		// The merged run is made from the shards' stored runs when read:
+		// its thresholds are judged here, for the plan's verdict.
+		if judge := j.Judge(); err == nil && run != nil && judge != nil {
+			judge(run)
+		}
+		return run, err
 	}
 	return l.Pipeline.Run(ctx, j)
 }

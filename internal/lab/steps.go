@@ -64,6 +64,7 @@ func (st Steps) Run(ctx context.Context, j Job) (*summary.Run, error) {
 	if st.Command != nil {
 		spec.Dbarena.Command = st.Command(j.Target)
 	}
+	spec.Judge = j.Judge()
 	out, err := execute.RunOn(ctx, st.Store, j.Target, spec, quiet{})
 	if err != nil {
 		return nil, err

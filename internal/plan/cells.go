@@ -103,6 +103,9 @@ type Cell struct {
 	// Sched is the workload's scheduling policy (run --sched; "": the
 	// default).
 	Sched string
+	// Thresholds are the workload's thresholds, judged on each run of
+	// the cell.
+	Thresholds []Param
 }
 
 // CoordMap returns the coordinates as a map.
@@ -179,6 +182,7 @@ func (p *Plan) cell(w Workload, vi int, v Variant, chosen map[string]string) Cel
 	c.Shards, c.ShardsLine = p.ShardsOf(w)
 	c.Jobs = w.Jobs
 	c.Sched = w.Sched
+	c.Thresholds = w.Thresholds
 	c.Coords = append(c.Coords, Param{Key: "workload", Value: w.Name}, Param{Key: "server", Value: v.Server.Name})
 	if v.Engine != "" {
 		c.Coords = append(c.Coords, Param{Key: "engine", Value: v.Engine})

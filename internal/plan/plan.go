@@ -22,6 +22,7 @@ import (
 	"time"
 
 	"github.com/dbarena/dbarena/internal/cpusched"
+	"github.com/dbarena/dbarena/internal/gate"
 	"gopkg.in/yaml.v3"
 )
 
@@ -132,6 +133,10 @@ type Workload struct {
 	Line int
 	// ShardsLine is the line of its shards, 0 when it has none.
 	ShardsLine int
+	// Thresholds are the pass/fail rules judged on each of its runs
+	// (thresholds: [p95<5ms, ...]; package gate's syntax), each with its
+	// line.
+	Thresholds []Param
 }
 
 // Param is a key and value with the line it came from.
@@ -700,8 +705,10 @@ func parseWorkloads(key, v *yaml.Node, bad badFunc) []Workload {
 					if w.Sched = scalar(k, vals[i], bad); !cpusched.Valid(w.Sched) {
 						bad(vals[i], "sched: want auto, batch or normal, not %q", w.Sched)
 					}
+				case "thresholds":
+					w.Thresholds = parseThresholds(k, vals[i], bad)
 				default:
-					bad(k, "unknown workload key %q (want name, params, shards, jobs, sched)", k.Value)
+					bad(k, "unknown workload key %q (want name, params, shards, jobs, sched, thresholds)", k.Value)
 				}
 			}
 			if w.Name == "" {
@@ -711,6 +718,24 @@ func parseWorkloads(key, v *yaml.Node, bad badFunc) []Workload {
 		default:
 			bad(n, "a workload is a name or a mapping (name, params, shards, jobs), not %s", kindName(n))
 		}
+	}
+	return out
+}
+
+// parseThresholds reads a workload's thresholds: a list of expressions
+// (or one), each checked by gate.Parse.
+func parseThresholds(key, v *yaml.Node, bad badFunc) []Param {
+	var out []Param
+	for _, n := range sequence(key, v, bad) {
+		s := scalar(nil, n, bad)
+		if n.Kind != yaml.ScalarNode {
+			continue
+		}
+		if _, err := gate.Parse(s); err != nil {
+			bad(n, "thresholds: %v", err)
+			continue
+		}
+		out = append(out, Param{Key: "threshold", Value: s, Line: n.Line})
 	}
 	return out
 }

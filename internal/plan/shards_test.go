@@ -79,7 +79,7 @@ func TestShardsErrors(t *testing.T) {
 		{head + "workloads: [x]\nshards: two\n", `s.yaml:4: shards "two": want a whole number from 1 to 1024`},
 		{head + "workloads: [x]\nshards: [2]\n", `s.yaml:4: shards: want a single value, not a list`},
 		{head + "workloads:\n  - name: x\n    shards: 1025\n", `s.yaml:5: shards "1025": want a whole number from 1 to 1024`},
-		{head + "workloads:\n  - name: x\n    shard: 2\n", `s.yaml:5: unknown workload key "shard" (want name, params, shards, jobs, sched)`},
+		{head + "workloads:\n  - name: x\n    shard: 2\n", `s.yaml:5: unknown workload key "shard" (want name, params, shards, jobs, sched, thresholds)`},
 		{head + "workloads:\n  - name: x\n    sched: fifo\n", `s.yaml:5: sched: want auto, batch or normal, not "fifo"`},
 		{head + "workloads:\n  - name: x\n    jobs: -1\n", `s.yaml:5: jobs "-1": want a whole number from 0 to 4096`},
 		{head + "workloads:\n  - name: x\n    shards: 2\nwarmup: auto\n",

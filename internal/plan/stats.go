@@ -124,3 +124,59 @@ func Summarise(runs []*summary.Run, baseline []Param, noisyCV float64) []CellSta
 func orderedKeys(m map[string]string) []string {
 	return slices.Sorted(maps.Keys(m))
 }
+
+// BaselinePair is a cell's complete rounds beside those of its baseline
+// cell (as Summarise pairs them).
+type BaselinePair struct {
+	Cell, Baseline string
+	Runs, Base     []*summary.Run
+}
+
+// BaselinePairs pairs each cell that is not a baseline cell with its
+// baseline cell, in first-seen order, each with its complete rounds; a
+// cell whose baseline has no complete round (or that has none) is left out.
+func BaselinePairs(runs []*summary.Run, baseline []Param) []BaselinePair {
+	var order []string
+	coords := map[string]map[string]string{}
+	complete := map[string][]*summary.Run{}
+	for _, r := range runs {
+		if r.Plan == nil {
+			continue
+		}
+		if _, seen := coords[r.Plan.Cell]; !seen {
+			coords[r.Plan.Cell] = r.Plan.Coords
+			order = append(order, r.Plan.Cell)
+		}
+		if r.Status == summary.StatusComplete {
+			complete[r.Plan.Cell] = append(complete[r.Plan.Cell], r)
+		}
+	}
+	key := func(c map[string]string) string {
+		s := ""
+		for _, k := range orderedKeys(c) {
+			v := c[k]
+			for _, b := range baseline {
+				if b.Key == k {
+					v = "*"
+				}
+			}
+			s += k + "=" + v + ","
+		}
+		return s
+	}
+	baseOf := map[string]string{}
+	for _, id := range order {
+		if IsBaseline(coords[id], baseline) {
+			baseOf[key(coords[id])] = id
+		}
+	}
+	var out []BaselinePair
+	for _, id := range order {
+		b, ok := baseOf[key(coords[id])]
+		if !ok || b == id || len(complete[id]) == 0 || len(complete[b]) == 0 {
+			continue
+		}
+		out = append(out, BaselinePair{Cell: id, Baseline: b, Runs: complete[id], Base: complete[b]})
+	}
+	return out
+}

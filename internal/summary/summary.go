@@ -115,6 +115,33 @@ type Run struct {
 	// SectionFingerprints), named by the workload when it summarises the
 	// run. Reports read them through ReportSections.
 	Sections []string `json:"sections,omitempty"`
+
+	// Thresholds are the results of the run's thresholds (run
+	// --threshold, a plan workload's thresholds:), in the order given.
+	Thresholds []Threshold `json:"thresholds,omitempty"`
+}
+
+// Threshold is the result of one threshold on a run: the expression, the
+// figure it read and whether it held.
+type Threshold struct {
+	// Expr is the expression as given ("p95<5ms", "type:new_order p90<5ms").
+	Expr string `json:"expr"`
+	// Metric is the canonical figure ("p95", "tps", "errors", "lag_p99");
+	// Type the transaction type (or fingerprint id) it is of, "" for the run.
+	Metric string `json:"metric"`
+	Type   string `json:"type,omitempty"`
+	// Op is <, <=, > or >=; Limit the value compared with, in Unit.
+	Op    string  `json:"op"`
+	Limit float64 `json:"limit"`
+	// Unit is "ms", "/s", "%" (errors as a percentage of events and
+	// errors) or "" (a count).
+	Unit string `json:"unit"`
+	// Value is the run's figure, absent when the run has none.
+	Value *float64 `json:"value,omitempty"`
+	Pass  bool     `json:"pass"`
+	// Note says why the threshold could not be judged or failed beside its
+	// figure (no per-type figures, the run failed).
+	Note string `json:"note,omitempty"`
 }
 
 // Report sections a run can ask for (Run.Sections). A report decides what
