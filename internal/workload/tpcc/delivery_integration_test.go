@@ -211,7 +211,7 @@ func testReady(t *testing.T, env workload.Env) {
 	}
 	err := setup(t, "--warehouses", "3").Ready(ctx, env)
 	var nr *workload.NotReadyError
-	if !errors.As(err, &nr) || !nr.Short || !strings.Contains(nr.Problem, "hold 1") ||
+	if !errors.As(err, &nr) || !nr.Refuse || !strings.Contains(nr.Problem, "hold 1") ||
 		nr.Hint != "dbarena cleanup tpcc && dbarena prepare tpcc --warehouses 3" {
 		t.Fatalf("ready, --warehouses 3 on 1: %#v", err)
 	}
