@@ -39,9 +39,9 @@ var minMix = map[string]float64{Payment: 43, OrderStatus: 4, Delivery: 4, StockL
 // IntervalHeader implements workload.Reporter.
 func (wl *Workload) IntervalHeader() string {
 	if wl.cfg.Shape == ShapeTpccMySQL {
-		return tpccMySQLHeader
+		return shapeLine(wl.cfg.Shape) + "\n" + tpccMySQLHeader
 	}
-	return "  time, then per type New-Order, Payment, Order-Status, Delivery, Stock-Level: successes(late):p90|max (ms)"
+	return shapeLine(wl.cfg.Shape) + "\n" + "  time, then per type New-Order, Payment, Order-Status, Delivery, Stock-Level: successes(late):p90|max (ms)"
 }
 
 // FormatInterval implements workload.Reporter: tpcc-mysql's line, the
