@@ -28,7 +28,7 @@ const (
 )
 
 // shapes lists --shape's values, the default first.
-var shapes = []string{ShapeTpccMySQL, ShapeBatched}
+var shapes = []string{ShapeTpccMySQL, ShapeBatched, ShapeProcedures}
 
 // tpccMySQLLimitMS are tpcc-mysql's late limits: its RTIME_* constants
 // (5, 5, 5, 80, 20) are compared with response times in milliseconds, so
@@ -84,6 +84,8 @@ func shapeLine(shape string) string {
 		return "statement shape: tpcc-mysql (its row-at-a-time statements, as neword.c, payment.c, ordstat.c, delivery.c and slev.c send them)"
 	case ShapeBatched:
 		return "statement shape: batched (dbarena's IN-list reads, one CASE stock update, multi-row order line inserts, set-wise Delivery)"
+	case ShapeProcedures:
+		return "statement shape: procedures (one stored routine call per transaction, as HammerDB)"
 	}
 	return "statement shape: " + shape
 }

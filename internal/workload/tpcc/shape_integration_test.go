@@ -29,10 +29,10 @@ func serverStatements(t *testing.T, env workload.Env) int64 {
 	return n
 }
 
-// TestIntegrationShapes runs both statement shapes on two warehouses
-// with foreign keys: tpcc-mysql's sends about 36 statements per
-// transaction as the server counts them (the batched one about 11); both
-// keep the consistency conditions; the warehouses, schema and foreign
+// TestIntegrationShapes runs the three statement shapes on two
+// warehouses with foreign keys: tpcc-mysql's sends about 36 statements per
+// transaction as the server counts them, the batched one about 11, the
+// procedures one 1; each keeps the consistency conditions; the warehouses, schema and foreign
 // keys of tables another tool loaded are read from the tables; and more
 // warehouses than loaded are refused before the run.
 func TestIntegrationShapes(t *testing.T) {
@@ -49,7 +49,7 @@ func TestIntegrationShapes(t *testing.T) {
 				t.Fatalf("prepare: %v", err)
 			}
 			perTx := map[string]float64{}
-			for _, shape := range []string{ShapeTpccMySQL, ShapeBatched} {
+			for _, shape := range shapes {
 				t.Run(shape, func(t *testing.T) {
 					w := setup(t, "--shape", shape)
 					mariadb := flavor == target.FlavorMariaDB
@@ -57,9 +57,15 @@ func TestIntegrationShapes(t *testing.T) {
 					if mariadb {
 						before = serverStatements(t, env)
 					}
+					orders := scalar(t, env, "SELECT COUNT(*) FROM orders")
 					res := run(t, env, w, runner.Config{Threads: 2, Events: 230})
 					if res.Errors != 0 || res.Events != 230 {
 						t.Fatalf("%d events, %d errors", res.Events, res.Errors)
+					}
+					// Every New-Order but the 1% rolled back adds an order.
+					added, nos := scalar(t, env, "SELECT COUNT(*) FROM orders")-orders, res.PerType[NewOrder].Count
+					if nos == 0 || added > nos || float64(added) < 0.9*float64(nos) {
+						t.Errorf("%d New-Orders added %d orders", nos, added)
 					}
 					sent := res.Queries.Read + res.Queries.Write
 					perTx[shape] = float64(sent) / float64(res.Events)
@@ -73,6 +79,9 @@ func TestIntegrationShapes(t *testing.T) {
 					var sr summary.Run
 					res.Fill(&sr)
 					w.Summarize(&sr)
+					if res.PerType[Delivery].Count > 0 && sr.Figures[FigureDeliveredDistricts] != float64(10*res.PerType[Delivery].Count) {
+						t.Errorf("%d Deliveries delivered %v districts", res.PerType[Delivery].Count, sr.Figures[FigureDeliveredDistricts])
+					}
 					if sr.Params["shape"] != shape {
 						t.Errorf("summary params shape %v, want %s", sr.Params["shape"], shape)
 					}
@@ -83,8 +92,8 @@ func TestIntegrationShapes(t *testing.T) {
 					mustCheck(t, env, wl, "after the "+shape+" shape")
 				})
 			}
-			t.Logf("%s: statements per transaction (MariaDB: as the server counts them): tpcc-mysql %.1f, batched %.1f", flavor,
-				perTx[ShapeTpccMySQL], perTx[ShapeBatched])
+			t.Logf("%s: statements per transaction (MariaDB: as the server counts them): tpcc-mysql %.1f, batched %.1f, procedures %.2f",
+				flavor, perTx[ShapeTpccMySQL], perTx[ShapeBatched], perTx[ShapeProcedures])
 			// tpcc-mysql: about 36 per transaction over the 10/10/1/1/1 mix
 			// (Stock-Level ~200, New-Order ~45, Payment ~7).
 			if got := perTx[ShapeTpccMySQL]; got < 28 || got > 48 {
@@ -92,6 +101,9 @@ func TestIntegrationShapes(t *testing.T) {
 			}
 			if got := perTx[ShapeBatched]; got > 15 {
 				t.Errorf("batched shape: %.1f statements per transaction, want about 11", got)
+			}
+			if got := perTx[ShapeProcedures]; got != 1 {
+				t.Errorf("procedures shape: %.2f statements per transaction, want 1", got)
 			}
 
 			// The tables as another tool leaves them: no dbarena meta.

@@ -39,8 +39,10 @@ type stmts struct {
 	// Stock-Level
 	slDistrict, slCount stmt
 	// row holds tpcc-mysql's statements that the batched shape has no
-	// counterpart for (shape.go).
-	row rowStmts
+	// counterpart for (rowshape.go); proc the calls of the procedures
+	// shape (procs.go).
+	row  rowStmts
+	proc procStmts
 }
 
 // stmtDef is one statement prepared when a terminal starts.
@@ -52,8 +54,11 @@ type stmtDef struct {
 // stmtDefs lists the statements every terminal of shape prepares, with
 // '?' placeholders, bound to the fields of s.
 func stmtDefs(s *stmts, pg bool, shape string) []stmtDef {
-	if shape == ShapeTpccMySQL {
+	switch shape {
+	case ShapeTpccMySQL:
 		return rowDefs(s)
+	case ShapeProcedures:
+		return procDefs(s, pg)
 	}
 	return batchedDefs(s, pg)
 }
@@ -107,7 +112,7 @@ func batchedDefs(s *stmts, pg bool) []stmtDef {
 // per line count.
 func preparedPerTerminal(shape string) int {
 	n := len(stmtDefs(&stmts{}, false, shape))
-	if shape != ShapeTpccMySQL {
+	if shape == ShapeBatched {
 		n += maxLines - minLines + 1
 	}
 	return n
@@ -117,13 +122,14 @@ func preparedPerTerminal(shape string) int {
 // shared by every terminal (a terminal keeps no copy of its own).
 type texts struct {
 	shape string
+	pg    bool
 	fixed []string // in stmtDefs order
 	lines [maxLines + 1]string
 }
 
 func newTexts(d dialect.Dialect, shape string) *texts {
 	defs := stmtDefs(&stmts{}, d.Family() == target.Postgres, shape)
-	t := &texts{shape: shape, fixed: make([]string, len(defs))}
+	t := &texts{shape: shape, pg: d.Family() == target.Postgres, fixed: make([]string, len(defs))}
 	for i, def := range defs {
 		t.fixed[i] = d.Rebind(def.sql)
 	}
@@ -151,7 +157,7 @@ func (wl *Workload) texts(d dialect.Dialect) *texts {
 // round trip where x is a batchPreparer.
 func prepareStmts(ctx context.Context, x executor, t *texts) (*stmts, error) {
 	s := &stmts{x: x, texts: t}
-	defs := stmtDefs(s, false, t.shape)
+	defs := stmtDefs(s, t.pg, t.shape)
 	if bp, ok := x.(batchPreparer); ok {
 		sts, err := bp.prepareAll(ctx, t.fixed)
 		var pe *pgwire.PrepareError

@@ -187,7 +187,7 @@ func (wl *Workload) Flags(fs *pflag.FlagSet) {
 	fs.BoolVar(&c.Pipeline, "pipeline", c.Pipeline,
 		"send each transaction's writes in one round trip at its commit (wire clients, --shape batched; changes what is measured: fewer waits, shorter lock holds)")
 	fs.StringVar(&c.Shape, "shape", c.Shape,
-		"statement shape {tpcc-mysql: tpcc-mysql's row-at-a-time statements and report, batched: dbarena's IN-list and multi-row statements}")
+		"statement shape {tpcc-mysql: tpcc-mysql's row-at-a-time statements and report, batched: dbarena's IN-list and multi-row statements, procedures: one stored routine call per transaction, as HammerDB}")
 	for i, t := range txTypes {
 		fs.IntVarP(&c.RTLimitMS[i], fmt.Sprintf("rt-limit%d", i), fmt.Sprint(i), c.RTLimitMS[i],
 			fmt.Sprintf("late limit of %s in milliseconds, as tpcc-mysql's -%d (default: tpcc-mysql's %d ms with --shape tpcc-mysql, the specification's %s with batched)",

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/dbarena/dbarena/internal/dialect"
+	"github.com/dbarena/dbarena/internal/target"
 	"github.com/dbarena/dbarena/internal/workload"
 )
 
@@ -59,6 +60,11 @@ func (wl *Workload) info(ctx context.Context, env workload.Env, conn *sql.Conn, 
 	}
 	if ri.warehouses < 1 {
 		return nil, errNotPrepared
+	}
+	if wl.cfg.Shape == ShapeProcedures {
+		if err := createProcs(ctx, env, conn); err != nil {
+			return nil, err
+		}
 	}
 	ri.run = runConstants(ri.load, uint64(runSeed))
 	wl.runInfo = ri
@@ -125,8 +131,9 @@ type worker struct {
 	// Row callbacks of New-Order, made once (method values allocate).
 	itemCB, stockCB func(row) error
 	stockDist       int // the district whose S_DIST_xx stockRow keeps
-	// rowShape: the transactions are tpcc-mysql's (rowshape.go).
-	rowShape bool
+	// rowShape: the transactions are tpcc-mysql's (rowshape.go); proc:
+	// stored routine calls (procs.go), pg on PostgreSQL.
+	rowShape, proc, pg bool
 	// batch, with --pipeline, sends the writes pending of a transaction.
 	batch   batcher
 	pending queue
@@ -182,6 +189,8 @@ func (wl *Workload) newWorker(ctx context.Context, env workload.Env, x executor,
 		prices:     make([]itemPrice, 0, maxLines),
 		stock:      make(stockRows, 0, maxLines),
 		rowShape:   wl.cfg.Shape == ShapeTpccMySQL,
+		proc:       wl.cfg.Shape == ShapeProcedures,
+		pg:         env.Dialect.Family() == target.Postgres,
 	}
 	w.pos = len(w.deck)
 	w.firstCB, w.itemCB, w.stockCB = w.firstRow, w.itemRow, w.stockRow
@@ -267,6 +276,8 @@ func (w *worker) Event(ctx context.Context, ev *workload.Event) error {
 	ctx = context.WithoutCancel(ctx)
 	var err error
 	switch {
+	case w.proc:
+		err = w.procEvent(ctx, ev)
 	case w.cur == 1:
 		err = w.payment(ctx, ev)
 	case w.rowShape && w.cur == 0:
