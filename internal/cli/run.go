@@ -230,6 +230,7 @@ func (a *App) runOnce(ctx context.Context, st *store.Store, s *execute.Session, 
 	}
 	run := out.Run
 	if !o.quiet {
+		printEndIntervals(a, w, o)
 		a.printSummary(run)
 		if p.rep != nil {
 			fmt.Fprint(a.Stdout, p.rep.FormatSummary(run))

@@ -429,7 +429,8 @@ func newRun(s *Session, spec *Spec) *summary.Run {
 // checkReady asks a Readier whether its data is there and complete. Data
 // that is missing or half-loaded refuses the run (NotReady, with the
 // command that fixes it); tables smaller than the flags say are a warning
-// the run carries in its notes.
+// the run carries in its notes, unless the workload refuses them (Refuse:
+// bad input, before the run starts and before anything is stored).
 func checkReady(ctx context.Context, s *Session, w workload.Workload) (warning string, err error) {
 	rd, ok := w.(workload.Readier)
 	if !ok {
@@ -446,7 +447,7 @@ func checkReady(ctx context.Context, s *Session, w workload.Workload) (warning s
 		if nr.Hint != "" {
 			nr.Hint += targetFlag(s)
 		}
-		if nr.Mismatch {
+		if nr.Refuse {
 			return "", wrap(BadInput, fmt.Errorf("%s: %s", w.Name(), s.Target.Mask(nr.Error())))
 		}
 		if nr.Short {

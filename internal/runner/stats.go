@@ -471,7 +471,8 @@ func (c *collector) closeFirst() Interval {
 			}
 			name := c.names.name(uint16(i + 1))
 			iv.PerType[name] = workload.TypeInterval{Count: t.count, Late: t.late,
-				Errors: t.errors, Retries: t.retries, P90: t.lat.Quantile(90), Max: t.lat.Max()}
+				Errors: t.errors, Retries: t.retries, P90: t.lat.Quantile(90), P95: t.lat.Quantile(95),
+				P99: t.lat.Quantile(99), Max: t.lat.Max()}
 			if c.encode && c.measured && t.lat.Count() > 0 {
 				if iv.TypeHistograms == nil {
 					iv.TypeHistograms = map[string]string{}

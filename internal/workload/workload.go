@@ -143,14 +143,15 @@ type Demander interface {
 
 // NotReadyError says the workload's data is missing or incomplete; Hint is
 // the command that fixes it ("dbarena prepare oltp_read_write --tables 4").
-// Short marks data that is there but smaller than the flags say.
+// Short marks data that is there but smaller than the flags say; Refuse
+// marks data a run cannot use as the flags ask at all (more TPC-C
+// warehouses than loaded, micro's tables of another --scale): the run is
+// refused before it starts, as bad input (exit 2).
 type NotReadyError struct {
 	Problem string
 	Hint    string
 	Short   bool
-	// Mismatch marks data of another size than the flags name (micro's
-	// tables of another --scale): the run is refused as bad input (exit 2).
-	Mismatch bool
+	Refuse  bool
 }
 
 // Error implements error.
@@ -365,8 +366,9 @@ type TypeInterval struct {
 	Count, Late int64
 	// Errors counts failed events; Retries reruns after retryable errors.
 	Errors, Retries int64
-	// P90 and Max are the latency of the interval's successful events.
-	P90, Max time.Duration
+	// P90, P95, P99 and Max are the latency of the interval's successful
+	// events.
+	P90, P95, P99, Max time.Duration
 }
 
 // ResponseLimiter is a workload whose transaction types have response-time

@@ -133,7 +133,7 @@ func (wl *Workload) Ready(ctx context.Context, env workload.Env) error {
 			if s, ok := scaleOf(t, n); ok {
 				p += fmt.Sprintf(" (the tables were prepared with --scale %g: run with it, or prepare again)", s)
 			}
-			return &workload.NotReadyError{Problem: p, Hint: "dbarena cleanup micro && " + hint, Mismatch: true}
+			return &workload.NotReadyError{Problem: p, Hint: "dbarena cleanup micro && " + hint, Refuse: true}
 		}
 	}
 	return nil

@@ -161,8 +161,14 @@ func testSkippedDistrict(t *testing.T, env workload.Env) {
 // testPreparedStatements: a terminal that has run every line count holds
 // exactly Demand's PreparedPerConn statements on the server.
 func testPreparedStatements(t *testing.T, env workload.Env) {
+	for _, shape := range shapes {
+		t.Run(shape, func(t *testing.T) { testPreparedShape(t, env, shape) })
+	}
+}
+
+func testPreparedShape(t *testing.T, env workload.Env, shape string) {
 	ctx := context.Background()
-	w := setup(t)
+	w := setup(t, "--shape", shape)
 	count := func(conn *sql.Conn) int {
 		q := "SELECT VARIABLE_VALUE FROM information_schema.GLOBAL_STATUS WHERE VARIABLE_NAME = 'PREPARED_STMT_COUNT'"
 		if env.Dialect.Family() == target.Postgres {
@@ -185,7 +191,7 @@ func testPreparedStatements(t *testing.T, env workload.Env) {
 		t.Fatal(err)
 	}
 	defer wk.Close()
-	for n := minLines; n <= maxLines; n++ {
+	for n := minLines; n <= maxLines && shape == ShapeBatched; n++ {
 		if _, err := wk.(*worker).st.lines(ctx, n); err != nil {
 			t.Fatal(err)
 		}
@@ -211,7 +217,7 @@ func testReady(t *testing.T, env workload.Env) {
 	}
 	err := setup(t, "--warehouses", "3").Ready(ctx, env)
 	var nr *workload.NotReadyError
-	if !errors.As(err, &nr) || !nr.Short || !strings.Contains(nr.Problem, "hold 1") ||
+	if !errors.As(err, &nr) || !nr.Refuse || !strings.Contains(nr.Problem, "hold 1") ||
 		nr.Hint != "dbarena cleanup tpcc && dbarena prepare tpcc --warehouses 3" {
 		t.Fatalf("ready, --warehouses 3 on 1: %#v", err)
 	}

@@ -386,5 +386,5 @@ func (wl *Workload) Cleanup(ctx context.Context, env workload.Env) error {
 			return fmt.Errorf("drop %s: %w", n, err)
 		}
 	}
-	return nil
+	return dropProcs(ctx, env, env.DB)
 }

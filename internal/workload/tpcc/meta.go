@@ -182,3 +182,15 @@ func doneUnits(ctx context.Context, db *sql.DB) (map[unit]bool, error) {
 	}
 	return out, rows.Err()
 }
+
+// hasForeignKeys reports whether a table of the current schema has a
+// foreign key (tpcc-mysql's add_fkey_idx.sql, or prepare --fk).
+func hasForeignKeys(ctx context.Context, env workload.Env, q querier) (bool, error) {
+	query := "SELECT COUNT(*) FROM information_schema.table_constraints WHERE constraint_schema = DATABASE() AND constraint_type = 'FOREIGN KEY'"
+	if env.Dialect.Family() == target.Postgres {
+		query = "SELECT COUNT(*) FROM information_schema.table_constraints WHERE constraint_schema = current_schema() AND constraint_type = 'FOREIGN KEY'"
+	}
+	var n int
+	err := q.QueryRowContext(ctx, query).Scan(&n)
+	return n > 0, err
+}

@@ -3,8 +3,6 @@ package tpcc
 import (
 	"context"
 	"fmt"
-	"sort"
-	"time"
 
 	"github.com/dbarena/dbarena/internal/workload"
 )
@@ -52,32 +50,8 @@ type itemPrice struct {
 // lock stock rows in one global order; OL_NUMBER keeps the input order.
 func (w *worker) newOrder(ctx context.Context, ev *workload.Event) error {
 	// Input data (clause 2.4.1).
-	dID := w.r.between(1, nDist)
-	cID := w.customerNumber()
-	olCnt := w.r.between(5, 15)
-	rbk := w.r.between(1, 100)
-	w.items = w.items[:0]
-	allLocal := 1
-	for i := 1; i <= olCnt; i++ {
-		it := orderItem{number: i, iid: w.r.nurand(olIIDA, 1, nItems, w.info.run.OLIID), supplyW: w.w}
-		// 1% of New-Orders end with an unused item number and roll back
-		// (clause 2.4.1.4).
-		if i == olCnt && rbk == 1 {
-			it.iid = nItems + 1
-		}
-		// 1% of items come from a remote warehouse (clause 2.4.1.5).
-		if w.info.warehouses > 1 && w.r.between(1, 100) == 1 {
-			it.supplyW = w.otherWarehouse()
-			allLocal = 0
-		}
-		it.qty = w.r.between(1, 10)
-		w.items = append(w.items, it)
-	}
-	sort.Slice(w.items, func(i, j int) bool {
-		a, b := w.items[i], w.items[j]
-		return a.supplyW < b.supplyW || (a.supplyW == b.supplyW && a.iid < b.iid)
-	})
-	entry := time.Now().UTC().Truncate(time.Second)
+	dID, cID, olCnt, allLocal := w.newOrderInput()
+	entry := nowSecond()
 
 	// The transaction profile (clause 2.4.2.2).
 	if err := w.begin(ctx, ev); err != nil {

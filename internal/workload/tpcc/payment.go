@@ -12,7 +12,8 @@ import (
 // maxCData is the length of C_DATA.
 const maxCData = 500
 
-// payment is the Payment transaction (clause 2.5).
+// payment is the Payment transaction (clause 2.5), in both shapes: one
+// row at a time; tpcc-mysql's counts the customers of the last name first.
 func (w *worker) payment(ctx context.Context, ev *workload.Event) error {
 	// Input data (clause 2.5.1).
 	dID := w.r.between(1, nDist)
@@ -57,6 +58,11 @@ func (w *worker) payment(ctx context.Context, ev *workload.Event) error {
 		return err
 	}
 	if byName {
+		if w.rowShape {
+			if err := w.countByName(ctx, ev, cW, cD, cLast); err != nil {
+				return err
+			}
+		}
 		id, err := w.customerByName(ctx, ev, cW, cD, cLast)
 		if err != nil {
 			return err

@@ -12,13 +12,14 @@ import (
 // holding every statement of the five transactions prepared (the order
 // line inserts for every line count included), on the nine TPC-C tables.
 func (wl *Workload) Demand(threads int) workload.Demand {
-	return workload.Demand{Connections: threads, PreparedPerConn: preparedPerTerminal(), Tables: len(allTables)}
+	return workload.Demand{Connections: threads, PreparedPerConn: preparedPerTerminal(wl.cfg.Shape), Tables: len(allTables)}
 }
 
 // Ready implements workload.Readier: the nine tables are there, the load
 // recorded in dbarena's load tables is complete (every unit in, indexes
-// built), and they hold at least the warehouses --warehouses asks for. It
-// remembers the warehouses found, for Notes.
+// built), and they hold at least the warehouses --warehouses asks for
+// (more is refused before the run). It remembers what it found (the
+// warehouses, the schema, its foreign keys) for Params and Notes.
 func (wl *Workload) Ready(ctx context.Context, env workload.Env) error {
 	want := 0
 	if wl.fs != nil && wl.fs.Changed("warehouses") {
@@ -46,8 +47,9 @@ func (wl *Workload) Ready(ctx context.Context, env workload.Env) error {
 	if err != nil {
 		return err
 	}
-	have := 0
+	have, schema := 0, SchemaStandard
 	if m != nil {
+		schema = m.schema
 		// Loaded by dbarena: every unit recorded and every index built.
 		done, err := doneUnits(ctx, env.DB)
 		if err != nil {
@@ -78,12 +80,22 @@ func (wl *Workload) Ready(ctx context.Context, env workload.Env) error {
 			Hint: "dbarena cleanup tpcc && " + prepareHint(max(want, wl.cfg.Warehouses), wl.cfg.Schema, 1)}
 	}
 	if want > have {
-		return &workload.NotReadyError{Short: true,
+		// Home warehouses beyond those loaded have no rows: a run would
+		// fail at its first transaction there.
+		return &workload.NotReadyError{Refuse: true,
 			Problem: fmt.Sprintf("--warehouses %d: the TPC-C tables hold %d", want, have),
 			Hint:    "dbarena cleanup tpcc && " + prepareHint(want, wl.cfg.Schema, 1)}
 	}
+	fk, err := hasForeignKeys(ctx, env, env.DB)
+	if err != nil {
+		return fmt.Errorf("look for foreign keys: %w", err)
+	}
 	wl.mu.Lock()
 	wl.prepared = have
+	wl.found = &runInfo{warehouses: have, schema: schema, fk: fk}
+	if m != nil {
+		wl.found.seed = m.seed
+	}
 	wl.mu.Unlock()
 	return nil
 }

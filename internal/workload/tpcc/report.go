@@ -38,13 +38,19 @@ var minMix = map[string]float64{Payment: 43, OrderStatus: 4, Delivery: 4, StockL
 
 // IntervalHeader implements workload.Reporter.
 func (wl *Workload) IntervalHeader() string {
-	return "  time, then per type New-Order, Payment, Order-Status, Delivery, Stock-Level: successes(late):p90|max (ms)"
+	if wl.cfg.Shape == ShapeTpccMySQL {
+		return shapeLine(wl.cfg.Shape) + "\n" + tpccMySQLHeader
+	}
+	return shapeLine(wl.cfg.Shape) + "\n" + "  time, then per type New-Order, Payment, Order-Status, Delivery, Stock-Level: successes(late):p90|max (ms)"
 }
 
 // FormatInterval implements workload.Reporter: tpcc-mysql's line, the
 // seconds since measuring began and, per type, successes(late):p90|max in
 // milliseconds.
 func (wl *Workload) FormatInterval(iv workload.IntervalReport) string {
+	if wl.cfg.Shape == ShapeTpccMySQL {
+		return wl.tpccMySQLInterval(iv)
+	}
 	var b strings.Builder
 	secs := int((iv.End + time.Millisecond/2) / time.Second)
 	if iv.Warmup {
@@ -68,6 +74,17 @@ func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond)
 // 2.7.4.2: reported when over 1% or over one, whichever is greater) and,
 // with --bind-warehouse and fewer terminals than warehouses, a note.
 func (wl *Workload) Summarize(run *summary.Run) {
+	// The parameters as the run found them (warehouses, schema, foreign
+	// keys), which the run's start could not yet know.
+	if run.Params == nil {
+		run.Params = map[string]any{}
+	}
+	for k, v := range wl.Params() {
+		run.Params[k] = v
+	}
+	wl.mu.Lock()
+	wl.started = false
+	wl.mu.Unlock()
 	var total int64
 	for _, t := range txTypes {
 		total += run.PerType[t].Count
@@ -118,7 +135,13 @@ func skippedCheck(delivered, skipped int64) summary.Check {
 
 // FormatSummary implements workload.Reporter: tpcc-mysql's final report.
 func (wl *Workload) FormatSummary(run *summary.Run) string {
+	if shape, _ := run.Params["shape"].(string); shape == ShapeTpccMySQL {
+		return tpccMySQLSummary(run)
+	}
 	var b strings.Builder
+	if shape, _ := run.Params["shape"].(string); shape != "" {
+		fmt.Fprintf(&b, "\n%s\n", shapeLine(shape))
+	}
 	fmt.Fprintln(&b, "\nTPC-C (sc: successes within the response-time limit, lt: late, rt: retries, fl: failures)")
 	for i, t := range txTypes {
 		pt := run.PerType[t]
@@ -148,7 +171,7 @@ func (wl *Workload) FormatSummary(run *summary.Run) string {
 			pass = 100 * float64(pt.Count-pt.Late) / float64(pt.Count)
 		}
 		c := checks["p90_ms "+t]
-		fmt.Fprintf(&b, "  %13s: %6.2f%%  %s  (p90 %.2f ms, limit %.0f s)\n", t, pass, ok(c.OK), c.Value, c.Limit/1000)
+		fmt.Fprintf(&b, "  %13s: %6.2f%%  %s  (p90 %.2f ms, limit %s)\n", t, pass, ok(c.OK), c.Value, formatLimit(c.Limit))
 	}
 	if _, counted := run.Figures[FigureSkippedDistricts]; counted {
 		c := checks[CheckSkippedDeliveries]
@@ -166,6 +189,113 @@ func (wl *Workload) FormatSummary(run *summary.Run) string {
 		}
 		eff := 100 * *run.TpmC / (tpmCPerWarehouse * float64(w))
 		fmt.Fprintf(&b, "\n  %16.3f TpmC  (efficiency %.1f%% of %.2f tpmC x %d warehouses)\n", *run.TpmC, eff, tpmCPerWarehouse, w)
+	}
+	return b.String()
+}
+
+// tpccMySQLHeader explains tpcc_start's interval line.
+const tpccMySQLHeader = "  time, trx: New-Orders, 95%/99%/max_rt: their response time (ms), then count|max_rt (ms) of Payment, Order-Status, Delivery, Stock-Level"
+
+// tpccMySQLInterval is tpcc_start's interval line (main.c's
+// alarm_handler): seconds since measuring began, New-Orders done, their
+// 95th and 99th percentile and maximum response time in milliseconds, and
+// count|max of the other four types. The first measured line follows
+// "MEASURING START." as in tpcc_start's output, where scripts/analyze.sh
+// starts reading; warm-up lines come before it.
+func (wl *Workload) tpccMySQLInterval(iv workload.IntervalReport) string {
+	var b strings.Builder
+	secs := int((iv.End + time.Millisecond/2) / time.Second)
+	if iv.Warmup {
+		// tpcc_start prints nothing while ramping up; the line says so.
+		fmt.Fprintf(&b, "RAMP-UP TIME. trx: %d (warm-up, until %d s before measuring)", iv.PerType[NewOrder].Count, -secs)
+		return b.String()
+	}
+	wl.mu.Lock()
+	if !wl.started {
+		wl.started = true
+		b.WriteString("\nMEASURING START.\n\n")
+	}
+	wl.mu.Unlock()
+	no := iv.PerType[NewOrder]
+	fmt.Fprintf(&b, "%4d, trx: %d, 95%%: %.3f, 99%%: %.3f, max_rt: %.3f", secs, no.Count, ms(no.P95), ms(no.P99), ms(no.Max))
+	for _, t := range txTypes[1:] {
+		ti := iv.PerType[t]
+		fmt.Fprintf(&b, ", %d|%.3f", ti.Count, ms(ti.Max))
+	}
+	return b.String()
+}
+
+// EndIntervals is printed after the last interval line: tpcc_start's
+// "STOPPING THREADS", where scripts/analyze.sh stops reading (tpcc-mysql
+// shape only).
+func (wl *Workload) EndIntervals() string {
+	if wl.cfg.Shape != ShapeTpccMySQL {
+		return ""
+	}
+	return "\nSTOPPING THREADS\n"
+}
+
+// tpccMySQLSummary is tpcc_start's final report: <Raw Results> (avg_rt in
+// ms, the late limit in its unit, ms), <Raw Results2(sum ver.)>,
+// <Constraint Check> and <TpmC>, in its formats; then what dbarena adds
+// (the shape, skipped deliveries).
+func tpccMySQLSummary(run *summary.Run) string {
+	var b strings.Builder
+	limit := func(t string) float64 {
+		switch v := run.Params["rt_limit_ms "+t].(type) {
+		case float64:
+			return v
+		case int:
+			return float64(v)
+		}
+		return 0
+	}
+	fmt.Fprintf(&b, "\n%s\n", shapeLine(ShapeTpccMySQL))
+	fmt.Fprintln(&b, "\n<Raw Results>")
+	for i, t := range txTypes {
+		pt := run.PerType[t]
+		fmt.Fprintf(&b, "  [%d] sc:%d lt:%d  rt:%d  fl:%d avg_rt: %.1f (%g)\n", i, pt.Count-pt.Late, pt.Late, pt.Retries,
+			pt.Errors, pt.LatencyMS.Avg, limit(t))
+	}
+	fmt.Fprintf(&b, " in %.0f sec.\n", run.DurationS)
+	fmt.Fprintln(&b, "\n<Raw Results2(sum ver.)>")
+	for i, t := range txTypes {
+		pt := run.PerType[t]
+		fmt.Fprintf(&b, "  [%d] sc:%d  lt:%d  rt:%d  fl:%d \n", i, pt.Count-pt.Late, pt.Late, pt.Retries, pt.Errors)
+	}
+	var total int64
+	for _, t := range txTypes {
+		total += run.PerType[t].Count
+	}
+	ok := func(v bool) string {
+		if v {
+			return " [OK]"
+		}
+		return " [NG] *"
+	}
+	fmt.Fprintln(&b, "\n<Constraint Check> (all must be [OK])\n [transaction percentage]")
+	for _, t := range txTypes[1:] {
+		pct := 0.0
+		if total > 0 {
+			pct = 100 * float64(run.PerType[t].Count) / float64(total)
+		}
+		fmt.Fprintf(&b, "%15s: %3.2f%% (>=%4.1f%%)%s\n", t, pct, minMix[t], ok(pct >= minMix[t]))
+	}
+	fmt.Fprintln(&b, " [response time (at least 90% passed)]")
+	for _, t := range txTypes {
+		pt := run.PerType[t]
+		pct := 100.0
+		if pt.Count > 0 {
+			pct = 100 * float64(pt.Count-pt.Late) / float64(pt.Count)
+		}
+		fmt.Fprintf(&b, "%15s: %3.2f%% %s\n", t, pct, ok(pct >= 90))
+	}
+	if _, counted := run.Figures[FigureSkippedDistricts]; counted {
+		fmt.Fprintf(&b, " [skipped deliveries (at most 1%% of delivered districts, or one)]\n%15s: %.0f skipped, %.0f delivered\n",
+			"districts", run.Figures[FigureSkippedDistricts], run.Figures[FigureDeliveredDistricts])
+	}
+	if run.TpmC != nil {
+		fmt.Fprintf(&b, "\n<TpmC>\n                 %.3f TpmC\n", *run.TpmC)
 	}
 	return b.String()
 }

@@ -38,6 +38,11 @@ type stmts struct {
 	dlNewOrder, dlDelete, dlOrders, dlOrderUpd, dlLinesUpd, dlSums, dlCustomerUpd stmt
 	// Stock-Level
 	slDistrict, slCount stmt
+	// row holds tpcc-mysql's statements that the batched shape has no
+	// counterpart for (rowshape.go); proc the calls of the procedures
+	// shape (procs.go).
+	row  rowStmts
+	proc procStmts
 }
 
 // stmtDef is one statement prepared when a terminal starts.
@@ -46,9 +51,20 @@ type stmtDef struct {
 	sql string
 }
 
-// stmtDefs lists the statements every terminal prepares, with '?'
-// placeholders, bound to the fields of s.
-func stmtDefs(s *stmts, pg bool) []stmtDef {
+// stmtDefs lists the statements every terminal of shape prepares, with
+// '?' placeholders, bound to the fields of s.
+func stmtDefs(s *stmts, pg bool, shape string) []stmtDef {
+	switch shape {
+	case ShapeTpccMySQL:
+		return rowDefs(s)
+	case ShapeProcedures:
+		return procDefs(s, pg)
+	}
+	return batchedDefs(s, pg)
+}
+
+// batchedDefs are the statements of the batched shape.
+func batchedDefs(s *stmts, pg bool) []stmtDef {
 	return []stmtDef{
 		// New-Order (clause 2.4.2.2)
 		{&s.noCustomer, "SELECT c_discount, c_last, c_credit, w_tax FROM customer, warehouse WHERE w_id = ? AND c_w_id = w_id AND c_d_id = ? AND c_id = ?"},
@@ -91,22 +107,29 @@ func stmtDefs(s *stmts, pg bool) []stmtDef {
 	}
 }
 
-// preparedPerTerminal is how many statements a terminal holds prepared at
-// most: those of stmtDefs, and an order line insert per line count.
-func preparedPerTerminal() int {
-	return len(stmtDefs(&stmts{}, false)) + maxLines - minLines + 1
+// preparedPerTerminal is how many statements a terminal of shape holds
+// prepared at most: those of stmtDefs and, batched, an order line insert
+// per line count.
+func preparedPerTerminal(shape string) int {
+	n := len(stmtDefs(&stmts{}, false, shape))
+	if shape == ShapeBatched {
+		n += maxLines - minLines + 1
+	}
+	return n
 }
 
 // texts are the statements' texts in one dialect, made once per run and
 // shared by every terminal (a terminal keeps no copy of its own).
 type texts struct {
+	shape string
+	pg    bool
 	fixed []string // in stmtDefs order
 	lines [maxLines + 1]string
 }
 
-func newTexts(d dialect.Dialect) *texts {
-	defs := stmtDefs(&stmts{}, d.Family() == target.Postgres)
-	t := &texts{fixed: make([]string, len(defs))}
+func newTexts(d dialect.Dialect, shape string) *texts {
+	defs := stmtDefs(&stmts{}, d.Family() == target.Postgres, shape)
+	t := &texts{shape: shape, pg: d.Family() == target.Postgres, fixed: make([]string, len(defs))}
 	for i, def := range defs {
 		t.fixed[i] = d.Rebind(def.sql)
 	}
@@ -125,7 +148,7 @@ func (wl *Workload) texts(d dialect.Dialect) *texts {
 		if wl.sqlTexts == nil {
 			wl.sqlTexts = map[target.Family]*texts{}
 		}
-		wl.sqlTexts[f] = newTexts(d)
+		wl.sqlTexts[f] = newTexts(d, wl.cfg.Shape)
 	}
 	return wl.sqlTexts[f]
 }
@@ -134,7 +157,7 @@ func (wl *Workload) texts(d dialect.Dialect) *texts {
 // round trip where x is a batchPreparer.
 func prepareStmts(ctx context.Context, x executor, t *texts) (*stmts, error) {
 	s := &stmts{x: x, texts: t}
-	defs := stmtDefs(s, false)
+	defs := stmtDefs(s, t.pg, t.shape)
 	if bp, ok := x.(batchPreparer); ok {
 		sts, err := bp.prepareAll(ctx, t.fixed)
 		var pe *pgwire.PrepareError

@@ -52,7 +52,7 @@ func TestPrepareStmtsInOneBatch(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	texts := newTexts(d)
+	texts := newTexts(d, ShapeBatched)
 	x := &batchRecorder{failAt: -1}
 	s, err := prepareStmts(context.Background(), x, texts)
 	if err != nil {
@@ -61,7 +61,7 @@ func TestPrepareStmtsInOneBatch(t *testing.T) {
 	if x.single != 0 || len(x.batches) != 1 || len(x.batches[0]) != len(texts.fixed) {
 		t.Fatalf("%d single prepares and batches of %v; want one batch of %d", x.single, len(x.batches), len(texts.fixed))
 	}
-	for i, def := range stmtDefs(s, false) {
+	for i, def := range stmtDefs(s, false, ShapeBatched) {
 		if got := (*def.dst).(recordedStmt).text; got != texts.fixed[i] {
 			t.Errorf("statement %d bound to %q, want %q", i, got, texts.fixed[i])
 		}
@@ -72,7 +72,7 @@ func TestPrepareStmtsInOneBatch(t *testing.T) {
 
 	x = &batchRecorder{failAt: 3}
 	_, err = prepareStmts(context.Background(), x, texts)
-	want := stmtDefs(&stmts{}, false)[3].sql
+	want := stmtDefs(&stmts{}, false, ShapeBatched)[3].sql
 	if err == nil || !strings.Contains(err.Error(), want) || !strings.Contains(err.Error(), "relation does not exist") {
 		t.Errorf("refused statement: %v, want it named (%q)", err, want)
 	}

@@ -83,15 +83,24 @@ type Config struct {
 	// Client is --client: ClientAuto or ClientSQL.
 	Client string
 	// Pipeline sends a transaction's writes in one round trip at its
-	// commit, on the wire clients (--pipeline).
+	// commit, on the wire clients (--pipeline, batched shape only).
 	Pipeline bool
+	// Shape is the statement shape: ShapeTpccMySQL or ShapeBatched
+	// (--shape).
+	Shape string
+	// RTLimitMS are the late limits in milliseconds, by transaction in
+	// report order (--rt-limit0..4, tpcc-mysql's -0..-4); 0 keeps the
+	// shape's own.
+	RTLimitMS [5]int
 }
 
 // DefaultConfig returns tpcc-mysql's defaults: one warehouse, standard
-// schema, every part, the 10/10/1/1/1 mix, no think time.
+// schema, every part, the 10/10/1/1/1 mix, no think time, tpcc-mysql's
+// statements and late limits.
 func DefaultConfig() Config {
 	return Config{Warehouses: 1, Schema: SchemaStandard, Parts: append([]string(nil), allParts...),
-		Seed: 1, Weights: [5]int{10, 10, 1, 1, 1}, ThinkScale: 1, LoadMethod: LoadAuto, Client: ClientAuto}
+		Seed: 1, Weights: [5]int{10, 10, 1, 1, 1}, ThinkScale: 1, LoadMethod: LoadAuto, Client: ClientAuto,
+		Shape: ShapeTpccMySQL}
 }
 
 // Workload is TPC-C. Its configuration methods are called from one
@@ -106,12 +115,16 @@ type Workload struct {
 	mu       sync.Mutex
 	runInfo  *runInfo // read once per run from the database
 	prepared int      // warehouses Ready found
+	found    *runInfo // what Ready found (no C constants), nil before
 	sqlTexts map[target.Family]*texts
 	// delivery counts Delivery's districts (clause 2.7.4.2).
 	delivery deliveryCount
 	// shard of shards is this process's part of a sharded run (Shard);
 	// shards is 0 for a whole run.
 	shard, shards int
+	// started says MEASURING START was printed in this round (tpcc-mysql
+	// shape); Summarize clears it for the next round.
+	started bool
 }
 
 var (
@@ -172,7 +185,14 @@ func (wl *Workload) Flags(fs *pflag.FlagSet) {
 	fs.StringVar(&c.Client, "client", c.Client,
 		"client library for the transactions {auto: dbarena's lean wire client where the target allows it, sql: database/sql}")
 	fs.BoolVar(&c.Pipeline, "pipeline", c.Pipeline,
-		"send each transaction's writes in one round trip at its commit (wire clients; changes what is measured: fewer waits, shorter lock holds)")
+		"send each transaction's writes in one round trip at its commit (wire clients, --shape batched; changes what is measured: fewer waits, shorter lock holds)")
+	fs.StringVar(&c.Shape, "shape", c.Shape,
+		"statement shape {tpcc-mysql: tpcc-mysql's row-at-a-time statements and report, batched: dbarena's IN-list and multi-row statements, procedures: one stored routine call per transaction, as HammerDB}")
+	for i, t := range txTypes {
+		fs.IntVarP(&c.RTLimitMS[i], fmt.Sprintf("rt-limit%d", i), fmt.Sprint(i), c.RTLimitMS[i],
+			fmt.Sprintf("late limit of %s in milliseconds, as tpcc-mysql's -%d (default: tpcc-mysql's %d ms with --shape tpcc-mysql, the specification's %s with batched)",
+				t, i, tpccMySQLLimitMS[i], specLimits[i]))
+	}
 }
 
 // Validate implements workload.Workload: it parses the string flags and
@@ -195,6 +215,16 @@ func (wl *Workload) Validate() []error {
 	}
 	if c.Pipeline && c.Client == ClientSQL {
 		add("--pipeline needs the wire client (--client auto)")
+	}
+	if !validShape(c.Shape) {
+		add("--shape must be one of %s, got %q", shapeNames(), c.Shape)
+	} else if c.Pipeline && c.Shape != ShapeBatched {
+		add("--pipeline needs --shape batched (tpcc-mysql's shape reads rows its own writes changed)")
+	}
+	for i, v := range c.RTLimitMS {
+		if v < 0 {
+			add("--rt-limit%d (-%d) must be >= 0 milliseconds, got %d", i, i, v)
+		}
 	}
 	if c.LoadMethod != LoadAuto && c.LoadMethod != LoadInsert {
 		add("--load-method must be auto or insert, got %q", c.LoadMethod)
@@ -266,11 +296,30 @@ func (wl *Workload) Params() map[string]any {
 		"bind_warehouse": c.BindWarehouse,
 		"client":         c.Client,
 		"pipeline":       c.Pipeline,
+		"shape":          c.Shape,
+	}
+	lim := c.limits()
+	for i, t := range txTypes {
+		p["rt_limit_ms "+t] = float64(lim[i]) / float64(time.Millisecond)
 	}
 	wl.mu.Lock()
-	if ri := wl.runInfo; ri != nil {
+	ri := wl.runInfo
+	if ri == nil && wl.found != nil {
+		// Before the run: as Ready found the tables; --warehouses, when
+		// given, is what the run will use.
+		f := *wl.found
+		if wl.fs != nil && wl.fs.Changed("warehouses") {
+			f.warehouses = c.Warehouses
+		}
+		p["warehouses"], p["schema"], p["fk"] = f.warehouses, f.schema, f.fk
+		if f.seed != 0 {
+			p["data_seed"] = f.seed
+		}
+	}
+	if ri != nil {
 		p["warehouses"] = ri.warehouses
 		p["data_seed"] = ri.seed
+		p["schema"], p["fk"] = ri.schema, ri.fk
 		p["c_last_load"], p["c_last_run"] = ri.load.CLast, ri.run.CLast
 	}
 	wl.mu.Unlock()

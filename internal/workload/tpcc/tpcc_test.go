@@ -186,9 +186,12 @@ func TestValidate(t *testing.T) {
 		{"weights", []string{"--weights", "1,0,0,0"}, []string{"--weights"}},
 		{"zero weights", []string{"--weights", "0,0,0,0,0"}, []string{"--weights"}},
 		{"client sql", []string{"--client", "sql"}, nil},
-		{"pipeline", []string{"--pipeline"}, nil},
+		{"pipeline", []string{"--shape", "batched", "--pipeline"}, nil},
+		{"pipeline needs batched", []string{"--pipeline"}, []string{"--shape batched"}},
+		{"shape", []string{"--shape", "procs"}, []string{"--shape"}},
+		{"rt limit", []string{"-0", "-1"}, []string{"--rt-limit0"}},
 		{"bad client", []string{"--client", "odbc"}, []string{"--client"}},
-		{"pipeline on sql", []string{"--client", "sql", "--pipeline"}, []string{"--pipeline"}},
+		{"pipeline on sql", []string{"--shape", "batched", "--client", "sql", "--pipeline"}, []string{"--pipeline"}},
 		{"all at once", []string{"--warehouses", "0", "--schema", "x", "--load-method", "y"}, []string{"--warehouses", "--schema", "--load-method"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -44,7 +44,8 @@ func testClients(t *testing.T, env workload.Env) {
 	if err := w.x.run(ctx, "BEGIN"); err != nil {
 		t.Fatal(err)
 	}
-	if err := w.st.noDistrictUpd.exec(ctx, []any{int(before) + 1000, 1, 1}); err != nil {
+	// tpcc-mysql's shape (the default) sets d_next_o_id = ? + 1.
+	if err := w.st.row.districtUpd.exec(ctx, []any{int(before) + 1000, 1, 1}); err != nil {
 		t.Fatal(err)
 	}
 	if err := w.Rollback(ctx); err != nil {
@@ -76,7 +77,7 @@ func testClients(t *testing.T, env workload.Env) {
 // mix runs clean (TestIntegration checks consistency afterwards).
 func testPipeline(t *testing.T, env workload.Env) {
 	ctx := context.Background()
-	wl := setup(t, "--pipeline")
+	wl := setup(t, "--shape", "batched", "--pipeline")
 	wk, err := wl.DialWorker(ctx, env, 0, 5)
 	if err != nil {
 		t.Fatal(err)
@@ -118,7 +119,7 @@ func testPipeline(t *testing.T, env workload.Env) {
 		t.Fatal(err)
 	}
 
-	res := run(t, env, setup(t, "--pipeline"), runner.Config{Threads: 4, Duration: 2 * time.Second})
+	res := run(t, env, setup(t, "--shape", "batched", "--pipeline"), runner.Config{Threads: 4, Duration: 2 * time.Second})
 	if res.Errors != 0 || res.Events == 0 {
 		t.Fatalf("--pipeline mix: %d events, %d errors", res.Events, res.Errors)
 	}

@@ -4,10 +4,12 @@ import (
 	"context"
 	"database/sql"
 	"errors"
+	"fmt"
 	"math"
 	"time"
 
 	"github.com/dbarena/dbarena/internal/dialect"
+	"github.com/dbarena/dbarena/internal/target"
 	"github.com/dbarena/dbarena/internal/workload"
 )
 
@@ -17,6 +19,10 @@ type runInfo struct {
 	warehouses int
 	seed       uint64
 	load, run  Constants
+	// schema and fk are the schema as found: its variant and whether its
+	// tables have foreign keys.
+	schema string
+	fk     bool
 }
 
 // info reads the run's shared parameters once, from dbarena_tpcc_meta when
@@ -37,9 +43,12 @@ func (wl *Workload) info(ctx context.Context, env workload.Env, conn *sql.Conn, 
 	if err != nil {
 		return nil, err
 	}
-	ri := &runInfo{}
+	ri := &runInfo{schema: SchemaStandard}
+	if ri.fk, err = hasForeignKeys(ctx, env, conn); err != nil {
+		return nil, fmt.Errorf("look for foreign keys: %w", err)
+	}
 	if m != nil {
-		ri.warehouses, ri.seed, ri.load = m.warehouses, m.seed, m.c
+		ri.warehouses, ri.seed, ri.load, ri.schema = m.warehouses, m.seed, m.c, m.schema
 	} else {
 		if err := conn.QueryRowContext(ctx, "SELECT COUNT(*) FROM warehouse").Scan(&ri.warehouses); err != nil {
 			return nil, err
@@ -52,19 +61,27 @@ func (wl *Workload) info(ctx context.Context, env workload.Env, conn *sql.Conn, 
 	if ri.warehouses < 1 {
 		return nil, errNotPrepared
 	}
+	if wl.cfg.Shape == ShapeProcedures {
+		if err := createProcs(ctx, env, conn); err != nil {
+			return nil, err
+		}
+	}
 	ri.run = runConstants(ri.load, uint64(runSeed))
 	wl.runInfo = ri
 	return ri, nil
 }
 
-// ResponseLimits implements workload.ResponseLimiter: the 90th percentile
-// response-time limits of clause 5.2.5.3, beyond which tpcc-mysql counts a
-// transaction as late.
+// ResponseLimits implements workload.ResponseLimiter: the limits beyond
+// which a transaction counts as late: tpcc-mysql's (milliseconds) with its
+// shape, the 90th percentile response-time limits of clause 5.2.5.3 with
+// the batched one, or --rt-limitN.
 func (wl *Workload) ResponseLimits() map[string]time.Duration {
-	return map[string]time.Duration{
-		NewOrder: 5 * time.Second, Payment: 5 * time.Second, OrderStatus: 5 * time.Second,
-		Delivery: 80 * time.Second, StockLevel: 20 * time.Second,
+	lim := wl.cfg.limits()
+	out := make(map[string]time.Duration, len(txTypes))
+	for i, t := range txTypes {
+		out[t] = lim[i]
 	}
+	return out
 }
 
 // Keying times and mean think times of clause 5.2.5.7, by transaction.
@@ -114,6 +131,9 @@ type worker struct {
 	// Row callbacks of New-Order, made once (method values allocate).
 	itemCB, stockCB func(row) error
 	stockDist       int // the district whose S_DIST_xx stockRow keeps
+	// rowShape: the transactions are tpcc-mysql's (rowshape.go); proc:
+	// stored routine calls (procs.go), pg on PostgreSQL.
+	rowShape, proc, pg bool
 	// batch, with --pipeline, sends the writes pending of a transaction.
 	batch   batcher
 	pending queue
@@ -122,6 +142,7 @@ type worker struct {
 	args   []any
 	prices []itemPrice
 	stock  stockRows
+	ids    []int
 	buf    []byte
 }
 
@@ -167,6 +188,9 @@ func (wl *Workload) newWorker(ctx context.Context, env workload.Env, x executor,
 		args:       make([]any, 0, maxArgs),
 		prices:     make([]itemPrice, 0, maxLines),
 		stock:      make(stockRows, 0, maxLines),
+		rowShape:   wl.cfg.Shape == ShapeTpccMySQL,
+		proc:       wl.cfg.Shape == ShapeProcedures,
+		pg:         env.Dialect.Family() == target.Postgres,
 	}
 	w.pos = len(w.deck)
 	w.firstCB, w.itemCB, w.stockCB = w.firstRow, w.itemRow, w.stockRow
@@ -251,14 +275,24 @@ func (w *worker) Event(ctx context.Context, ev *workload.Event) error {
 	w.live = ctx
 	ctx = context.WithoutCancel(ctx)
 	var err error
-	switch w.cur {
-	case 0:
-		err = w.newOrder(ctx, ev)
-	case 1:
+	switch {
+	case w.proc:
+		err = w.procEvent(ctx, ev)
+	case w.cur == 1:
 		err = w.payment(ctx, ev)
-	case 2:
+	case w.rowShape && w.cur == 0:
+		err = w.rowNewOrder(ctx, ev)
+	case w.rowShape && w.cur == 2:
+		err = w.rowOrderStatus(ctx, ev)
+	case w.rowShape && w.cur == 3:
+		err = w.rowDelivery(ctx, ev)
+	case w.rowShape:
+		err = w.rowStockLevel(ctx, ev)
+	case w.cur == 0:
+		err = w.newOrder(ctx, ev)
+	case w.cur == 2:
 		err = w.orderStatus(ctx, ev)
-	case 3:
+	case w.cur == 3:
 		err = w.delivery(ctx, ev)
 	default:
 		err = w.stockLevel(ctx, ev)
@@ -482,3 +516,6 @@ func cents(f float64) int64 { return int64(math.Round(f * 100)) }
 
 // decimal formats cents for a decimal parameter.
 func decimal(c int64) string { return string(appendCents(nil, c)) }
+
+// nowSecond is the current time to the second, for the DATETIME columns.
+func nowSecond() time.Time { return time.Now().UTC().Truncate(time.Second) }

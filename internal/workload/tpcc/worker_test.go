@@ -223,9 +223,16 @@ func TestSkippedDeliveries(t *testing.T) {
 }
 
 func TestDemand(t *testing.T) {
+	// tpcc-mysql's shape: its 35 statements less stmt 20 (the same count
+	// as stmt 13).
 	d := New().Demand(64)
-	// 30 statements of the five transactions, 11 order line inserts.
-	if d.Connections != 64 || d.PreparedPerConn != 41 || d.Tables != 9 {
-		t.Errorf("demand %+v, want 64 connections, 41 statements each, 9 tables", d)
+	if d.Connections != 64 || d.PreparedPerConn != 34 || d.Tables != 9 {
+		t.Errorf("demand %+v, want 64 connections, 34 statements each, 9 tables", d)
+	}
+	// Batched: 30 statements of the five transactions, 11 order line inserts.
+	wl := New()
+	wl.Config().Shape = ShapeBatched
+	if d := wl.Demand(64); d.PreparedPerConn != 41 {
+		t.Errorf("batched demand %+v, want 41 statements each", d)
 	}
 }
