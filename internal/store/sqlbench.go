@@ -95,213 +95,288 @@ func ParseSQLBench(name string, r io.Reader, rename func(string) string) (*summa
 	}
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 64*1024), 1024*1024)
-	base := filepath.Base(name)
-	run := &summary.Run{Schema: summary.Schema, Status: summary.StatusComplete, Workload: SQLBenchWorkload, Threads: 1,
-		Params: map[string]any{}, Tags: map[string]string{"source": "sql-bench", "file": base},
-		Figures: map[string]float64{SQLBenchResolution: 1}, PerType: map[string]summary.Type{}}
-	run.AddSection(summary.SectionMicro)
-	ops := map[string]*sbOp{}
-	var order []string
-	op := func(n string) *sbOp {
-		if o := ops[n]; o != nil {
-			return o
-		}
-		o := &sbOp{}
-		ops[n] = o
-		order = append(order, n)
-		return o
-	}
-	bad := func(line int, format string, args ...any) error {
-		return fmt.Errorf("%s line %d: %s: %w", name, line, fmt.Sprintf(format, args...), ErrNotSQLBench)
-	}
-	num := func(line int, s string) (float64, error) {
-		f, err := strconv.ParseFloat(s, 64)
-		if err != nil || math.IsNaN(f) || math.IsInf(f, 0) || f < 0 || f > 1e12 {
-			return 0, bad(line, "%q is not a number of seconds", s)
-		}
-		return f, nil
-	}
-	var (
-		kind           string // "RUN" or "output"
-		inTotals       bool
-		warned         bool
-		total          float64
-		haveTotal      bool
-		date, server   string
-		failedPrograms []string
-	)
+	p := &sbParser{name: name, rename: rename, ops: map[string]*sbOp{},
+		run: &summary.Run{Schema: summary.Schema, Status: summary.StatusComplete, Workload: SQLBenchWorkload, Threads: 1,
+			Params: map[string]any{}, Tags: map[string]string{"source": "sql-bench", "file": filepath.Base(name)},
+			Figures: map[string]float64{SQLBenchResolution: 1}, PerType: map[string]summary.Type{}}}
+	p.run.AddSection(summary.SectionMicro)
 	for ln := 1; sc.Scan(); ln++ {
 		line := strings.TrimRight(sc.Text(), "\r")
 		if ln == 1 {
 			line = strings.TrimPrefix(line, "\xef\xbb\xbf")
 		}
-		t := strings.TrimSpace(line)
-		if kind == "" {
-			switch {
-			case t == "":
-				continue
-			case strings.HasPrefix(t, "Benchmark DBD suite:"):
-				kind = "RUN"
-			case sbHostRE.MatchString(t):
-				kind = "output"
-				m := sbHostRE.FindStringSubmatch(t)
-				server, date = m[1], m[2]
-				continue
-			default:
-				return nil, bad(ln, "it begins with neither \"Benchmark DBD suite:\" (a RUN file) nor \"Testing server '\" (an output file)")
-			}
-		}
-		if kind == "RUN" && !inTotals {
-			if k, v, ok := strings.Cut(t, ":"); ok && !strings.Contains(k, " total time") {
-				v = strings.TrimSpace(v)
-				switch k {
-				case "Benchmark DBD suite":
-					run.Params["sqlbench_version"] = v
-					continue
-				case "Date of test":
-					date = v
-					continue
-				case "Running tests on":
-					run.Host.OS = v
-					continue
-				case "Arguments":
-					run.Params["arguments"] = v
-					continue
-				case "Comments", "Limits from", "Optimization", "Hardware":
-					if v != "" {
-						run.Params[strings.ToLower(strings.ReplaceAll(k, " ", "_"))] = v
-					}
-					continue
-				case "Server version":
-					server = v
-					continue
-				}
-			}
-			switch {
-			case t == "Totals per operation:":
-				inTotals = true
-			case sbProgRE.MatchString(t):
-				m := sbProgRE.FindStringSubmatch(t)
-				s, err := num(ln, m[3])
-				if err != nil {
-					return nil, err
-				}
-				run.Figures[SQLBenchTotalPrefix+m[1]] = s
-			case strings.Contains(t, ": Test skipped"):
-				run.Notes = append(run.Notes, "sql-bench: "+t)
-			case strings.HasPrefix(t, "Failed ("), strings.Contains(t, ": Failed ("):
-				failedPrograms = append(failedPrograms, t)
-			}
-			continue
-		}
-		if inTotals {
-			if t == "" || strings.HasPrefix(t, "Operation ") {
-				continue
-			}
-			m := sbOpRE.FindStringSubmatch(t)
-			if m == nil {
-				if strings.HasPrefix(t, "Test finished") || strings.HasPrefix(t, "Tests with") || strings.HasPrefix(t, "You can find") {
-					continue
-				}
-				return nil, bad(ln, "%q is not a line of the \"Totals per operation\" table", t)
-			}
-			var f [4]float64
-			for i := range f {
-				v, err := num(ln, m[2+i])
-				if err != nil {
-					return nil, err
-				}
-				f[i] = v
-			}
-			n, err := strconv.ParseInt(m[6], 10, 64)
-			if err != nil {
-				return nil, bad(ln, "%q is not a count", m[6])
-			}
-			if m[1] == "TOTALS" {
-				total, haveTotal = f[0], true
-				continue
-			}
-			if len(ops) >= maxSQLBenchOps {
-				return nil, bad(ln, "more than %d operations", maxSQLBenchOps)
-			}
-			o := op(rename(m[1]))
-			o.secs += f[0]
-			o.usr += f[1]
-			o.sys += f[2]
-			o.count += n
-			o.estimated = o.estimated || strings.Contains(m[7], "+")
-			o.wrong = o.wrong || strings.Contains(m[7], "?")
-			continue
-		}
-		// An output file.
-		switch {
-		case sbTimeRE.MatchString(t):
-			m := sbTimeRE.FindStringSubmatch(t)
-			var f [3]float64
-			for i, s := range []string{m[4], m[5], m[6]} {
-				v, err := num(ln, s)
-				if err != nil {
-					return nil, err
-				}
-				f[i] = v
-			}
-			n, _ := strconv.ParseInt(m[3], 10, 64)
-			if len(ops) >= maxSQLBenchOps {
-				return nil, bad(ln, "more than %d operations", maxSQLBenchOps)
-			}
-			o := op(rename(m[2]))
-			o.secs += f[0]
-			o.usr += f[1]
-			o.sys += f[2]
-			o.count += n
-			o.estimated = o.estimated || m[1] != ""
-			o.wrong = o.wrong || warned
-			warned = false
-		case sbTotRE.MatchString(t):
-			m := sbTotRE.FindStringSubmatch(t)
-			s, err := num(ln, m[2])
-			if err != nil {
-				return nil, err
-			}
-			total, haveTotal = s, true
-		case strings.HasPrefix(strings.ToLower(t), "warning"):
-			warned = true
-		case strings.HasPrefix(t, "Test skipped"):
-			run.Notes = append(run.Notes, "sql-bench: "+t)
-		case t != "":
-			warned = false
+		if err := p.line(ln, strings.TrimSpace(line)); err != nil {
+			return nil, err
 		}
 	}
 	if err := sc.Err(); err != nil {
 		return nil, fmt.Errorf("%s: %v: %w", name, err, ErrNotSQLBench)
 	}
-	if kind == "" {
+	return p.finish()
+}
+
+// sbParser is ParseSQLBench's state.
+type sbParser struct {
+	name           string
+	rename         func(string) string
+	run            *summary.Run
+	ops            map[string]*sbOp
+	order          []string // operations in the order first named
+	kind           string   // "RUN" or "output", "" before the first line
+	inTotals       bool     // in a RUN file's "Totals per operation" table
+	warned         bool     // an output file's line before was a warning
+	total          float64
+	haveTotal      bool
+	date, server   string
+	failedPrograms []string
+}
+
+func (p *sbParser) bad(line int, format string, args ...any) error {
+	return fmt.Errorf("%s line %d: %s: %w", p.name, line, fmt.Sprintf(format, args...), ErrNotSQLBench)
+}
+
+// num reads a number of seconds.
+func (p *sbParser) num(line int, s string) (float64, error) {
+	f, err := strconv.ParseFloat(s, 64)
+	if err != nil || math.IsNaN(f) || math.IsInf(f, 0) || f < 0 || f > 1e12 {
+		return 0, p.bad(line, "%q is not a number of seconds", s)
+	}
+	return f, nil
+}
+
+// op is operation n's figures, added when first named.
+func (p *sbParser) op(line int, n string) (*sbOp, error) {
+	n = p.rename(n)
+	if o := p.ops[n]; o != nil {
+		return o, nil
+	}
+	if len(p.ops) >= maxSQLBenchOps {
+		return nil, p.bad(line, "more than %d operations", maxSQLBenchOps)
+	}
+	o := &sbOp{}
+	p.ops[n] = o
+	p.order = append(p.order, n)
+	return o, nil
+}
+
+// line reads line ln, t trimmed.
+func (p *sbParser) line(ln int, t string) error {
+	if p.kind == "" {
+		switch {
+		case t == "":
+			return nil
+		case strings.HasPrefix(t, "Benchmark DBD suite:"):
+			p.kind = "RUN"
+		case sbHostRE.MatchString(t):
+			p.kind = "output"
+			m := sbHostRE.FindStringSubmatch(t)
+			p.server, p.date = m[1], m[2]
+			return nil
+		default:
+			return p.bad(ln, "it begins with neither \"Benchmark DBD suite:\" (a RUN file) nor \"Testing server '\" (an output file)")
+		}
+	}
+	switch {
+	case p.kind == "RUN" && !p.inTotals:
+		return p.runHeader(ln, t)
+	case p.inTotals:
+		return p.totalsLine(ln, t)
+	}
+	return p.outputLine(ln, t)
+}
+
+// runHeader reads a RUN file's line before its totals table: the header's
+// fields and the test programs' totals.
+func (p *sbParser) runHeader(ln int, t string) error {
+	run := p.run
+	if k, v, ok := strings.Cut(t, ":"); ok && !strings.Contains(k, " total time") {
+		v = strings.TrimSpace(v)
+		switch k {
+		case "Benchmark DBD suite":
+			run.Params["sqlbench_version"] = v
+			return nil
+		case "Date of test":
+			p.date = v
+			return nil
+		case "Running tests on":
+			run.Host.OS = v
+			return nil
+		case "Arguments":
+			run.Params["arguments"] = v
+			return nil
+		case "Comments", "Limits from", "Optimization", "Hardware":
+			if v != "" {
+				run.Params[strings.ToLower(strings.ReplaceAll(k, " ", "_"))] = v
+			}
+			return nil
+		case "Server version":
+			p.server = v
+			return nil
+		}
+	}
+	switch {
+	case t == "Totals per operation:":
+		p.inTotals = true
+	case sbProgRE.MatchString(t):
+		m := sbProgRE.FindStringSubmatch(t)
+		s, err := p.num(ln, m[3])
+		if err != nil {
+			return err
+		}
+		run.Figures[SQLBenchTotalPrefix+m[1]] = s
+	case strings.Contains(t, ": Test skipped"):
+		run.Notes = append(run.Notes, "sql-bench: "+t)
+	case strings.HasPrefix(t, "Failed ("), strings.Contains(t, ": Failed ("):
+		p.failedPrograms = append(p.failedPrograms, t)
+	}
+	return nil
+}
+
+// totalsLine reads a line of a RUN file's "Totals per operation" table.
+func (p *sbParser) totalsLine(ln int, t string) error {
+	if t == "" || strings.HasPrefix(t, "Operation ") {
+		return nil
+	}
+	m := sbOpRE.FindStringSubmatch(t)
+	if m == nil {
+		if strings.HasPrefix(t, "Test finished") || strings.HasPrefix(t, "Tests with") || strings.HasPrefix(t, "You can find") {
+			return nil
+		}
+		return p.bad(ln, "%q is not a line of the \"Totals per operation\" table", t)
+	}
+	var f [4]float64
+	for i := range f {
+		v, err := p.num(ln, m[2+i])
+		if err != nil {
+			return err
+		}
+		f[i] = v
+	}
+	n, err := strconv.ParseInt(m[6], 10, 64)
+	if err != nil {
+		return p.bad(ln, "%q is not a count", m[6])
+	}
+	if m[1] == "TOTALS" {
+		p.total, p.haveTotal = f[0], true
+		return nil
+	}
+	o, err := p.op(ln, m[1])
+	if err != nil {
+		return err
+	}
+	o.secs += f[0]
+	o.usr += f[1]
+	o.sys += f[2]
+	o.count += n
+	o.estimated = o.estimated || strings.Contains(m[7], "+")
+	o.wrong = o.wrong || strings.Contains(m[7], "?")
+	return nil
+}
+
+// outputLine reads a line of an output file: "Time for" lines, the total,
+// warnings (the next operation's result was wrong) and skipped tests.
+func (p *sbParser) outputLine(ln int, t string) error {
+	switch {
+	case sbTimeRE.MatchString(t):
+		m := sbTimeRE.FindStringSubmatch(t)
+		var f [3]float64
+		for i, s := range []string{m[4], m[5], m[6]} {
+			v, err := p.num(ln, s)
+			if err != nil {
+				return err
+			}
+			f[i] = v
+		}
+		n, _ := strconv.ParseInt(m[3], 10, 64)
+		o, err := p.op(ln, m[2])
+		if err != nil {
+			return err
+		}
+		o.secs += f[0]
+		o.usr += f[1]
+		o.sys += f[2]
+		o.count += n
+		o.estimated = o.estimated || m[1] != ""
+		o.wrong = o.wrong || p.warned
+		p.warned = false
+	case sbTotRE.MatchString(t):
+		m := sbTotRE.FindStringSubmatch(t)
+		s, err := p.num(ln, m[2])
+		if err != nil {
+			return err
+		}
+		p.total, p.haveTotal = s, true
+	case strings.HasPrefix(strings.ToLower(t), "warning"):
+		p.warned = true
+	case strings.HasPrefix(t, "Test skipped"):
+		p.run.Notes = append(p.run.Notes, "sql-bench: "+t)
+	case t != "":
+		p.warned = false
+	}
+	return nil
+}
+
+// finish makes the run of what was read.
+func (p *sbParser) finish() (*summary.Run, error) {
+	run, name := p.run, p.name
+	if p.kind == "" {
 		return nil, fmt.Errorf("%s: empty: %w", name, ErrNotSQLBench)
 	}
-	if len(ops) == 0 {
+	if len(p.ops) == 0 {
 		return nil, fmt.Errorf("%s: no operation times (\"Totals per operation\" in a RUN file, \"Time for\" lines in an output file): %w", name, ErrNotSQLBench)
 	}
-	if kind == "output" {
+	if p.kind == "output" {
+		base := filepath.Base(name)
 		prog := strings.SplitN(base, "-", 2)[0]
-		for _, p := range sqlBenchPrograms {
-			if strings.HasPrefix(base, p+"-") {
-				prog = p
+		for _, pr := range sqlBenchPrograms {
+			if strings.HasPrefix(base, pr+"-") {
+				prog = pr
 			}
 		}
 		run.Params["test"] = prog
 	}
-	run.Tags["sqlbench_file"] = kind
-	fillSQLBenchTarget(run, server)
-	if date != "" {
-		if t, err := time.Parse("2006-01-02 15:04:05", date); err == nil {
+	run.Tags["sqlbench_file"] = p.kind
+	fillSQLBenchTarget(run, p.server)
+	if p.date != "" {
+		if t, err := time.Parse("2006-01-02 15:04:05", p.date); err == nil {
 			run.StartedAt = t.UTC()
 		}
 	}
-	var events int64
-	var sum float64
-	fractional := false
-	for _, n := range order {
-		o := ops[n]
+	events, sum, fractional := p.fillOps()
+	total := p.total
+	if !p.haveTotal {
+		total = sum
+	}
+	// sql-bench prints whole wall-clock seconds (with --hires too, in
+	// MySQL's 2.15); seconds with a fraction (dbarena's own lines, a newer
+	// sql-bench) have two decimals at least.
+	if fractional {
+		run.Figures[SQLBenchResolution] = 0.01
+	}
+	run.DurationS = total
+	run.UptimeS = total
+	run.Totals.Events = events
+	if total > 0 {
+		run.Throughput.TPS = float64(events) / total
+	}
+	run.EndedAt = run.StartedAt.Add(time.Duration(total * float64(time.Second)))
+	for _, f := range p.failedPrograms {
+		run.Notes = append(run.Notes, "sql-bench: "+f)
+	}
+	if len(p.failedPrograms) > 0 {
+		run.Status = summary.StatusFailed
+		run.Error = fmt.Sprintf("%d sql-bench test program(s) failed", len(p.failedPrograms))
+	}
+	slices.Sort(run.Notes)
+	return run, nil
+}
+
+// fillOps stores the operations' figures in the run and returns their
+// count and seconds, and whether any seconds have a fraction.
+func (p *sbParser) fillOps() (events int64, sum float64, fractional bool) {
+	run := p.run
+	for _, n := range p.order {
+		o := p.ops[n]
 		fractional = fractional || o.secs != math.Trunc(o.secs)
 		run.Figures[sbSeconds+n] = o.secs
 		run.Figures[sbUsr+n] = o.usr
@@ -325,31 +400,7 @@ func ParseSQLBench(name string, r io.Reader, rename func(string) string) (*summa
 		events += o.count
 		sum += o.secs
 	}
-	if !haveTotal {
-		total = sum
-	}
-	// sql-bench prints whole wall-clock seconds (with --hires too, in
-	// MySQL's 2.15); seconds with a fraction (dbarena's own lines, a newer
-	// sql-bench) have two decimals at least.
-	if fractional {
-		run.Figures[SQLBenchResolution] = 0.01
-	}
-	run.DurationS = total
-	run.UptimeS = total
-	run.Totals.Events = events
-	if total > 0 {
-		run.Throughput.TPS = float64(events) / total
-	}
-	run.EndedAt = run.StartedAt.Add(time.Duration(total * float64(time.Second)))
-	for _, f := range failedPrograms {
-		run.Notes = append(run.Notes, "sql-bench: "+f)
-	}
-	if len(failedPrograms) > 0 {
-		run.Status = summary.StatusFailed
-		run.Error = fmt.Sprintf("%d sql-bench test program(s) failed", len(failedPrograms))
-	}
-	slices.Sort(run.Notes)
-	return run, nil
+	return events, sum, fractional
 }
 
 // fillSQLBenchTarget reads the server from sql-bench's "Server version"
