@@ -24,10 +24,20 @@ func TestChecksumNoDatabase(t *testing.T) {
 		}
 	}
 	defer admin.Exec("DROP DATABASE IF EXISTS ck_hidden")
+	pgAdmin := openTarget(t, suite.postgres.AdminTarget())
+	defer pgAdmin.Close()
+	for _, s := range []string{"DROP DATABASE IF EXISTS ck_locked", "CREATE DATABASE ck_locked",
+		"REVOKE CONNECT ON DATABASE ck_locked FROM PUBLIC"} {
+		if _, err := pgAdmin.Exec(s); err != nil {
+			t.Fatalf("%s: %v", s, err)
+		}
+	}
+	defer pgAdmin.Exec("DROP DATABASE IF EXISTS ck_locked")
 	cases := []struct{ sandbox, database, reason string }{
 		{"", "ck_nosuch", "does not exist"},
 		{"", "ck_hidden", "cannot read"},
 		{"pg", "ck_nosuch", "does not exist"},
+		{"pg", "ck_locked", "cannot read"},
 	}
 	for _, c := range cases {
 		args := []string{"checksum", "--database", c.database}
