@@ -34,6 +34,7 @@ package checksum
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
 	"maps"
 	"math/big"
@@ -60,7 +61,19 @@ type Table struct {
 	// Portable is true when every column's type renders the same on MySQL
 	// and PostgreSQL, so Sum compares across the families.
 	Portable bool `json:"portable"`
+	// Kind is "" for a table, KindMatView for a PostgreSQL materialised view.
+	Kind string `json:"kind,omitempty"`
+
+	// unpopulated is a materialised view never refreshed (WITH NO DATA):
+	// it cannot be read; Rows is 0 and Sum Unpopulated.
+	unpopulated bool
 }
+
+// KindMatView is Table.Kind of a PostgreSQL materialised view.
+const KindMatView = "materialized view"
+
+// Unpopulated is the Sum of a materialised view that was never refreshed.
+const Unpopulated = "unpopulated"
 
 // Options narrow and report a checksum run.
 type Options struct {
@@ -69,6 +82,21 @@ type Options struct {
 	Tables []string
 	// Progress, if set, is called before each table.
 	Progress func(done, total int, table string)
+}
+
+// NoDatabaseError is a database that does not exist or that the account
+// cannot see (MySQL lists only the databases an account has a privilege
+// on), or, with Database "", a connection without a current database.
+type NoDatabaseError struct {
+	// Database is the database asked for ("" when none was selected).
+	Database string
+}
+
+func (e *NoDatabaseError) Error() string {
+	if e.Database == "" {
+		return "no database selected"
+	}
+	return fmt.Sprintf("no database %q (it does not exist, or this account cannot read it)", e.Database)
 }
 
 // shortText is the longest string (in characters) rendered as itself.
@@ -90,7 +118,9 @@ type flavorOps interface {
 }
 
 // Tables returns the checksum of every base table of database (on
-// PostgreSQL, the connected database; database may be "" or its name).
+// PostgreSQL, the connected database, with its partitions and materialised
+// views; database may be "" or its name). A database that does not exist,
+// or that the account cannot see, is a *NoDatabaseError.
 // flavor is a flavor or family name: mariadb, mysql, percona, postgres.
 func Tables(ctx context.Context, db *sql.DB, flavor, database string) ([]Table, error) {
 	return Run(ctx, db, flavor, database, Options{})
@@ -111,6 +141,10 @@ func Run(ctx context.Context, db *sql.DB, flavor, database string, o Options) ([
 		return nil, fmt.Errorf("checksum: %w", err)
 	}
 	all, err := ops.tables(ctx, c, database)
+	var nd *NoDatabaseError
+	if errors.As(err, &nd) {
+		return nil, fmt.Errorf("checksum: %w", err)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("checksum: list tables: %w", err)
 	}
@@ -175,6 +209,10 @@ func one(ctx context.Context, c *sql.Conn, ops flavorOps, database string, t *Ta
 		if !ops.portable(col.typ) {
 			t.Portable = false
 		}
+	}
+	if t.unpopulated {
+		t.Sum = Unpopulated
+		return nil
 	}
 	var sum sql.NullString
 	if err := c.QueryRowContext(ctx, ops.sumQuery(database, t.Name, cols)).Scan(&t.Rows, &sum); err != nil {

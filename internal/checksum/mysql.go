@@ -3,6 +3,7 @@ package checksum
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
 	"strings"
 )
@@ -16,9 +17,22 @@ func (mysqlOps) session(ctx context.Context, c *sql.Conn) error {
 	return err
 }
 
+// tables lists the base tables (and system-versioned tables) of database,
+// or of the current one; views and sequences hold no rows of their own.
+// A database that does not exist, or that the account cannot see, is a
+// *NoDatabaseError, not an empty list.
 func (mysqlOps) tables(ctx context.Context, c *sql.Conn, database string) ([]Table, error) {
+	var schema string
+	err := c.QueryRowContext(ctx, `SELECT SCHEMA_NAME FROM information_schema.SCHEMATA
+		WHERE SCHEMA_NAME = COALESCE(NULLIF(?, ''), DATABASE())`, database).Scan(&schema)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, &NoDatabaseError{Database: database}
+	}
+	if err != nil {
+		return nil, err
+	}
 	rows, err := c.QueryContext(ctx, `SELECT TABLE_NAME, COALESCE(ENGINE,''), COALESCE(DATA_LENGTH,0), COALESCE(INDEX_LENGTH,0)
-		FROM information_schema.TABLES WHERE TABLE_SCHEMA = COALESCE(NULLIF(?, ''), DATABASE()) AND TABLE_TYPE = 'BASE TABLE'`, database)
+		FROM information_schema.TABLES WHERE TABLE_SCHEMA = ? AND TABLE_TYPE IN ('BASE TABLE', 'SYSTEM VERSIONED')`, schema)
 	if err != nil {
 		return nil, err
 	}
@@ -73,6 +87,11 @@ func mysqlRender(col column) string {
 		u := "CONVERT(" + c + " USING utf8mb4)"
 		return fmt.Sprintf("CASE WHEN CHAR_LENGTH(%s) <= %d THEN CONCAT(CHAR_LENGTH(%s), ':', %s) ELSE CONCAT('m', MD5(%s)) END", u, shortText, u, u, u)
 	case "binary", "varbinary", "tinyblob", "blob", "mediumblob", "longblob":
+		return "MD5(" + c + ")"
+	case "geometry", "point", "linestring", "polygon", "multipoint", "multilinestring", "multipolygon",
+		"geometrycollection", "geomcollection":
+		// The stored bytes (SRID and WKB): as text they are not valid
+		// UTF-8, and a conversion could make different values equal.
 		return "MD5(" + c + ")"
 	}
 	return "MD5(CAST(" + c + " AS CHAR))"

@@ -27,10 +27,13 @@ func (postgresOps) tables(ctx context.Context, c *sql.Conn, database string) ([]
 			return nil, fmt.Errorf("connected to database %q, not %q (on PostgreSQL, connect to the database to check)", cur, database)
 		}
 	}
+	// Ordinary tables, partitions included (a partitioned table's rows are
+	// its partitions'), and materialised views, whose rows a load makes by
+	// REFRESH; plain views and foreign tables hold no rows of their own.
 	rows, err := c.QueryContext(ctx, `SELECT CASE WHEN n.nspname = 'public' THEN c.relname ELSE n.nspname || '.' || c.relname END,
-			COALESCE(am.amname, ''), pg_table_size(c.oid), pg_indexes_size(c.oid)
+			COALESCE(am.amname, ''), pg_table_size(c.oid), pg_indexes_size(c.oid), c.relkind = 'm', c.relispopulated
 		FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace LEFT JOIN pg_am am ON am.oid = c.relam
-		WHERE c.relkind = 'r' AND n.nspname NOT IN ('pg_catalog', 'information_schema') AND n.nspname NOT LIKE 'pg_toast%'
+		WHERE c.relkind IN ('r', 'm') AND n.nspname NOT IN ('pg_catalog', 'information_schema') AND n.nspname NOT LIKE 'pg_toast%'
 			AND n.nspname NOT LIKE 'pg_temp%'`)
 	if err != nil {
 		return nil, err
@@ -39,8 +42,13 @@ func (postgresOps) tables(ctx context.Context, c *sql.Conn, database string) ([]
 	var out []Table
 	for rows.Next() {
 		var t Table
-		if err := rows.Scan(&t.Name, &t.Engine, &t.DataBytes, &t.IndexBytes); err != nil {
+		var mv, populated bool
+		if err := rows.Scan(&t.Name, &t.Engine, &t.DataBytes, &t.IndexBytes, &mv, &populated); err != nil {
 			return nil, err
+		}
+		if mv {
+			t.Kind = KindMatView
+			t.unpopulated = !populated
 		}
 		out = append(out, t)
 	}

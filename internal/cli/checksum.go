@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strings"
 
@@ -68,6 +69,9 @@ func (a *App) checksumCmd(ctx context.Context, args []string) error {
 	}
 	s, err := execute.Connect(ctx, t, dialect.OpenOptions{MaxConns: 1})
 	if err != nil {
+		if noDatabase(err) {
+			return checksumNoDatabase(database, t.Database, t.MaskedDSN(), err)
+		}
 		return exitFor(err)
 	}
 	defer s.Close()
@@ -84,6 +88,10 @@ func (a *App) checksumCmd(ctx context.Context, args []string) error {
 	if err != nil {
 		if strings.Contains(err.Error(), "checksum: no table") {
 			return usagef("--tables: %s", strings.TrimPrefix(err.Error(), "checksum: "))
+		}
+		var nd *checksum.NoDatabaseError
+		if errors.As(err, &nd) {
+			return checksumNoDatabase(database, s.Target.Database, s.Target.MaskedDSN(), nd)
 		}
 		return failed(fmt.Errorf("%s", s.Target.Mask(err.Error())))
 	}
