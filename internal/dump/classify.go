@@ -78,6 +78,11 @@ type Statement struct {
 	// CREATE/ALTER/DROP USER or ROLE, SET PASSWORD, SET ROLE...): Kind
 	// is Skip, and a loader counts it.
 	Account bool
+	// Admin marks a server administration statement (FLUSH, RESET, PURGE
+	// BINARY LOGS, CHANGE MASTER, START/STOP SLAVE or REPLICA, KILL,
+	// SHUTDOWN, INSTALL/UNINSTALL PLUGIN): Kind is Skip, and a loader
+	// counts it. The employees sample's `FLUSH BINARY LOGS` is one.
+	Admin bool
 	// Creates is set for CREATE TABLE (Table is the table; TableRef the
 	// name as written, quotes and qualifier kept; empty for a TEMPORARY
 	// table).
@@ -235,6 +240,10 @@ func classifyMySQL(st *Statement, text string) {
 	}
 	if isAccountMySQL(w, text) {
 		st.Kind, st.Account = Skip, true
+		return
+	}
+	if isAdminMySQL(w) {
+		st.Kind, st.Admin = Skip, true
 		return
 	}
 	switch w[0] {
@@ -459,6 +468,20 @@ func databaseOptions(text string) map[string]string {
 		}
 	}
 	return out
+}
+
+// isAdminMySQL: statements that administer the server, not its data
+// (Statement.Admin). w is the statement's first words, upper case.
+func isAdminMySQL(w []string) bool {
+	switch w[0] {
+	case "FLUSH", "RESET", "PURGE", "KILL", "SHUTDOWN", "INSTALL", "UNINSTALL":
+		return true
+	case "CHANGE":
+		return len(w) > 1 && (w[1] == "MASTER" || w[1] == "REPLICATION")
+	case "START", "STOP":
+		return len(w) > 1 && (w[1] == "SLAVE" || w[1] == "REPLICA" || w[1] == "ALL")
+	}
+	return false
 }
 
 // isAccountMySQL: GRANT, REVOKE, CREATE/ALTER/DROP/RENAME USER or ROLE,

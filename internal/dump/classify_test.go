@@ -99,6 +99,36 @@ func TestClassifyAccount(t *testing.T) {
 	}
 }
 
+// TestClassifyAdmin: server administration statements are Skip and
+// marked Admin; transactions and tables named alike are not.
+func TestClassifyAdmin(t *testing.T) {
+	for _, c := range []struct {
+		sql   string
+		admin bool
+	}{
+		{"flush /*!50503 binary */ logs", true},
+		{"FLUSH TABLES", true},
+		{"RESET MASTER", true},
+		{"PURGE BINARY LOGS TO 'mysql-bin.000003'", true},
+		{"CHANGE MASTER TO MASTER_HOST='h'", true},
+		{"STOP SLAVE", true},
+		{"START REPLICA", true},
+		{"INSTALL PLUGIN x SONAME 'x.so'", true},
+		{"START TRANSACTION", false},
+		{"CHANGE_LOG", false},
+		{"CREATE TABLE flush (a int)", false},
+		{"INSERT INTO reset VALUES (1)", false},
+	} {
+		st, err := Classify(Raw{SQL: c.sql, Line: 1}, MySQL, "f", mariadb1011)
+		if err != nil {
+			t.Fatalf("%q: %v", c.sql, err)
+		}
+		if st.Admin != c.admin || (c.admin && st.Kind != Skip) {
+			t.Errorf("%q: %s admin=%v, want admin=%v", c.sql, st.Kind, st.Admin, c.admin)
+		}
+	}
+}
+
 func TestDatabaseOptions(t *testing.T) {
 	for _, c := range []struct {
 		sql  string

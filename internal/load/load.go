@@ -154,6 +154,10 @@ type Result struct {
 	// statements not run (GRANT, REVOKE, CREATE/ALTER/DROP USER or ROLE,
 	// SET PASSWORD, SET ROLE...): a load never changes accounts.
 	AccountStatementsSkipped int `json:"account_statements_skipped,omitempty"`
+	// AdminStatementsSkipped counts the server administration statements
+	// not run (FLUSH, RESET, PURGE, CHANGE MASTER...): a load never
+	// administers the server.
+	AdminStatementsSkipped int `json:"admin_statements_skipped,omitempty"`
 	// Notes are adjustments made (definers removed, statements skipped,
 	// statements the sandbox's admin ran).
 	Notes []string `json:"notes,omitempty"`
@@ -273,6 +277,9 @@ func Load(ctx context.Context, env workload.Env, o Options) (*Result, error) {
 		l.checkLocalInfile(ctx)
 	}
 	err = l.run(ctx)
+	if n := l.res.AdminStatementsSkipped; n > 0 {
+		l.res.Notes = append(l.res.Notes, fmt.Sprintf("%d server administration statements skipped (%s the first: FLUSH, RESET, PURGE, replication...): a load does not administer the server", n, l.firstAdmin))
+	}
 	if n := l.res.AccountStatementsSkipped; n > 0 {
 		l.res.Notes = append(l.res.Notes, fmt.Sprintf("%d account statements skipped (%s the first): a load does not change accounts or privileges", n, l.firstAccount))
 	}
@@ -362,8 +369,9 @@ type loader struct {
 	databases []string
 	phase     string
 	firstErr  error
-	// firstAccount locates the first account statement skipped.
-	firstAccount string
+	// firstAccount locates the first account statement skipped,
+	// firstAdmin the first server administration statement.
+	firstAccount, firstAdmin string
 	// noted are the keys of notes given once (noteOnce).
 	noted map[string]bool
 }

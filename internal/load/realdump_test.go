@@ -437,3 +437,23 @@ func TestMariaDBDumpRollbackAndBegin(t *testing.T) {
 		t.Errorf("notes %q", res.Notes)
 	}
 }
+
+// TestMariaDBAdminStatementsSkipped: a dump's server administration
+// statements (the employees sample's `flush /*!50503 binary */ logs`,
+// which needs RELOAD) are skipped and counted, and the data loads.
+func TestMariaDBAdminStatementsSkipped(t *testing.T) {
+	env := sandboxtest.Env(t, target.FlavorMariaDB)
+	body := "flush /*!50503 binary */ logs;\nCREATE TABLE flushed (id INT PRIMARY KEY, v VARCHAR(20));\n" + values("flushed", 1, 10) + "FLUSH TABLES;\n"
+	dir := writeFiles(t, map[string]string{"d.sql": body})
+	res, err := Load(boundedCtx(t), env, Options{Files: []string{filepath.Join(dir, "d.sql")}, Database: "flushed", Threads: 2,
+		Admin: adminTarget(t, env.Target), DropExisting: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := count(t, env.Target, "flushed", "flushed"); n != "10" {
+		t.Errorf("%s rows, want 10", n)
+	}
+	if res.AdminStatementsSkipped != 2 || !strings.Contains(strings.Join(res.Notes, "\n"), "d.sql:1 the first: FLUSH") {
+		t.Errorf("skipped %d, notes %q", res.AdminStatementsSkipped, res.Notes)
+	}
+}

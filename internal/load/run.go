@@ -312,8 +312,11 @@ func (sm *streamer) statement(st *dump.Statement) (stop bool, err error) {
 	case dump.Txn:
 		return false, l.txn(ctx, sm.schema, sm.p, ss, st)
 	case dump.Skip:
-		if st.Account {
+		switch {
+		case st.Account:
 			l.skipAccount(st)
+		case st.Admin:
+			l.skipAdmin(st)
 		}
 	case dump.Session:
 		ss.log = append(ss.log, st.SQL)
@@ -535,8 +538,11 @@ func (l *loader) runFile(ctx context.Context, s *session, j *job) error {
 		}
 		switch st.Kind {
 		case dump.Skip, dump.Database, dump.Use:
-			if st.Account {
+			switch {
+			case st.Account:
 				l.skipAccount(&st)
+			case st.Admin:
+				l.skipAdmin(&st)
 			}
 			continue
 		case dump.DropDatabase:

@@ -82,6 +82,16 @@ func maskError(msg, sql string) string {
 	return msg
 }
 
+// skipAdmin counts a server administration statement not run.
+func (l *loader) skipAdmin(st *dump.Statement) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.res.AdminStatementsSkipped == 0 {
+		l.firstAdmin = printable(st.Where())
+	}
+	l.res.AdminStatementsSkipped++
+}
+
 // skipAccount counts an account or privilege statement that is not run.
 func (l *loader) skipAccount(st *dump.Statement) {
 	l.mu.Lock()
