@@ -56,6 +56,7 @@ func TestGateRunThreshold(t *testing.T) {
 			results, jsonFile := filepath.Join(dir, "results.db"), filepath.Join(dir, "run.json")
 			junit, md := filepath.Join(dir, "gates.xml"), filepath.Join(dir, "gates.md")
 			dbarena(t, withTarget(fl.target, "prepare", "oltp_point_select", "--tables", "1", "--table-size", "2000", "--monitor", "none")...).mustSucceed(t)
+			t.Cleanup(func() { dbarena(t, withTarget(fl.target, "cleanup", "oltp_point_select", "--tables", "1")...) })
 			r := dbarena(t, withTarget(fl.target, "run", "oltp_point_select", "--tables", "1", "--table-size", "2000",
 				"--threads", "2", "--time", "2", "--report-interval", "0", "--monitor", "none", "--results", results, "--json", jsonFile,
 				"--threshold", "p95<0.001ms", "--threshold", "tps>0", "--junit", junit, "--md-summary", md)...)
@@ -161,6 +162,7 @@ func TestGateCompareFailOn(t *testing.T) {
 	dir := t.TempDir()
 	results := filepath.Join(dir, "results.db")
 	dbarena(t, "prepare", "oltp_point_select", "--tables", "1", "--table-size", "2000", "--monitor", "none").mustSucceed(t)
+	t.Cleanup(func() { dbarena(t, "cleanup", "oltp_point_select", "--tables", "1") })
 	base := gateRuns(t, results, "--time", "2", "--rate", "300", "--rounds", "3", "--tag", "side=base")
 	slow := gateRuns(t, results, "--time", "2", "--rate", "210", "--rounds", "3", "--tag", "side=slow")
 	same := gateRuns(t, results, "--time", "2", "--rate", "300", "--rounds", "3", "--tag", "side=same")

@@ -59,6 +59,7 @@ func TestRunJobs(t *testing.T) {
 
 	// OLTP workers prepare their statements while they connect, before
 	// their group runs.
+	dbarena(t, "cleanup", "oltp_point_select", "--tables", "1", pgTarget) // another test's tables
 	dbarena(t, "prepare", "oltp_point_select", "--tables", "1", "--table-size", "1000", pgTarget).mustSucceed(t)
 	js = jsonPath(t)
 	dbarena(t, "run", "oltp_read_write", "--tables", "1", "--table-size", "1000", "--threads", "3", "--jobs", "2",
