@@ -37,6 +37,9 @@ type Workload struct {
 	scale     int
 	defines   []string
 	seed      int64
+	// init is how prepare builds pgbench's tables on PostgreSQL (pgbench -i).
+	init InitOptions
+	foreignKeys bool
 	// numberOfQueries is mysqlslap's --number-of-queries (see limit.go).
 	numberOfQueries int64
 
@@ -77,7 +80,8 @@ var (
 
 // New returns the workload with pgbench's defaults.
 func New() workload.Workload {
-	return &Workload{delimiter: ";", protocol: Simple, client: ClientAuto, scale: 1}
+	return &Workload{delimiter: ";", protocol: Simple, client: ClientAuto, scale: 1,
+		init: InitOptions{Steps: DefaultInitSteps, Fillfactor: 100}}
 }
 
 // All lists the workloads of this package, for the registry.
@@ -103,6 +107,14 @@ func (wl *Workload) Flags(fs *pflag.FlagSet) {
 	fs.StringVar(&wl.client, "client", wl.client, "client library on PostgreSQL {auto: dbarena's lean wire client, sql: database/sql and pgx}")
 	fs.IntVar(&wl.scale, "scale", wl.scale, "pgbench scale factor: prepare loads 100000 x scale accounts; :scale in scripts")
 	fs.Int64Var(&wl.seed, "random-seed", 0, "the seed of hash() and permute() without one (:default_seed), the same for every client; 0 takes one from the run's seed")
+	fs.StringVar(&wl.init.Steps, "init-steps", DefaultInitSteps, "prepare on PostgreSQL: pgbench -I steps, in order (d drop, t create, g client-side generate, G server-side generate, v vacuum, p primary keys, f foreign keys)")
+	fs.IntVar(&wl.init.Fillfactor, "fillfactor", 100, "prepare on PostgreSQL: fillfactor of pgbench_accounts, _tellers and _branches (pgbench -F, 10..100)")
+	fs.BoolVar(&wl.init.Unlogged, "unlogged-tables", false, "prepare on PostgreSQL: create the tables UNLOGGED (pgbench --unlogged-tables)")
+	fs.StringVar(&wl.init.Tablespace, "tablespace", "", "prepare on PostgreSQL: create the tables in this tablespace (pgbench --tablespace)")
+	fs.StringVar(&wl.init.IndexTablespace, "index-tablespace", "", "prepare on PostgreSQL: create the primary keys in this tablespace (pgbench --index-tablespace)")
+	fs.BoolVar(&wl.foreignKeys, "foreign-keys", false, "prepare on PostgreSQL: add foreign keys between the tables (pgbench --foreign-keys, step f)")
+	fs.IntVar(&wl.init.Partitions, "partitions", 0, "prepare on PostgreSQL: partition pgbench_accounts in this many parts (pgbench --partitions)")
+	fs.StringVar(&wl.init.PartitionMethod, "partition-method", "", "prepare on PostgreSQL: range or hash (pgbench --partition-method; range by default)")
 	fs.StringArrayVar(&wl.defines, "define", nil, "NAME=VALUE: a variable every script starts with (pgbench -D; repeatable)")
 }
 
@@ -127,6 +139,9 @@ func (wl *Workload) Params() map[string]any {
 	}
 	if wl.seed != 0 {
 		p["random_seed"] = wl.seed
+	}
+	if o := wl.initOptions(); o != (InitOptions{Steps: DefaultInitSteps, Fillfactor: 100, Scale: wl.scale}) {
+		p["init"] = o
 	}
 	return p
 }
@@ -166,6 +181,7 @@ func (wl *Workload) Validate() []error {
 	if wl.scale < 1 {
 		errs = append(errs, fmt.Errorf("--scale %d: must be at least 1", wl.scale))
 	}
+	errs = append(errs, wl.checkInit()...)
 	wl.predefined = map[string]pgscript.Value{}
 	for _, d := range wl.defines {
 		name, val, ok := strings.Cut(d, "=")
