@@ -38,7 +38,7 @@ type Workload struct {
 	defines   []string
 	seed      int64
 	// init is how prepare builds pgbench's tables on PostgreSQL (pgbench -i).
-	init InitOptions
+	init        InitOptions
 	foreignKeys bool
 	// numberOfQueries is mysqlslap's --number-of-queries (see limit.go).
 	numberOfQueries int64

@@ -150,7 +150,11 @@ func (w *worker) pick() *weighted {
 
 // Event implements workload.Worker: one run of a script chosen by weight.
 func (w *worker) Event(ctx context.Context, ev *workload.Event) error {
-	sc := w.pick()
+	return w.eventScript(ctx, w.pick(), ev)
+}
+
+// eventScript runs one event of script sc.
+func (w *worker) eventScript(ctx context.Context, sc *weighted, ev *workload.Event) error {
 	s := sc.s
 	ev.Type = s.Name
 	defer w.endPipe()
