@@ -671,6 +671,9 @@ func (a *App) pgbench(ctx context.Context, argv []string) int {
 	}
 	r.bench.Version = fmt.Sprintf("pgbench (dbarena %s, server %s)", Version, strings.Fields(version)[0])
 	r.bench.Scale = r.initOpts.Scale
+	if r.debug {
+		r.bench.Debug = stderr
+	}
 	usesBuiltin := false
 	for _, b := range r.builtin {
 		usesBuiltin = usesBuiltin || b

@@ -56,6 +56,7 @@ type BenchOptions struct {
 	Mode             string        // query mode, for the summary
 	Scale            int           // for the summary
 	Version          string        // the first line, e.g. "pgbench (dbarena, server 15.18)"
+	Debug            io.Writer     // -d: where "client N sending ..." lines go (nil = none)
 }
 
 // txResult is how a transaction ended, as pgbench's estatus.
@@ -259,6 +260,10 @@ func (c *client) connect(ctx context.Context) error {
 		// -C: the client's variables outlive its connection.
 		w.st = c.w.st
 	}
+	if d := c.b.o.Debug; d != nil {
+		id := c.id
+		w.debug = func(s string) { fmt.Fprintf(d, "pgbench: client %d %s\n", id, s) }
+	}
 	c.conn, c.w = conn, w
 	return nil
 }
@@ -334,8 +339,14 @@ func (c *client) run(ctx context.Context, start time.Time, cancel context.Cancel
 		for {
 			tries++
 			ev := workload.Event{}
+			if o.Debug != nil {
+				fmt.Fprintf(o.Debug, "pgbench: client %d executing script \"%s\"\n", c.id, sc.s.Name)
+			}
 			err := c.eventWith(ctx, sc, &ev)
 			if err == nil && c.txStatus() != 'I' {
+				// pgbench counts the transaction, then aborts the client.
+				c.cnt++
+				c.b.record(c, scriptIndex(c.b.wl, sc), txOK, float64(time.Since(tstart).Microseconds()), lag, tries, false)
 				fmt.Fprintf(c.b.stderr, "pgbench: error: client %d aborted: end of script reached without completing the last transaction\n", c.id)
 				c.abort(cancel)
 				return

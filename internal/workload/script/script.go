@@ -262,6 +262,15 @@ func (wl *Workload) Validate() []error {
 	var scripts []*pgscript.Script
 	for _, s := range wl.scripts {
 		scripts = append(scripts, s.s)
+		if len(s.s.Cmds) == 0 {
+			errs = append(errs, fmt.Errorf("empty command list for script \"%s\"", s.s.Name))
+		}
+		for _, c := range s.s.Cmds {
+			if n := countParams(c); n > maxParams && wl.protocol != Simple {
+				errs = append(errs, &pgscript.Error{File: s.s.Name, Line: c.Line,
+					Msg: fmt.Sprintf("statement has too many arguments (maximum is %d): %s", maxParams, c.Text)})
+			}
+		}
 		for _, c := range s.s.Cmds {
 			if c.Kind == pgscript.StartPipeline && wl.protocol == Simple {
 				errs = append(errs, &pgscript.Error{File: s.s.Name, Line: c.Line,
@@ -300,4 +309,20 @@ func literalScript(name, text, delimiter string) *pgscript.Script {
 		line += strings.Count(part, "\n") + strings.Count(delimiter, "\n")
 	}
 	return s
+}
+
+// maxParams is the most :variables a statement may have with --protocol
+// extended or prepared, as pgbench's MAX_ARGS - 1.
+const maxParams = 255
+
+// countParams is the number of :variables of an SQL command, each
+// occurrence a parameter as pgbench counts them.
+func countParams(c pgscript.Cmd) int {
+	n := 0
+	for _, p := range c.Parts {
+		if p.Var != "" {
+			n++
+		}
+	}
+	return n
 }

@@ -53,6 +53,9 @@ type worker struct {
 	pwStmts []*pgwire.Stmt // by command index
 	pwPipe  *pgwire.Pipeline
 	step    stepping // the event run in steps (Start, Resume)
+	// debug, when set, is told of each statement sent and its reply
+	// received (dbarena pgbench -d).
+	debug func(string)
 
 	// run sends one SQL command and reads its reply: execWire, execPG or
 	// execMySQL, as the worker's connection is.
@@ -186,8 +189,14 @@ func (w *worker) eventScript(ctx context.Context, sc *weighted, ev *workload.Eve
 			if start == 0 {
 				start = sinceBase()
 			}
+			if w.debug != nil {
+				w.debug("sending " + w.text(c))
+			}
 			if err := w.exec(ctx, sc.base+pc, c); err != nil {
 				return w.failed(sc, pc, err)
+			}
+			if w.debug != nil {
+				w.debug("receiving")
 			}
 			ended = sinceBase()
 			w.stats.record(sc.base+pc, ended-start, "")
