@@ -168,9 +168,9 @@ type bench struct {
 // or 2 when a client aborted.
 func (wl *Workload) RunBench(ctx context.Context, env workload.Env, o BenchOptions, stdout, stderr io.Writer) int {
 	b := &bench{wl: wl, env: env, o: o, stderr: stderr, per: make([]scriptStats, len(wl.scripts))}
-	if o.Threads > o.Clients {
-		b.o.Threads = o.Clients
-	}
+	b.o.Clients = max(o.Clients, 1)
+	b.o.Threads = min(max(o.Threads, 1), b.o.Clients)
+	o = b.o
 	if o.Log {
 		if err := b.openLogs(); err != nil {
 			fmt.Fprintf(stderr, "pgbench: error: %v\n", err)
@@ -188,8 +188,17 @@ func (wl *Workload) RunBench(ctx context.Context, env workload.Env, o BenchOptio
 	connStart := time.Now()
 	// Connections first, as pgbench does before its clock starts.
 	clients := make([]*client, o.Clients)
+	// Threads take contiguous blocks of clients, as pgbench deals them.
+	threadOf := make([]int, o.Clients)
+	for t, dealt := 0, 0; t < b.o.Threads; t++ {
+		n := (o.Clients - dealt + b.o.Threads - t - 1) / (b.o.Threads - t)
+		for k := dealt; k < dealt+n; k++ {
+			threadOf[k] = t
+		}
+		dealt += n
+	}
 	for i := range clients {
-		c := &client{b: b, id: i, thread: i % max(b.o.Threads, 1)}
+		c := &client{b: b, id: i, thread: threadOf[i]}
 		if !o.Connect {
 			if err := c.connect(ctx); err != nil {
 				fmt.Fprintf(stderr, "pgbench: error: %s\n", pgMessage(err))
@@ -260,6 +269,8 @@ func (c *client) connect(ctx context.Context) error {
 		// -C: the client's variables outlive its connection.
 		w.st = c.w.st
 	}
+	w.undefinedNull = true
+	w.prepareFailed = func(err error) { fmt.Fprintf(c.b.stderr, "pgbench: error: %s\n", pgMessage(err)) }
 	if d := c.b.o.Debug; d != nil {
 		id := c.id
 		w.debug = func(s string) { fmt.Fprintf(d, "pgbench: client %d %s\n", id, s) }
@@ -336,7 +347,10 @@ func (c *client) run(ctx context.Context, start time.Time, cancel context.Cancel
 		tries := 0
 		var res txResult
 		sc := c.w.pick()
+		// A transaction retried draws the same random numbers, as pgbench.
+		rs := *c.w.st.Rand
 		for {
+			*c.w.st.Rand = rs
 			tries++
 			ev := workload.Event{}
 			if o.Debug != nil {
@@ -590,11 +604,11 @@ func (b *bench) summary(out io.Writer, elapsed, connTime time.Duration) {
 		fmt.Fprintf(out, "total number of retries: %d\n", t.retries)
 	}
 	if o.Rate > 0 && o.LatencyLimit > 0 {
-		fmt.Fprintf(out, "number of transactions skipped: %d (%.3f%%)\n", t.skipped, pct(t.skipped, done+t.skipped))
+		fmt.Fprintf(out, "number of transactions skipped: %d (%.3f%%)\n", t.skipped, pct(t.skipped, t.cnt+t.skipped))
 	}
 	if o.LatencyLimit > 0 {
 		fmt.Fprintf(out, "number of transactions above the %.1f ms latency limit: %d/%d (%.3f%%)\n",
-			float64(o.LatencyLimit.Microseconds())/1000, t.late, done, pct(t.late, done))
+			float64(o.LatencyLimit.Microseconds())/1000, t.late, t.cnt, pct(t.late, t.cnt))
 	}
 	if t.cnt > 0 {
 		if o.Rate > 0 || o.Progress > 0 || o.LatencyLimit > 0 {
@@ -647,8 +661,8 @@ func (b *bench) commandLatencies(out io.Writer, i int) {
 			mean, fails = st.meanMS, st.errors
 		}
 		text := c.Text
-		if c.Kind != pgscript.SQL {
-			text = strings.TrimSpace(c.Text)
+		if lines := b.wl.sources[sc.s.Name]; c.Kind != pgscript.SQL && c.Line >= 1 && c.Line <= len(lines) {
+			text = strings.TrimSpace(lines[c.Line-1])
 		}
 		fmt.Fprintf(out, "   %11.3f  %10d  %s\n", mean, fails, strings.ReplaceAll(text, "\n", " "))
 	}
@@ -861,6 +875,21 @@ func NewBench(c BenchConfig) (*Workload, []error) {
 	}
 	if errs := wl.Validate(); len(errs) > 0 {
 		return nil, errs
+	}
+	// The scripts' lines, for -r's table of meta-commands.
+	wl.sources = map[string][]string{}
+	for _, f := range c.Builtins {
+		name, _, _ := strings.Cut(f, "@")
+		wl.sources[name] = strings.Split(builtinScripts[name], "\n")
+	}
+	for _, f := range c.Files {
+		name := f[:max(strings.LastIndexByte(f, '@'), 0)]
+		if !strings.Contains(f, "@") {
+			name = f
+		}
+		if b, err := os.ReadFile(name); err == nil {
+			wl.sources[name] = strings.Split(string(b), "\n")
+		}
 	}
 	// Validate puts the built-ins first; pgbench keeps the command line's
 	// order (script numbers in the summary and the logs).

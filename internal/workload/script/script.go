@@ -40,6 +40,8 @@ type Workload struct {
 	// init is how prepare builds pgbench's tables on PostgreSQL (pgbench -i).
 	init        InitOptions
 	foreignKeys bool
+	// sources are the scripts' lines by name (dbarena pgbench -r).
+	sources map[string][]string
 	// numberOfQueries is mysqlslap's --number-of-queries (see limit.go).
 	numberOfQueries int64
 

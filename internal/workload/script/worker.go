@@ -56,6 +56,13 @@ type worker struct {
 	// debug, when set, is told of each statement sent and its reply
 	// received (dbarena pgbench -d).
 	debug func(string)
+	// undefinedNull sends an undefined :variable as a NULL parameter
+	// (extended and prepared protocols) as pgbench does, rather than
+	// failing; prepareFailed, when set, is told of a statement the server
+	// would not prepare, which then runs unprepared to the server's error,
+	// as in pgbench (dbarena pgbench sets both).
+	undefinedNull bool
+	prepareFailed func(error)
 
 	// run sends one SQL command and reads its reply: execWire, execPG or
 	// execMySQL, as the worker's connection is.
@@ -463,6 +470,11 @@ func (w *worker) params(c *pgscript.Cmd) error {
 			continue
 		}
 		v, ok := w.st.GetSlot(p.Slot)
+		if !ok && w.undefinedNull && w.pg != nil {
+			// pgbench sends an undefined variable as a NULL parameter.
+			w.pgArgs = append(w.pgArgs, nil)
+			continue
+		}
 		if !ok {
 			return fmt.Errorf("undefined variable :%s", p.Var)
 		}
@@ -537,9 +549,15 @@ func (w *worker) execPG(ctx context.Context, idx int, c *pgscript.Cmd) error {
 		if !ok {
 			name = "dbarena_s" + strconv.Itoa(idx)
 			if _, err := w.pg.Prepare(ctx, name, w.paramSQL(idx, c), nil); err != nil {
-				return err
+				if w.prepareFailed == nil {
+					return err
+				}
+				// As pgbench: the failure is reported and the statement
+				// executed anyway, which the server refuses.
+				w.prepareFailed(err)
+			} else {
+				w.pgNames[idx] = name
 			}
-			w.pgNames[idx] = name
 		}
 		rr = w.pg.ExecPrepared(ctx, name, w.pgArgs, nil, nil)
 	}
