@@ -527,8 +527,8 @@ func parsePgbench(argv []string, getenv func(string) string) (*pgbenchRun, error
 	}
 	_ = throttle
 	if !r.seedGiven {
-		// pgbench seeds from the clock unless told otherwise.
-		r.seed = uint64(time.Now().UnixNano())
+		// pgbench seeds from the clock (microseconds) unless told otherwise.
+		r.seed = uint64(time.Now().UnixMicro())
 	}
 	b.Seed = r.seed
 	b.Mode = r.protocol
@@ -600,7 +600,7 @@ func (a *App) pgbench(ctx context.Context, argv []string) int {
 	var wl *script.Workload
 	if !r.init {
 		var errs []error
-		cfg := script.BenchConfig{Protocol: r.protocol, Defines: r.defines, Scale: r.initOpts.Scale, Seed: int64(r.seed)}
+		cfg := script.BenchConfig{Protocol: r.protocol, Defines: r.defines, Scale: r.initOpts.Scale, Seed: r.seed, Clients: r.bench.Clients}
 		for i, f := range r.files {
 			if r.builtin[i] {
 				cfg.Builtins = append(cfg.Builtins, f)

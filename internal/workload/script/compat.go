@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/spf13/pflag"
 
 	"github.com/dbarena/dbarena/internal/workload"
 	"github.com/dbarena/dbarena/internal/workload/script/pgscript"
@@ -861,19 +862,56 @@ type BenchConfig struct {
 	Protocol string
 	Defines  []string
 	Scale    int
-	Seed     int64
+	Seed     uint64 // --random-seed (time and rand resolved to a number)
+	Clients  int
 }
 
 // NewBench returns the workload of a pgbench command line, validated (a
 // script that does not parse is an error here, before any connection).
 func NewBench(c BenchConfig) (*Workload, []error) {
 	wl := New().(*Workload)
-	wl.files, wl.builtins, wl.protocol, wl.defines = c.Files, c.Builtins, c.Protocol, c.Defines
-	wl.client, wl.scale, wl.seed = ClientSQL, max(c.Scale, 1), c.Seed
-	if wl.seed == 0 {
-		wl.seed = 1
+	// Set through the workload's own flags, as `run script` is.
+	fs := pflag.NewFlagSet("pgbench", pflag.ContinueOnError)
+	wl.Flags(fs)
+	set := func(name, val string) error {
+		if err := fs.Set(name, val); err != nil {
+			return fmt.Errorf("--%s %s: %w", name, val, err)
+		}
+		return nil
+	}
+	errs := []error{set("client", ClientSQL), set("protocol", c.Protocol),
+		set("scale", strconv.Itoa(max(c.Scale, 1))), set("random-seed", strconv.FormatUint(c.Seed, 10))}
+	for _, f := range c.Files {
+		errs = append(errs, set("file", f))
+	}
+	for _, b := range c.Builtins {
+		errs = append(errs, set("builtin", b))
+	}
+	for _, d := range c.Defines {
+		errs = append(errs, set("define", d))
+	}
+	if err := errors.Join(errs...); err != nil {
+		return nil, []error{err}
+	}
+	// Each pgbench client is one of the run's threads (its random streams).
+	if ts, ok := any(wl).(interface{ SetThreads(int) }); ok {
+		ts.SetThreads(max(c.Clients, 1))
 	}
 	if errs := wl.Validate(); len(errs) > 0 {
+		return nil, errs
+	}
+	for _, s := range wl.scripts {
+		if len(s.s.Cmds) == 0 {
+			errs = append(errs, fmt.Errorf("empty command list for script \"%s\"", s.s.Name))
+		}
+		for _, c := range s.s.Cmds {
+			if n := countParams(c); n > maxParams && wl.protocol != Simple {
+				errs = append(errs, &pgscript.Error{File: s.s.Name, Line: c.Line,
+					Msg: fmt.Sprintf("statement has too many arguments (maximum is %d): %s", maxParams, c.Text)})
+			}
+		}
+	}
+	if len(errs) > 0 {
 		return nil, errs
 	}
 	// The scripts' lines, for -r's table of meta-commands.
@@ -913,3 +951,19 @@ func NewBench(c BenchConfig) (*Workload, []error) {
 
 // SetScale sets :scale, as pgbench reads it from pgbench_branches.
 func (wl *Workload) SetScale(n int) { wl.scale = n }
+
+// maxParams is the most :variables a statement may have with --protocol
+// extended or prepared, as pgbench's MAX_ARGS - 1.
+const maxParams = 255
+
+// countParams is the number of :variables of an SQL command, each
+// occurrence a parameter as pgbench counts them.
+func countParams(c pgscript.Cmd) int {
+	n := 0
+	for _, p := range c.Parts {
+		if p.Var != "" {
+			n++
+		}
+	}
+	return n
+}

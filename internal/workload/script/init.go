@@ -11,6 +11,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/spf13/pflag"
+
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/stdlib"
 )
@@ -368,4 +370,16 @@ func (wl *Workload) initOptions() InitOptions {
 		o.Steps += "f"
 	}
 	return o
+}
+
+// initFlags are prepare's pgbench -i flags.
+func (wl *Workload) initFlags(fs *pflag.FlagSet) {
+	fs.StringVar(&wl.init.Steps, "init-steps", DefaultInitSteps, "prepare on PostgreSQL: pgbench -I steps, in order (d drop, t create, g client-side generate, G server-side generate, v vacuum, p primary keys, f foreign keys)")
+	fs.IntVar(&wl.init.Fillfactor, "fillfactor", 100, "prepare on PostgreSQL: fillfactor of pgbench_accounts, _tellers and _branches (pgbench -F, 10..100)")
+	fs.BoolVar(&wl.init.Unlogged, "unlogged-tables", false, "prepare on PostgreSQL: create the tables UNLOGGED (pgbench --unlogged-tables)")
+	fs.StringVar(&wl.init.Tablespace, "tablespace", "", "prepare on PostgreSQL: create the tables in this tablespace (pgbench --tablespace)")
+	fs.StringVar(&wl.init.IndexTablespace, "index-tablespace", "", "prepare on PostgreSQL: create the primary keys in this tablespace (pgbench --index-tablespace)")
+	fs.BoolVar(&wl.foreignKeys, "foreign-keys", false, "prepare on PostgreSQL: add foreign keys between the tables (pgbench --foreign-keys, step f)")
+	fs.IntVar(&wl.init.Partitions, "partitions", 0, "prepare on PostgreSQL: partition pgbench_accounts in this many parts (pgbench --partitions)")
+	fs.StringVar(&wl.init.PartitionMethod, "partition-method", "", "prepare on PostgreSQL: range or hash (pgbench --partition-method; range by default)")
 }

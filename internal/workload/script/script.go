@@ -37,11 +37,6 @@ type Workload struct {
 	scale     int
 	defines   []string
 	seed      int64
-	// init is how prepare builds pgbench's tables on PostgreSQL (pgbench -i).
-	init        InitOptions
-	foreignKeys bool
-	// sources are the scripts' lines by name (dbarena pgbench -r).
-	sources map[string][]string
 	// numberOfQueries is mysqlslap's --number-of-queries (see limit.go).
 	numberOfQueries int64
 
@@ -59,6 +54,12 @@ type Workload struct {
 	createOnce sync.Once
 	createErr  error
 	stats      statsSet
+
+	// init is how prepare builds pgbench's tables on PostgreSQL (pgbench -i).
+	init        InitOptions
+	foreignKeys bool
+	// sources are the scripts' lines by name (dbarena pgbench -r).
+	sources map[string][]string
 }
 
 type weighted struct {
@@ -99,6 +100,7 @@ func (wl *Workload) Description() string {
 
 // Flags implements workload.Workload.
 func (wl *Workload) Flags(fs *pflag.FlagSet) {
+	wl.initFlags(fs)
 	fs.StringArrayVar(&wl.files, "file", nil, "pgbench script FILE[@WEIGHT] (repeatable)")
 	fs.StringArrayVar(&wl.builtins, "builtin", nil, "pgbench built-in script NAME[@WEIGHT]: tpcb-like, simple-update, select-only (repeatable; tpcb-like when no script is given, as pgbench)")
 	fs.StringArrayVar(&wl.queries, "query", nil, "mysqlslap-style statements \"SQL;SQL\" run in order as one event (repeatable)")
@@ -109,20 +111,15 @@ func (wl *Workload) Flags(fs *pflag.FlagSet) {
 	fs.StringVar(&wl.client, "client", wl.client, "client library on PostgreSQL {auto: dbarena's lean wire client, sql: database/sql and pgx}")
 	fs.IntVar(&wl.scale, "scale", wl.scale, "pgbench scale factor: prepare loads 100000 x scale accounts; :scale in scripts")
 	fs.Int64Var(&wl.seed, "random-seed", 0, "the seed of hash() and permute() without one (:default_seed), the same for every client; 0 takes one from the run's seed")
-	fs.StringVar(&wl.init.Steps, "init-steps", DefaultInitSteps, "prepare on PostgreSQL: pgbench -I steps, in order (d drop, t create, g client-side generate, G server-side generate, v vacuum, p primary keys, f foreign keys)")
-	fs.IntVar(&wl.init.Fillfactor, "fillfactor", 100, "prepare on PostgreSQL: fillfactor of pgbench_accounts, _tellers and _branches (pgbench -F, 10..100)")
-	fs.BoolVar(&wl.init.Unlogged, "unlogged-tables", false, "prepare on PostgreSQL: create the tables UNLOGGED (pgbench --unlogged-tables)")
-	fs.StringVar(&wl.init.Tablespace, "tablespace", "", "prepare on PostgreSQL: create the tables in this tablespace (pgbench --tablespace)")
-	fs.StringVar(&wl.init.IndexTablespace, "index-tablespace", "", "prepare on PostgreSQL: create the primary keys in this tablespace (pgbench --index-tablespace)")
-	fs.BoolVar(&wl.foreignKeys, "foreign-keys", false, "prepare on PostgreSQL: add foreign keys between the tables (pgbench --foreign-keys, step f)")
-	fs.IntVar(&wl.init.Partitions, "partitions", 0, "prepare on PostgreSQL: partition pgbench_accounts in this many parts (pgbench --partitions)")
-	fs.StringVar(&wl.init.PartitionMethod, "partition-method", "", "prepare on PostgreSQL: range or hash (pgbench --partition-method; range by default)")
 	fs.StringArrayVar(&wl.defines, "define", nil, "NAME=VALUE: a variable every script starts with (pgbench -D; repeatable)")
 }
 
 // Params implements workload.Workload.
 func (wl *Workload) Params() map[string]any {
 	p := map[string]any{"protocol": wl.protocol, "client": wl.client, "scale": wl.scale}
+	if o := wl.initOptions(); o != (InitOptions{Steps: DefaultInitSteps, Fillfactor: 100, Scale: wl.scale}) {
+		p["init"] = o
+	}
 	if len(wl.files) > 0 {
 		p["file"] = wl.files
 	}
@@ -141,9 +138,6 @@ func (wl *Workload) Params() map[string]any {
 	}
 	if wl.seed != 0 {
 		p["random_seed"] = wl.seed
-	}
-	if o := wl.initOptions(); o != (InitOptions{Steps: DefaultInitSteps, Fillfactor: 100, Scale: wl.scale}) {
-		p["init"] = o
 	}
 	return p
 }
@@ -264,15 +258,6 @@ func (wl *Workload) Validate() []error {
 	var scripts []*pgscript.Script
 	for _, s := range wl.scripts {
 		scripts = append(scripts, s.s)
-		if len(s.s.Cmds) == 0 {
-			errs = append(errs, fmt.Errorf("empty command list for script \"%s\"", s.s.Name))
-		}
-		for _, c := range s.s.Cmds {
-			if n := countParams(c); n > maxParams && wl.protocol != Simple {
-				errs = append(errs, &pgscript.Error{File: s.s.Name, Line: c.Line,
-					Msg: fmt.Sprintf("statement has too many arguments (maximum is %d): %s", maxParams, c.Text)})
-			}
-		}
 		for _, c := range s.s.Cmds {
 			if c.Kind == pgscript.StartPipeline && wl.protocol == Simple {
 				errs = append(errs, &pgscript.Error{File: s.s.Name, Line: c.Line,
@@ -311,20 +296,4 @@ func literalScript(name, text, delimiter string) *pgscript.Script {
 		line += strings.Count(part, "\n") + strings.Count(delimiter, "\n")
 	}
 	return s
-}
-
-// maxParams is the most :variables a statement may have with --protocol
-// extended or prepared, as pgbench's MAX_ARGS - 1.
-const maxParams = 255
-
-// countParams is the number of :variables of an SQL command, each
-// occurrence a parameter as pgbench counts them.
-func countParams(c pgscript.Cmd) int {
-	n := 0
-	for _, p := range c.Parts {
-		if p.Var != "" {
-			n++
-		}
-	}
-	return n
 }
