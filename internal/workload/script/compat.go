@@ -893,11 +893,17 @@ func NewBench(c BenchConfig) (*Workload, []error) {
 	if err := errors.Join(errs...); err != nil {
 		return nil, []error{err}
 	}
+	errs = nil
 	// Each pgbench client is one of the run's threads (its random streams).
 	if ts, ok := any(wl).(interface{ SetThreads(int) }); ok {
 		ts.SetThreads(max(c.Clients, 1))
 	}
-	if errs := wl.Validate(); len(errs) > 0 {
+	for _, err := range wl.Validate() {
+		if err != nil {
+			errs = append(errs, err)
+		}
+	}
+	if len(errs) > 0 {
 		return nil, errs
 	}
 	for _, s := range wl.scripts {
