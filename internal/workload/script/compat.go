@@ -358,7 +358,7 @@ func (c *client) run(ctx context.Context, start time.Time, cancel context.Cancel
 				fmt.Fprintf(o.Debug, "pgbench: client %d executing script \"%s\"\n", c.id, sc.s.Name)
 			}
 			err := c.eventWith(ctx, sc, &ev)
-			if err == nil && c.txStatus() != 'I' {
+			if err != nil && strings.Contains(err.Error(), endOpen) || err == nil && c.txStatus() != 'I' {
 				// pgbench counts the transaction, then aborts the client.
 				c.cnt++
 				c.b.record(c, scriptIndex(c.b.wl, sc), txOK, float64(time.Since(tstart).Microseconds()), lag, tries, false)
@@ -375,7 +375,7 @@ func (c *client) run(ctx context.Context, start time.Time, cancel context.Cancel
 			}
 			code := sqlState(err)
 			if code != "40001" && code != "40P01" {
-				fmt.Fprintf(c.b.stderr, "pgbench: error: client %d script %d aborted in command %d: %s\n", c.id, scriptIndex(c.b.wl, sc), commandIndex(sc, err), pgMessage(err))
+				c.reportAbort(sc, err)
 				c.abort(cancel)
 				return
 			}
@@ -412,6 +412,35 @@ func (c *client) run(ctx context.Context, start time.Time, cancel context.Cancel
 			c.w = &worker{st: c.w.st}
 		}
 	}
+}
+
+// endOpen is the end of pgbench's message for a script that ends inside a
+// transaction.
+const endOpen = "end of script reached without completing the last transaction"
+
+// reportAbort prints why the client aborts, as pgbench 15 words it: a
+// meta-command's failure, its error and then "client N aborted in command
+// C (set) of script S; evaluation of meta-command failed"; an SQL
+// command's, "client N script S aborted in command C query 0: ERROR: ...".
+func (c *client) reportAbort(sc *weighted, err error) {
+	script, cmd := scriptIndex(c.b.wl, sc), commandIndex(sc, err)
+	var se *pgscript.Error
+	if errors.As(err, &se) && cmd < len(sc.s.Cmds) && sc.s.Cmds[cmd].Kind != pgscript.SQL {
+		name := "meta"
+		if lines := c.b.wl.sources[sc.s.Name]; se.Line >= 1 && se.Line <= len(lines) {
+			if f := strings.Fields(strings.TrimSpace(lines[se.Line-1])); len(f) > 0 {
+				name = strings.ToLower(strings.TrimPrefix(f[0], "\\"))
+			}
+		}
+		what := "evaluation"
+		if name == "shell" || name == "setshell" {
+			what = "execution"
+		}
+		fmt.Fprintf(c.b.stderr, "pgbench: error: %s\n", err.Error())
+		fmt.Fprintf(c.b.stderr, "pgbench: error: client %d aborted in command %d (%s) of script %d; %s of meta-command failed\n", c.id, cmd, name, script, what)
+		return
+	}
+	fmt.Fprintf(c.b.stderr, "pgbench: error: client %d script %d aborted in command %d query 0: %s\n", c.id, script, cmd, pgMessage(err))
 }
 
 // eventWith runs one event of script sc (chosen by the client before
