@@ -126,6 +126,8 @@ func (a *App) Main(ctx context.Context) int {
 	name := args[0]
 	if name == "pgbench" { // its own messages and exit statuses (pgbench.go)
 		return a.pgbench(ctx, args[1:])
+	} else if name == "help" && len(args) == 2 && args[1] == "pgbench" {
+		return a.pgbench(ctx, []string{"--help"})
 	}
 	for _, c := range a.commands() {
 		if c.name == name {

@@ -62,6 +62,9 @@ func TestPgbenchListAndShow(t *testing.T) {
 	if r.code != 0 || !strings.Contains(r.stderr, "Available builtin scripts:") || !strings.Contains(r.stderr, "select-only") {
 		t.Fatalf("-b list: %d %q", r.code, r.stderr)
 	}
+	if r := dbarena(t, "help", "pgbench"); r.code != 0 || !strings.Contains(r.stdout, "Initialization options:") || !strings.Contains(r.stdout, "Common options:") {
+		t.Errorf("help pgbench: %d %q", r.code, r.stdout)
+	}
 	r = dbarena(t, "pgbench", "--show-script", "se")
 	if r.code != 0 || !strings.Contains(r.stderr, "select-only: ") || strings.Contains(r.stderr, "UPDATE") ||
 		!strings.Contains(r.stderr, "SELECT abalance FROM pgbench_accounts WHERE") {
@@ -241,9 +244,15 @@ func TestPgbenchRunAndLogs(t *testing.T) {
 			t.Errorf("log line %q is not pgbench's format", l)
 		}
 	}
-	r = runPgbench(t, tg, dir, append([]string{"-n", "-S", "-T", "2", "-c", "2", "-l", "--aggregate-interval=1", "--log-prefix=agg", "--max-tries=3", "--failures-detailed"}, conn...)...)
+	r = runPgbench(t, tg, dir, append([]string{"-n", "-S", "-T", "2", "-c", "2", "-l", "--aggregate-interval=1", "--log-prefix=agg", "--max-tries=3", "--failures-detailed",
+		"-P", "1", "--progress-timestamp"}, conn...)...)
 	if r.code != 0 || !strings.Contains(r.stdout, "maximum number of tries: 3") || !strings.Contains(r.stdout, "number of transactions retried: 0") {
 		t.Fatalf("exit %d:\n%s\n%s", r.code, r.stdout, r.stderr)
+	}
+	// pgbench 15's -P line, with --progress-timestamp and --max-tries.
+	progress := regexp.MustCompile(`(?m)^progress: \d{10}\.\d{3} s, \d+\.\d tps, lat \d+\.\d{3} ms stddev \d+\.\d{3}, 0 failed, 0 retried, 0 retries$`)
+	if !progress.MatchString(r.stderr) {
+		t.Errorf("no pgbench -P line in stderr:\n%s", r.stderr)
 	}
 	logs, _ = filepath.Glob(filepath.Join(dir, "agg.*"))
 	b, _ = os.ReadFile(logs[0])
