@@ -293,3 +293,27 @@ func TestPgbenchAbortStatus(t *testing.T) {
 		t.Errorf("--exit-on-abort: exit %d", r.code)
 	}
 }
+
+// TestRunMaxRetries: `dbarena run --max-retries N` makes the runner's
+// retries of serialization failures explicit (they were a silent 100):
+// 0 never reruns an event, N reruns each failed event N times.
+func TestRunMaxRetries(t *testing.T) {
+	needServers(t)
+	dir := t.TempDir()
+	file := filepath.Join(dir, "serialization.sql")
+	os.WriteFile(file, []byte("DO $$ BEGIN RAISE EXCEPTION USING ERRCODE = '40001'; END $$;\n"), 0o600)
+	for _, n := range []int64{0, 2} {
+		js := filepath.Join(dir, fmt.Sprintf("r%d.json", n))
+		dbarena(t, "run", "script", pgTarget, "--file", file, "--time", "1", "--max-retries", strconv.FormatInt(n, 10),
+			"--ignore-errors", "all", "--monitor", "none", "--json", js).mustSucceed(t)
+		tot := readSummary(t, js).Totals
+		// The event running at the run's end may have been retried
+		// without failing for good.
+		if tot.Errors == 0 || tot.Retries < n*tot.Errors || tot.Retries > n*(tot.Errors+1) {
+			t.Errorf("--max-retries %d: %d errors, %d retries; want %d retries per error", n, tot.Errors, tot.Retries, n)
+		}
+	}
+	if r := dbarena(t, "run", "script", pgTarget, "--file", file, "--max-retries", "-1"); r.code != 2 {
+		t.Errorf("--max-retries -1: exit %d, want 2: %s", r.code, r.stderr)
+	}
+}
