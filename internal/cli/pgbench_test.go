@@ -317,3 +317,38 @@ func TestRunMaxRetries(t *testing.T) {
 		t.Errorf("--max-retries -1: exit %d, want 2: %s", r.code, r.stderr)
 	}
 }
+
+// TestPrepareScriptInitFlags: `prepare script`'s pgbench -i flags on
+// PostgreSQL (server-side generation, range partitions, unlogged tables,
+// fillfactor), and a bad one refused with exit 2 naming the flag.
+func TestPrepareScriptInitFlags(t *testing.T) {
+	_, tg := pgbenchConn(t)
+	dbarena(t, "prepare", "script", pgTarget, "--scale", "1", "--init-steps", "dtGvp", "--partitions", "3",
+		"--unlogged-tables", "--fillfactor", "95", "--monitor", "none").mustSucceed(t)
+	db, err := sql.Open("pgx", fmt.Sprintf("postgres://%s:%s@%s:%d/%s", tg.User, tg.Password, tg.Host, tg.Port, tg.Database))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	var parts, unlogged, rows int
+	if err := db.QueryRow(`SELECT count(*), count(*) FILTER (WHERE c.relpersistence = 'u')
+		FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid WHERE i.inhparent = 'pgbench_accounts'::regclass`).Scan(&parts, &unlogged); err != nil || parts != 3 || unlogged != 3 {
+		t.Errorf("%d partitions, %d unlogged (%v); want 3 unlogged range partitions", parts, unlogged, err)
+	}
+	if err := db.QueryRow("SELECT count(*) FROM pgbench_accounts_3").Scan(&rows); err != nil || rows != 33332 {
+		t.Errorf("pgbench_accounts_3 holds %d rows (%v), want 33332 as pgbench's ranges", rows, err)
+	}
+	sizes := tableSizes(t, tg, "public")
+	if !strings.Contains(sizes["pgbench_accounts_2"], "fillfactor=95") {
+		t.Errorf("pgbench_accounts_2: %q", sizes["pgbench_accounts_2"])
+	}
+	r := dbarena(t, "prepare", "script", pgTarget, "--fillfactor", "5")
+	if r.code != 2 || !strings.Contains(r.stderr, "--fillfactor 5: must be in range 10..100") {
+		t.Errorf("--fillfactor 5: exit %d: %s", r.code, r.stderr)
+	}
+	r = dbarena(t, "prepare", "script", pgTarget, "--init-steps", "dtq")
+	if r.code != 2 || !strings.Contains(r.stderr, `unrecognized initialization step "q"`) {
+		t.Errorf("--init-steps dtq: exit %d: %s", r.code, r.stderr)
+	}
+	dbarena(t, "cleanup", "script", pgTarget).mustSucceed(t)
+}
