@@ -383,3 +383,23 @@ func (wl *Workload) initFlags(fs *pflag.FlagSet) {
 	fs.IntVar(&wl.init.Partitions, "partitions", 0, "prepare on PostgreSQL: partition pgbench_accounts in this many parts (pgbench --partitions)")
 	fs.StringVar(&wl.init.PartitionMethod, "partition-method", "", "prepare on PostgreSQL: range or hash (pgbench --partition-method; range by default)")
 }
+
+// params are the options as the run summary records them, by pgbench's
+// option names.
+func (o InitOptions) params() map[string]any {
+	p := map[string]any{"init_steps": o.Steps, "fillfactor": o.Fillfactor}
+	if o.Unlogged {
+		p["unlogged_tables"] = true
+	}
+	if o.Tablespace != "" {
+		p["tablespace"] = o.Tablespace
+	}
+	if o.IndexTablespace != "" {
+		p["index_tablespace"] = o.IndexTablespace
+	}
+	if o.Partitions > 0 {
+		p["partitions"] = o.Partitions
+		p["partition_method"] = o.PartitionMethod
+	}
+	return p
+}

@@ -118,7 +118,7 @@ func (wl *Workload) Flags(fs *pflag.FlagSet) {
 func (wl *Workload) Params() map[string]any {
 	p := map[string]any{"protocol": wl.protocol, "client": wl.client, "scale": wl.scale}
 	if o := wl.initOptions(); o != (InitOptions{Steps: DefaultInitSteps, Fillfactor: 100, Scale: wl.scale}) {
-		p["init"] = o
+		p["init"] = o.params()
 	}
 	if len(wl.files) > 0 {
 		p["file"] = wl.files
