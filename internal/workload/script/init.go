@@ -2,6 +2,7 @@ package script
 
 import (
 	"bufio"
+	"cmp"
 	"context"
 	"database/sql"
 	"errors"
@@ -399,7 +400,7 @@ func (o InitOptions) params() map[string]any {
 	}
 	if o.Partitions > 0 {
 		p["partitions"] = o.Partitions
-		p["partition_method"] = o.PartitionMethod
+		p["partition_method"] = cmp.Or(o.PartitionMethod, "range")
 	}
 	return p
 }
