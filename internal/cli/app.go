@@ -109,6 +109,7 @@ func (a *App) commands() []command {
 		{"compare", "compare two stored runs side by side, with significance", (*App).compare},
 		{"k8s", "render (or apply) a run's shards as a Kubernetes Indexed Job", (*App).k8s},
 		{"plan", "check and run experiment plans; per-cell statistics", (*App).plan},
+		{"pgbench", "pgbench's own command line, output and exit statuses on dbarena's script engine", (*App).pgbenchCmd},
 		{"capture", "capture a server's traffic for replay: convert its logs, or capture it live", (*App).capture},
 		{"help", "show help for a command or workload", (*App).help},
 		{"version", "print dbarena's version", (*App).version},
@@ -123,6 +124,11 @@ func (a *App) Main(ctx context.Context) int {
 		return ExitOK
 	}
 	name := args[0]
+	if name == "pgbench" { // its own messages and exit statuses (pgbench.go)
+		return a.pgbench(ctx, args[1:])
+	} else if name == "help" && len(args) == 2 && args[1] == "pgbench" {
+		return a.pgbench(ctx, []string{"--help"})
+	}
 	for _, c := range a.commands() {
 		if c.name == name {
 			return a.exit(name, c.run(a, ctx, args[1:]))

@@ -65,6 +65,7 @@ func (o *runOptions) flags(fs *pflag.FlagSet) {
 	fs.Var(&o.cfg.Connect, "connect", "persistent, per-event (a new connection for every event, as pgbench -C) or every=N (a new one every N events, as mysqlslap --detach=N); connect time is measured apart")
 	durationFlag(fs, &o.cfg.ReconnectTimeout, "reconnect-timeout", o.cfg.ReconnectTimeout, "how long a worker tries to reconnect to a lost target before the run fails")
 	durationFlag(fs, &o.cfg.StallTimeout, "stall-timeout", o.cfg.StallTimeout, "fail the run when events are running, none ended for this long and the server does not answer a ping (it stopped answering); 0 = never")
+	fs.IntVar(&o.cfg.MaxRetries, "max-retries", o.cfg.MaxRetries, "rerun an event after a retryable error (serialization failure, deadlock) at most this many times; 0 = never (pgbench --max-tries N is N-1)")
 	monitorFlag(fs, &o.monitor)
 	o.shard.flags(fs)
 	o.gates.flags(fs)

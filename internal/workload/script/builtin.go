@@ -71,11 +71,22 @@ func ddl(f target.Family) []string {
 // tables at --scale, accounts loaded in parallel through dialect.RowSink
 // (COPY on PostgreSQL, LOAD DATA LOCAL INFILE on the MySQL family,
 // multi-row INSERTs when the server refuses local files).
+//
+// On PostgreSQL, prepare is pgbench -i itself (Init): the same statements,
+// fillfactor, filler and steps, so that the tables have pgbench's sizes.
 func (wl *Workload) Prepare(ctx context.Context, env workload.Env, threads int, p workload.Progress) error {
+	fam := env.Dialect.Family()
+	if fam == target.Postgres {
+		o := wl.initOptions()
+		p.SetTotal(int64(wl.scale) * (accountsPerScale + tellersPerScale + branchesPerScale))
+		if err := Init(ctx, env.DB, o, nil, func(n int64) { p.Add(n, n*100) }); err != nil {
+			return fmt.Errorf("prepare: %w", err)
+		}
+		return nil
+	}
 	if err := wl.Cleanup(ctx, env); err != nil {
 		return err
 	}
-	fam := env.Dialect.Family()
 	for _, q := range ddl(fam) {
 		if _, err := env.DB.ExecContext(ctx, q); err != nil {
 			return fmt.Errorf("prepare: %w", err)

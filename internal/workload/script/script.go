@@ -52,6 +52,12 @@ type Workload struct {
 	createOnce sync.Once
 	createErr  error
 	stats      statsSet
+
+	// init is how prepare builds pgbench's tables on PostgreSQL (pgbench -i).
+	init        InitOptions
+	foreignKeys bool
+	// sources are the scripts' lines by name (dbarena pgbench -r).
+	sources map[string][]string
 }
 
 type weighted struct {
@@ -75,7 +81,8 @@ var (
 
 // New returns the workload with pgbench's defaults.
 func New() workload.Workload {
-	return &Workload{delimiter: ";", protocol: Simple, client: ClientAuto, scale: 1}
+	return &Workload{delimiter: ";", protocol: Simple, client: ClientAuto, scale: 1,
+		init: InitOptions{Steps: DefaultInitSteps, Fillfactor: 100}}
 }
 
 // All lists the workloads of this package, for the registry.
@@ -91,6 +98,7 @@ func (wl *Workload) Description() string {
 
 // Flags implements workload.Workload.
 func (wl *Workload) Flags(fs *pflag.FlagSet) {
+	wl.initFlags(fs)
 	fs.StringArrayVar(&wl.files, "file", nil, "pgbench script FILE[@WEIGHT] (repeatable)")
 	fs.StringArrayVar(&wl.builtins, "builtin", nil, "pgbench built-in script NAME[@WEIGHT]: tpcb-like, simple-update, select-only (repeatable; tpcb-like when no script is given, as pgbench)")
 	fs.StringArrayVar(&wl.queries, "query", nil, "mysqlslap-style statements \"SQL;SQL\" run in order as one event (repeatable)")
@@ -107,6 +115,9 @@ func (wl *Workload) Flags(fs *pflag.FlagSet) {
 // Params implements workload.Workload.
 func (wl *Workload) Params() map[string]any {
 	p := map[string]any{"protocol": wl.protocol, "client": wl.client, "scale": wl.scale}
+	if o := wl.initOptions(); o != (InitOptions{Steps: DefaultInitSteps, Fillfactor: 100, Scale: wl.scale}) {
+		p["init"] = o.params()
+	}
 	if len(wl.files) > 0 {
 		p["file"] = wl.files
 	}
@@ -163,6 +174,7 @@ func (wl *Workload) Validate() []error {
 	if wl.scale < 1 {
 		errs = append(errs, fmt.Errorf("--scale %d: must be at least 1", wl.scale))
 	}
+	errs = append(errs, wl.checkInit()...)
 	wl.predefined = map[string]pgscript.Value{}
 	for _, d := range wl.defines {
 		name, val, ok := strings.Cut(d, "=")

@@ -57,6 +57,16 @@ type worker struct {
 	pwStmts []*pgwire.Stmt // by command index
 	pwPipe  *pgwire.Pipeline
 	step    stepping // the event run in steps (Start, Resume)
+	// debug, when set, is told of each statement sent and its reply
+	// received (dbarena pgbench -d).
+	debug func(string)
+	// undefinedNull sends an undefined :variable as a NULL parameter
+	// (extended and prepared protocols) as pgbench does, rather than
+	// failing; prepareFailed, when set, is told of a statement the server
+	// would not prepare, which then runs unprepared to the server's error,
+	// as in pgbench (dbarena pgbench sets both).
+	undefinedNull bool
+	prepareFailed func(error)
 
 	// run sends one SQL command and reads its reply: execWire, execPG or
 	// execMySQL, as the worker's connection is.
@@ -153,7 +163,11 @@ func (w *worker) pick() *weighted {
 
 // Event implements workload.Worker: one run of a script chosen by weight.
 func (w *worker) Event(ctx context.Context, ev *workload.Event) error {
-	sc := w.pick()
+	return w.eventScript(ctx, w.pick(), ev)
+}
+
+// eventScript runs one event of script sc.
+func (w *worker) eventScript(ctx context.Context, sc *weighted, ev *workload.Event) error {
 	s := sc.s
 	ev.Type = s.Name
 	defer w.endPipe()
@@ -192,8 +206,14 @@ func (w *worker) Event(ctx context.Context, ev *workload.Event) error {
 			if start == 0 {
 				start = sinceBase()
 			}
+			if w.debug != nil {
+				w.debug("sending " + w.text(c))
+			}
 			if err := w.exec(ctx, sc.base+pc, c); err != nil {
 				return w.failed(sc, pc, err)
+			}
+			if w.debug != nil {
+				w.debug("receiving")
 			}
 			ended = sinceBase()
 			w.stats.record(sc.base+pc, ended-start, "")
@@ -458,6 +478,11 @@ func (w *worker) params(c *pgscript.Cmd) error {
 			continue
 		}
 		v, ok := w.st.GetSlot(p.Slot)
+		if !ok && w.undefinedNull && w.pg != nil {
+			// pgbench sends an undefined variable as a NULL parameter.
+			w.pgArgs = append(w.pgArgs, nil)
+			continue
+		}
 		if !ok {
 			return fmt.Errorf("undefined variable :%s", p.Var)
 		}
@@ -522,9 +547,15 @@ func (w *worker) execPG(ctx context.Context, idx int, c *pgscript.Cmd) error {
 		if !ok {
 			name = "dbarena_s" + strconv.Itoa(idx)
 			if _, err := w.pg.Prepare(ctx, name, w.paramSQL(idx, c), nil); err != nil {
-				return err
+				if w.prepareFailed == nil {
+					return err
+				}
+				// As pgbench: the failure is reported and the statement
+				// executed anyway, which the server refuses.
+				w.prepareFailed(err)
+			} else {
+				w.pgNames[idx] = name
 			}
-			w.pgNames[idx] = name
 		}
 		rr = w.pg.ExecPrepared(ctx, name, w.pgArgs, nil, nil)
 	}
