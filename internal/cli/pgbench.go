@@ -600,7 +600,8 @@ func (a *App) pgbench(ctx context.Context, argv []string) int {
 	var wl *script.Workload
 	if !r.init {
 		var errs []error
-		cfg := script.BenchConfig{Protocol: r.protocol, Defines: r.defines, Scale: r.initOpts.Scale, Seed: r.seed, Clients: r.bench.Clients}
+		cfg := script.BenchConfig{Protocol: r.protocol, Defines: r.defines, Scale: r.initOpts.Scale, Seed: r.seed, Clients: r.bench.Clients,
+			ShellOutput: a.Stdout}
 		for i, f := range r.files {
 			if r.builtin[i] {
 				cfg.Builtins = append(cfg.Builtins, f)

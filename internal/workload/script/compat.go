@@ -893,12 +893,16 @@ type BenchConfig struct {
 	Scale    int
 	Seed     uint64 // --random-seed (time and rand resolved to a number)
 	Clients  int
+	// ShellOutput receives \shell's output, as pgbench's stdout does
+	// (nil: standard error).
+	ShellOutput io.Writer
 }
 
 // NewBench returns the workload of a pgbench command line, validated (a
 // script that does not parse is an error here, before any connection).
 func NewBench(c BenchConfig) (*Workload, []error) {
 	wl := New().(*Workload)
+	wl.shellOut = c.ShellOutput
 	// Set through the workload's own flags, as `run script` is.
 	fs := pflag.NewFlagSet("pgbench", pflag.ContinueOnError)
 	wl.Flags(fs)

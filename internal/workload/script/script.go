@@ -7,6 +7,7 @@ package script
 import (
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"strconv"
 	"strings"
@@ -27,6 +28,9 @@ const (
 
 // Workload is `dbarena run script`.
 type Workload struct {
+	// shellOut receives \shell's output (nil: standard error, so that it
+	// stays out of dbarena's own report; pgbench's entry gives stdout).
+	shellOut  io.Writer
 	files     []string
 	builtins  []string
 	queries   []string

@@ -70,6 +70,9 @@ func (w *worker) shell(ctx context.Context, s *pgscript.Script, c *pgscript.Cmd)
 	}
 	if c.Kind == pgscript.Shell {
 		cmd.Stdout = os.Stderr
+		if w.wl.shellOut != nil {
+			cmd.Stdout = w.wl.shellOut
+		}
 		if err := cmd.Run(); err != nil {
 			if ctx.Err() != nil {
 				return ctx.Err()
