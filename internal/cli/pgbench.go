@@ -2,12 +2,14 @@ package cli
 
 import (
 	"context"
+	"database/sql"
 	"errors"
 	"fmt"
 	"io"
 	"math"
 	"os"
 	"os/user"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -250,199 +252,16 @@ func parsePgbench(argv []string, getenv func(string) string) (*pgbenchRun, error
 	if err != nil {
 		return nil, &pgbenchErr{lines: []string{err.Error(), "hint: Try \"pgbench --help\" for more information."}}
 	}
-	initSet, runSet := false, false
-	throttle, maxTriesGiven := false, false
-	var steps string
+	p := &pgbenchParser{r: r}
 	for _, o := range opts {
-		initSet = initSet || pgbenchInitOnly[o.name]
-		runSet = runSet || pgbenchRunOnly[o.name]
-		var err error
-		var n int64
-		switch o.name {
-		case "help":
-			r.help = true
-			return r, nil
-		case "version":
-			r.version = true
-			return r, nil
-		case "initialize":
-			r.init = true
-		case "init-steps":
-			if err := script.CheckSteps(o.val); err != nil {
-				return nil, &pgbenchErr{lines: strings.Split(err.Error(), "\n")}
-			}
-			steps = o.val
-		case "host":
-			r.host = o.val
-		case "port":
-			r.port = o.val
-		case "username":
-			r.user = o.val
-		case "no-vacuum":
-			r.noVacuum = true
-		case "vacuum-all":
-			r.vacuumAll = true
-		case "debug":
-			r.debug = true
-		case "quiet":
-			r.initOpts.Quiet = true
-		case "E":
-		case "client":
-			n, err = pgbenchInt(o.val, "-c/--clients", 1, math.MaxInt32)
-			r.bench.Clients = int(n)
-		case "jobs":
-			n, err = pgbenchInt(o.val, "-j/--jobs", 1, math.MaxInt32)
-			r.bench.Threads = int(n)
-		case "connect":
-			r.bench.Connect = true
-		case "scale":
-			n, err = pgbenchInt(o.val, "-s/--scale", 1, math.MaxInt32)
-			r.initOpts.Scale, r.scaleGiven = int(n), true
-		case "transactions":
-			n, err = pgbenchInt(o.val, "-t/--transactions", 1, math.MaxInt32)
-			r.bench.Transactions = n
-		case "time":
-			n, err = pgbenchInt(o.val, "-T/--time", 1, math.MaxInt32)
-			r.bench.Duration = time.Duration(n) * time.Second
-		case "fillfactor":
-			n, err = pgbenchInt(o.val, "-F/--fillfactor", 10, 100)
-			r.initOpts.Fillfactor = int(n)
-		case "progress":
-			n, err = pgbenchInt(o.val, "-P/--progress", 1, math.MaxInt32)
-			r.bench.Progress = int(n)
-		case "partitions":
-			n, err = pgbenchInt(o.val, "--partitions", 0, math.MaxInt32)
-			r.initOpts.Partitions = int(n)
-		case "aggregate-interval":
-			n, err = pgbenchInt(o.val, "--aggregate-interval", 1, math.MaxInt32)
-			r.bench.AggInterval = int(n)
-		case "partition-method":
-			if o.val != "range" && o.val != "hash" {
-				return nil, perr("invalid partition method, expecting \"range\" or \"hash\", got: \"%s\"", o.val)
-			}
-			r.initOpts.PartitionMethod = o.val
-		case "unlogged-tables":
-			r.initOpts.Unlogged = true
-		case "tablespace":
-			r.initOpts.Tablespace = o.val
-		case "index-tablespace":
-			r.initOpts.IndexTablespace = o.val
-		case "foreign-keys":
-			r.foreignKey = true
-		case "protocol":
-			switch o.val {
-			case "simple", "extended", "prepared":
-				r.protocol = o.val
-			default:
-				return nil, perr("invalid query mode (-M): \"%s\"", o.val)
-			}
-		case "define":
-			name, _, ok := strings.Cut(o.val, "=")
-			if !ok || name == "" {
-				return nil, perr("invalid variable definition: \"%s\"", o.val)
-			}
-			r.defines = append(r.defines, o.val)
-		case "builtin", "select-only", "skip-some-updates":
-			spec := o.val
-			switch o.name {
-			case "select-only":
-				spec = "select-only"
-			case "skip-some-updates":
-				spec = "simple-update"
-			}
-			if spec == "list" {
-				r.listOnly = true
-				return r, nil
-			}
-			name, w, err := splitPgbenchWeight(spec)
-			if err != nil {
-				return nil, err
-			}
-			full, err := resolveBuiltin(name)
-			if err != nil {
-				return nil, err
-			}
-			r.files, r.builtin = append(r.files, full+"@"+w), append(r.builtin, true)
-		case "file":
-			name, w, err := splitPgbenchWeight(o.val)
-			if err != nil {
-				return nil, err
-			}
-			if name != "-" {
-				if _, err := os.Stat(name); err != nil {
-					return nil, perr("could not open file \"%s\": %s", name, strings.TrimPrefix(errorText(err), "stat "+name+": "))
-				}
-			}
-			r.files, r.builtin = append(r.files, name+"@"+w), append(r.builtin, false)
-		case "rate":
-			f, perr2 := strconv.ParseFloat(o.val, 64)
-			if perr2 != nil || f <= 0 {
-				return nil, perr("invalid rate limit: \"%s\"", o.val)
-			}
-			r.bench.Rate, throttle = f, true
-		case "latency-limit":
-			f, perr2 := strconv.ParseFloat(o.val, 64)
-			if perr2 != nil || f <= 0 {
-				return nil, perr("invalid latency limit: \"%s\"", o.val)
-			}
-			r.bench.LatencyLimit = time.Duration(f * float64(time.Millisecond))
-		case "report-per-command":
-			r.bench.PerCommand = true
-		case "log":
-			r.bench.Log = true
-		case "sampling-rate":
-			f, perr2 := strconv.ParseFloat(o.val, 64)
-			if perr2 != nil || f <= 0 || f > 1 {
-				return nil, perr("invalid sampling rate: \"%s\"", o.val)
-			}
-			r.bench.SamplingRate = f
-		case "progress-timestamp":
-			r.bench.ProgressTime = true
-		case "log-prefix":
-			r.bench.LogPrefix = o.val
-		case "random-seed":
-			switch o.val {
-			case "time":
-				r.seed = uint64(time.Now().UnixMicro())
-			case "rand":
-				r.seed = uint64(time.Now().UnixNano()) ^ uint64(os.Getpid())<<32
-			default:
-				s, err := strconv.ParseUint(o.val, 10, 64)
-				if err != nil {
-					return nil, &pgbenchErr{lines: []string{
-						fmt.Sprintf("unrecognized random seed option \"%s\"", o.val),
-						"Expecting an unsigned integer, \"time\" or \"rand\"",
-						"error while setting random seed from --random-seed option"}}
-				}
-				r.seed = s
-			}
-			r.seedGiven = true
-		case "show-script":
-			if o.val == "list" {
-				r.listOnly = true
-				return r, nil
-			}
-			full, err := resolveBuiltin(o.val)
-			if err != nil {
-				return nil, err
-			}
-			r.showScript = full
-			return r, nil
-		case "failures-detailed":
-			r.bench.FailuresDetailed = true
-		case "max-tries":
-			n, perr2 := strconv.ParseInt(o.val, 10, 32)
-			if perr2 != nil || n < 0 {
-				return nil, perr("invalid number of maximum tries: \"%s\"", o.val)
-			}
-			r.bench.MaxTries, maxTriesGiven = int(n), true
-		case "verbose-errors":
-			r.bench.VerboseErrors = true
-		case "exit-on-abort":
-			r.bench.ExitOnAbort = true
-		}
+		p.initSet = p.initSet || pgbenchInitOnly[o.name]
+		p.runSet = p.runSet || pgbenchRunOnly[o.name]
+		done, err := p.option(o)
 		if err != nil {
 			return nil, err
+		}
+		if done {
+			return r, nil
 		}
 		if len(r.files) > 128 {
 			return nil, perr("at most 128 SQL scripts are allowed")
@@ -456,33 +275,270 @@ func parsePgbench(argv []string, getenv func(string) string) (*pgbenchRun, error
 			"hint: Try \"pgbench --help\" for more information."}}
 	}
 	if r.init {
-		if runSet {
-			return nil, perr("some of the specified options cannot be used in initialization (-i) mode")
+		if err := p.checkInit(); err != nil {
+			return nil, err
 		}
-		if r.initOpts.Partitions == 0 && r.initOpts.PartitionMethod != "" {
-			return nil, perr("--partition-method requires greater than zero --partitions")
-		}
-		if r.initOpts.Partitions > 0 && r.initOpts.PartitionMethod == "" {
-			r.initOpts.PartitionMethod = "range"
-		}
-		if steps == "" {
-			steps = script.DefaultInitSteps
-		}
-		if r.noVacuum {
-			steps = strings.ReplaceAll(steps, "v", "")
-		}
-		if r.foreignKey && !strings.Contains(steps, "f") {
-			steps += "f"
-		}
-		r.initOpts.Steps = steps
 		return r, nil
 	}
-	if initSet {
-		return nil, perr("some of the specified options cannot be used in benchmarking mode")
+	if err := p.checkRun(); err != nil {
+		return nil, err
+	}
+	return r, nil
+}
+
+// pgbenchParser is parsePgbench's state beside the run it fills.
+type pgbenchParser struct {
+	r               *pgbenchRun
+	initSet, runSet bool   // an option only -i takes, or only a run
+	steps           string // --init-steps
+	maxTriesGiven   bool
+}
+
+// option reads one option; done: the command line is complete (--help,
+// --version, -b list, --show-script).
+func (p *pgbenchParser) option(o pgbenchArg) (done bool, err error) {
+	r := p.r
+	switch o.name {
+	case "help":
+		r.help = true
+		return true, nil
+	case "version":
+		r.version = true
+		return true, nil
+	case "initialize":
+		r.init = true
+	case "init-steps":
+		if err := script.CheckSteps(o.val); err != nil {
+			return false, &pgbenchErr{lines: strings.Split(err.Error(), "\n")}
+		}
+		p.steps = o.val
+	case "host":
+		r.host = o.val
+	case "port":
+		r.port = o.val
+	case "username":
+		r.user = o.val
+	case "no-vacuum":
+		r.noVacuum = true
+	case "vacuum-all":
+		r.vacuumAll = true
+	case "debug":
+		r.debug = true
+	case "quiet":
+		r.initOpts.Quiet = true
+	case "E":
+	case "connect":
+		r.bench.Connect = true
+	case "partition-method":
+		if o.val != "range" && o.val != "hash" {
+			return false, perr("invalid partition method, expecting \"range\" or \"hash\", got: \"%s\"", o.val)
+		}
+		r.initOpts.PartitionMethod = o.val
+	case "unlogged-tables":
+		r.initOpts.Unlogged = true
+	case "tablespace":
+		r.initOpts.Tablespace = o.val
+	case "index-tablespace":
+		r.initOpts.IndexTablespace = o.val
+	case "foreign-keys":
+		r.foreignKey = true
+	case "protocol":
+		switch o.val {
+		case "simple", "extended", "prepared":
+			r.protocol = o.val
+		default:
+			return false, perr("invalid query mode (-M): \"%s\"", o.val)
+		}
+	case "define":
+		name, _, ok := strings.Cut(o.val, "=")
+		if !ok || name == "" {
+			return false, perr("invalid variable definition: \"%s\"", o.val)
+		}
+		r.defines = append(r.defines, o.val)
+	case "report-per-command":
+		r.bench.PerCommand = true
+	case "log":
+		r.bench.Log = true
+	case "progress-timestamp":
+		r.bench.ProgressTime = true
+	case "log-prefix":
+		r.bench.LogPrefix = o.val
+	case "failures-detailed":
+		r.bench.FailuresDetailed = true
+	case "verbose-errors":
+		r.bench.VerboseErrors = true
+	case "exit-on-abort":
+		r.bench.ExitOnAbort = true
+	default:
+		return p.valueOption(o)
+	}
+	return false, nil
+}
+
+// valueOption reads an option with a numeric value.
+func (p *pgbenchParser) valueOption(o pgbenchArg) (done bool, err error) {
+	r := p.r
+	var n int64
+	switch o.name {
+	case "client":
+		n, err = pgbenchInt(o.val, "-c/--clients", 1, math.MaxInt32)
+		r.bench.Clients = int(n)
+	case "jobs":
+		n, err = pgbenchInt(o.val, "-j/--jobs", 1, math.MaxInt32)
+		r.bench.Threads = int(n)
+	case "scale":
+		n, err = pgbenchInt(o.val, "-s/--scale", 1, math.MaxInt32)
+		r.initOpts.Scale, r.scaleGiven = int(n), true
+	case "transactions":
+		n, err = pgbenchInt(o.val, "-t/--transactions", 1, math.MaxInt32)
+		r.bench.Transactions = n
+	case "time":
+		n, err = pgbenchInt(o.val, "-T/--time", 1, math.MaxInt32)
+		r.bench.Duration = time.Duration(n) * time.Second
+	case "fillfactor":
+		n, err = pgbenchInt(o.val, "-F/--fillfactor", 10, 100)
+		r.initOpts.Fillfactor = int(n)
+	case "progress":
+		n, err = pgbenchInt(o.val, "-P/--progress", 1, math.MaxInt32)
+		r.bench.Progress = int(n)
+	case "partitions":
+		n, err = pgbenchInt(o.val, "--partitions", 0, math.MaxInt32)
+		r.initOpts.Partitions = int(n)
+	case "aggregate-interval":
+		n, err = pgbenchInt(o.val, "--aggregate-interval", 1, math.MaxInt32)
+		r.bench.AggInterval = int(n)
+	case "rate":
+		f, perr2 := strconv.ParseFloat(o.val, 64)
+		if perr2 != nil || f <= 0 {
+			return false, perr("invalid rate limit: \"%s\"", o.val)
+		}
+		r.bench.Rate = f
+	case "latency-limit":
+		f, perr2 := strconv.ParseFloat(o.val, 64)
+		if perr2 != nil || f <= 0 {
+			return false, perr("invalid latency limit: \"%s\"", o.val)
+		}
+		r.bench.LatencyLimit = time.Duration(f * float64(time.Millisecond))
+	case "sampling-rate":
+		f, perr2 := strconv.ParseFloat(o.val, 64)
+		if perr2 != nil || f <= 0 || f > 1 {
+			return false, perr("invalid sampling rate: \"%s\"", o.val)
+		}
+		r.bench.SamplingRate = f
+	case "max-tries":
+		n, perr2 := strconv.ParseInt(o.val, 10, 32)
+		if perr2 != nil || n < 0 {
+			return false, perr("invalid number of maximum tries: \"%s\"", o.val)
+		}
+		r.bench.MaxTries, p.maxTriesGiven = int(n), true
+	default:
+		return p.scriptOption(o)
+	}
+	return false, err
+}
+
+// scriptOption reads an option that names scripts or their random seed.
+func (p *pgbenchParser) scriptOption(o pgbenchArg) (done bool, err error) {
+	r := p.r
+	switch o.name {
+	case "builtin", "select-only", "skip-some-updates":
+		spec := o.val
+		switch o.name {
+		case "select-only":
+			spec = "select-only"
+		case "skip-some-updates":
+			spec = "simple-update"
+		}
+		if spec == "list" {
+			r.listOnly = true
+			return true, nil
+		}
+		name, w, err := splitPgbenchWeight(spec)
+		if err != nil {
+			return false, err
+		}
+		full, err := resolveBuiltin(name)
+		if err != nil {
+			return false, err
+		}
+		r.files, r.builtin = append(r.files, full+"@"+w), append(r.builtin, true)
+	case "file":
+		name, w, err := splitPgbenchWeight(o.val)
+		if err != nil {
+			return false, err
+		}
+		if name != "-" {
+			if _, err := os.Stat(name); err != nil {
+				return false, perr("could not open file \"%s\": %s", name, strings.TrimPrefix(errorText(err), "stat "+name+": "))
+			}
+		}
+		r.files, r.builtin = append(r.files, name+"@"+w), append(r.builtin, false)
+	case "random-seed":
+		switch o.val {
+		case "time":
+			r.seed = uint64(time.Now().UnixMicro())
+		case "rand":
+			r.seed = uint64(time.Now().UnixNano()) ^ uint64(os.Getpid())<<32
+		default:
+			s, err := strconv.ParseUint(o.val, 10, 64)
+			if err != nil {
+				return false, &pgbenchErr{lines: []string{
+					fmt.Sprintf("unrecognized random seed option \"%s\"", o.val),
+					"Expecting an unsigned integer, \"time\" or \"rand\"",
+					"error while setting random seed from --random-seed option"}}
+			}
+			r.seed = s
+		}
+		r.seedGiven = true
+	case "show-script":
+		if o.val == "list" {
+			r.listOnly = true
+			return true, nil
+		}
+		full, err := resolveBuiltin(o.val)
+		if err != nil {
+			return false, err
+		}
+		r.showScript = full
+		return true, nil
+	}
+	return false, nil
+}
+
+// checkInit checks an -i command line and sets its init steps.
+func (p *pgbenchParser) checkInit() error {
+	r, steps := p.r, p.steps
+	if p.runSet {
+		return perr("some of the specified options cannot be used in initialization (-i) mode")
+	}
+	if r.initOpts.Partitions == 0 && r.initOpts.PartitionMethod != "" {
+		return perr("--partition-method requires greater than zero --partitions")
+	}
+	if r.initOpts.Partitions > 0 && r.initOpts.PartitionMethod == "" {
+		r.initOpts.PartitionMethod = "range"
+	}
+	if steps == "" {
+		steps = script.DefaultInitSteps
+	}
+	if r.noVacuum {
+		steps = strings.ReplaceAll(steps, "v", "")
+	}
+	if r.foreignKey && !strings.Contains(steps, "f") {
+		steps += "f"
+	}
+	r.initOpts.Steps = steps
+	return nil
+}
+
+// checkRun checks a run's command line and completes its options.
+func (p *pgbenchParser) checkRun() error {
+	r := p.r
+	if p.initSet {
+		return perr("some of the specified options cannot be used in benchmarking mode")
 	}
 	b := &r.bench
 	if b.Transactions > 0 && b.Duration > 0 {
-		return nil, perr("specify either a number of transactions (-t) or a duration (-T), not both")
+		return perr("specify either a number of transactions (-t) or a duration (-T), not both")
 	}
 	if b.Transactions == 0 && b.Duration == 0 {
 		b.Transactions = 10
@@ -496,43 +552,42 @@ func parsePgbench(argv []string, getenv func(string) string) (*pgbenchRun, error
 		total += w
 	}
 	if total == 0 {
-		return nil, perr("total script weight must not be zero")
+		return perr("total script weight must not be zero")
 	}
 	if b.Threads > b.Clients {
 		b.Threads = b.Clients
 	}
 	if b.ProgressTime && b.Progress == 0 {
-		return nil, perr("--progress-timestamp is allowed only under -P/--progress")
+		return perr("--progress-timestamp is allowed only under -P/--progress")
 	}
 	if b.SamplingRate > 0 && !b.Log {
-		return nil, perr("log sampling (--sampling-rate) is allowed only when logging transactions (-l)")
+		return perr("log sampling (--sampling-rate) is allowed only when logging transactions (-l)")
 	}
 	if b.SamplingRate > 0 && b.AggInterval > 0 {
-		return nil, perr("log sampling (--sampling-rate) and aggregation (--aggregate-interval) cannot be used at the same time")
+		return perr("log sampling (--sampling-rate) and aggregation (--aggregate-interval) cannot be used at the same time")
 	}
 	if b.AggInterval > 0 && !b.Log {
-		return nil, perr("log aggregation is allowed only when actually logging transactions")
+		return perr("log aggregation is allowed only when actually logging transactions")
 	}
 	if b.LogPrefix != "" && !b.Log {
-		return nil, perr("log file prefix (--log-prefix) is allowed only when logging transactions (-l)")
+		return perr("log file prefix (--log-prefix) is allowed only when logging transactions (-l)")
 	}
 	if secs := int(b.Duration / time.Second); b.Duration > 0 && b.AggInterval > secs {
-		return nil, perr("number of seconds for aggregation (%d) must not be higher than test duration (%d)", b.AggInterval, secs)
+		return perr("number of seconds for aggregation (%d) must not be higher than test duration (%d)", b.AggInterval, secs)
 	}
 	if secs := int(b.Duration / time.Second); b.Duration > 0 && b.AggInterval > 0 && secs%b.AggInterval != 0 {
-		return nil, perr("duration (%d) must be a multiple of aggregation interval (%d)", secs, b.AggInterval)
+		return perr("duration (%d) must be a multiple of aggregation interval (%d)", secs, b.AggInterval)
 	}
-	if maxTriesGiven && b.MaxTries == 0 && b.LatencyLimit == 0 && b.Duration == 0 {
-		return nil, perr("an unlimited number of transaction tries can only be used with --latency-limit or a duration (-T)")
+	if p.maxTriesGiven && b.MaxTries == 0 && b.LatencyLimit == 0 && b.Duration == 0 {
+		return perr("an unlimited number of transaction tries can only be used with --latency-limit or a duration (-T)")
 	}
-	_ = throttle
 	if !r.seedGiven {
 		// pgbench seeds from the clock (microseconds) unless told otherwise.
 		r.seed = uint64(time.Now().UnixMicro())
 	}
 	b.Seed = r.seed
 	b.Mode = r.protocol
-	return r, nil
+	return nil
 }
 
 // errorText is an OS error's message as strerror prints it.
@@ -559,15 +614,7 @@ func (a *App) pgbenchCmd(ctx context.Context, args []string) error {
 // aborted), on dbarena's script engine.
 func (a *App) pgbench(ctx context.Context, argv []string) int {
 	stderr := a.Stderr
-	logErr := func(lines ...string) {
-		for _, l := range lines {
-			if strings.HasPrefix(l, "hint: ") || strings.HasPrefix(l, "detail: ") {
-				fmt.Fprintf(stderr, "pgbench: %s\n", l)
-				continue
-			}
-			fmt.Fprintf(stderr, "pgbench: error: %s\n", l)
-		}
-	}
+	logErr := pgbenchLog(stderr)
 	r, err := parsePgbench(argv, a.Getenv)
 	if err != nil {
 		var pe *pgbenchErr
@@ -578,85 +625,25 @@ func (a *App) pgbench(ctx context.Context, argv []string) int {
 		}
 		return pgbenchUsage
 	}
-	switch {
-	case r.help:
-		pgbenchHelp(a.Stdout)
-		return pgbenchOK
-	case r.version:
-		fmt.Fprintf(a.Stdout, "pgbench (PostgreSQL) 15 (dbarena %s)\n", Version)
-		return pgbenchOK
-	case r.listOnly:
-		fmt.Fprintln(stderr, "Available builtin scripts:")
-		for _, n := range script.BuiltinNames {
-			fmt.Fprintf(stderr, "\t%13s: %s\n", n, strings.Trim(script.BuiltinDesc[n], "<>"))
-		}
-		fmt.Fprintln(stderr)
-		return pgbenchOK
-	case r.showScript != "":
-		fmt.Fprintf(stderr, "-- %s: %s\n%s\n", r.showScript, strings.Trim(script.BuiltinDesc[r.showScript], "<>"), script.BuiltinSource(r.showScript))
+	if a.pgbenchInfo(r) {
 		return pgbenchOK
 	}
 	// The scripts are parsed before connecting, as pgbench does.
 	var wl *script.Workload
 	if !r.init {
 		var errs []error
-		cfg := script.BenchConfig{Protocol: r.protocol, Defines: r.defines, Scale: r.initOpts.Scale, Seed: r.seed, Clients: r.bench.Clients,
-			ShellOutput: a.Stdout}
-		for i, f := range r.files {
-			if r.builtin[i] {
-				cfg.Builtins = append(cfg.Builtins, f)
-			} else {
-				cfg.Files = append(cfg.Files, f)
-			}
-		}
-		cfg.Order = r.builtin
-		wl, errs = script.NewBench(cfg)
-		if len(errs) > 0 {
+		if wl, errs = pgbenchWorkload(r, a.Stdout); len(errs) > 0 {
 			for _, e := range errs {
 				logErr(e.Error())
 			}
 			return pgbenchUsage
 		}
 	}
-	t, err := a.pgbenchTarget(ctx, r)
-	if err != nil {
-		logErr(err.Error())
-		return pgbenchUsage
-	}
-	d, err := dialect.For(t.Family())
-	if err != nil {
-		logErr(err.Error())
-		return pgbenchUsage
-	}
-	db, err := d.Open(t, dialect.OpenOptions{MaxConns: r.bench.Clients + 1})
-	if err != nil {
-		logErr(t.Mask(err.Error()))
+	t, d, db, ok := a.pgbenchConnect(ctx, r, logErr)
+	if !ok {
 		return pgbenchUsage
 	}
 	defer db.Close()
-	connErr := func(err error) string {
-		var pe *pgconn.PgError
-		msg := script.PgMessage(err)
-		if errors.As(err, &pe) {
-			msg = fmt.Sprintf("connection to server at \"%s\", port %d failed: %s", t.Host, t.Port, msg)
-		} else {
-			msg = fmt.Sprintf("connection to server at \"%s\", port %d failed: %s", t.Host, t.Port, t.Mask(err.Error()))
-		}
-		return msg
-	}
-	if err := db.PingContext(ctx); err != nil {
-		logErr(connErr(err))
-		if r.init {
-			logErr("could not create connection for initialization")
-		} else {
-			logErr("could not create connection for setup")
-		}
-		return pgbenchUsage
-	}
-	if t.Family() != target.Postgres {
-		logErr("dbarena pgbench needs a PostgreSQL server")
-		return pgbenchUsage
-	}
 	if r.init {
 		if err := script.Init(ctx, db, r.initOpts, stderr, nil); err != nil {
 			logErr(script.PgMessage(err))
@@ -675,47 +662,11 @@ func (a *App) pgbench(ctx context.Context, argv []string) int {
 	if r.debug {
 		r.bench.Debug = stderr
 	}
-	usesBuiltin := false
-	for _, b := range r.builtin {
-		usesBuiltin = usesBuiltin || b
-	}
-	if usesBuiltin {
-		var n int
-		if err := db.QueryRowContext(ctx, "select count(*) from pgbench_branches").Scan(&n); err != nil {
-			logErr("could not count number of branches: " + script.PgMessage(err))
-			var pe *pgconn.PgError
-			if errors.As(err, &pe) && pe.Code == "42P01" {
-				fmt.Fprintf(stderr, "pgbench: hint: Perhaps you need to do initialization (\"pgbench -i\") in database \"%s\".\n", t.Database)
-			}
-			return pgbenchUsage
-		}
-		if n == 0 {
-			logErr("invalid count(*) from pgbench_branches: \"0\"")
-			return pgbenchUsage
-		}
-		if r.scaleGiven {
-			fmt.Fprintf(stderr, "pgbench: warning: scale option ignored, using count from pgbench_branches table (%d)\n", n)
-		}
-		r.bench.Scale = n
-		wl.SetScale(n)
+	if !pgbenchScale(ctx, db, r, wl, t, stderr, logErr) {
+		return pgbenchUsage
 	}
 	if !r.noVacuum {
-		fmt.Fprint(stderr, "starting vacuum...")
-		for _, q := range []string{"vacuum pgbench_branches", "vacuum pgbench_tellers", "truncate pgbench_history"} {
-			if _, err := db.ExecContext(ctx, q); err != nil {
-				logErr(script.PgMessage(err))
-				fmt.Fprintln(stderr, "pgbench: detail: (ignoring this error and continuing anyway)")
-			}
-		}
-		fmt.Fprintln(stderr, "end.")
-		if r.vacuumAll {
-			fmt.Fprint(stderr, "starting vacuum pgbench_accounts...")
-			if _, err := db.ExecContext(ctx, "vacuum analyze pgbench_accounts"); err != nil {
-				logErr(script.PgMessage(err))
-				fmt.Fprintln(stderr, "pgbench: detail: (ignoring this error and continuing anyway)")
-			}
-			fmt.Fprintln(stderr, "end.")
-		}
+		pgbenchVacuum(ctx, db, r.vacuumAll, stderr, logErr)
 	}
 	if r.seedGiven {
 		fmt.Fprintf(stderr, "pgbench: setting random seed to %d\n", r.seed)
@@ -723,6 +674,148 @@ func (a *App) pgbench(ctx context.Context, argv []string) int {
 	ctx, stop := a.Interrupts(ctx)
 	defer stop()
 	return wl.RunBench(ctx, env, r.bench, a.Stdout, stderr)
+}
+
+// pgbenchLog returns pgbench's error logger: each line "pgbench: error:
+// ...", or "pgbench: hint: ..." / "pgbench: detail: ...".
+func pgbenchLog(stderr io.Writer) func(lines ...string) {
+	return func(lines ...string) {
+		for _, l := range lines {
+			if strings.HasPrefix(l, "hint: ") || strings.HasPrefix(l, "detail: ") {
+				fmt.Fprintf(stderr, "pgbench: %s\n", l)
+				continue
+			}
+			fmt.Fprintf(stderr, "pgbench: error: %s\n", l)
+		}
+	}
+}
+
+// pgbenchInfo prints what --help, --version, -b list and --show-script
+// ask, and reports whether the command line asked one.
+func (a *App) pgbenchInfo(r *pgbenchRun) bool {
+	stderr := a.Stderr
+	switch {
+	case r.help:
+		pgbenchHelp(a.Stdout)
+	case r.version:
+		fmt.Fprintf(a.Stdout, "pgbench (PostgreSQL) 15 (dbarena %s)\n", Version)
+	case r.listOnly:
+		fmt.Fprintln(stderr, "Available builtin scripts:")
+		for _, n := range script.BuiltinNames {
+			fmt.Fprintf(stderr, "\t%13s: %s\n", n, strings.Trim(script.BuiltinDesc[n], "<>"))
+		}
+		fmt.Fprintln(stderr)
+	case r.showScript != "":
+		fmt.Fprintf(stderr, "-- %s: %s\n%s\n", r.showScript, strings.Trim(script.BuiltinDesc[r.showScript], "<>"), script.BuiltinSource(r.showScript))
+	default:
+		return false
+	}
+	return true
+}
+
+// pgbenchWorkload is the script workload of a run's command line, its
+// scripts parsed; \shell writes to stdout.
+func pgbenchWorkload(r *pgbenchRun, stdout io.Writer) (*script.Workload, []error) {
+	cfg := script.BenchConfig{Protocol: r.protocol, Defines: r.defines, Scale: r.initOpts.Scale, Seed: r.seed, Clients: r.bench.Clients,
+		ShellOutput: stdout}
+	for i, f := range r.files {
+		if r.builtin[i] {
+			cfg.Builtins = append(cfg.Builtins, f)
+		} else {
+			cfg.Files = append(cfg.Files, f)
+		}
+	}
+	cfg.Order = r.builtin
+	return script.NewBench(cfg)
+}
+
+// pgbenchConnect opens the command line's server and checks that it
+// answers and is PostgreSQL, logging pgbench's errors when not.
+func (a *App) pgbenchConnect(ctx context.Context, r *pgbenchRun, logErr func(...string)) (target.Target, dialect.Dialect, *sql.DB, bool) {
+	t, err := a.pgbenchTarget(ctx, r)
+	if err != nil {
+		logErr(err.Error())
+		return t, nil, nil, false
+	}
+	d, err := dialect.For(t.Family())
+	if err != nil {
+		logErr(err.Error())
+		return t, nil, nil, false
+	}
+	db, err := d.Open(t, dialect.OpenOptions{MaxConns: r.bench.Clients + 1})
+	if err != nil {
+		logErr(t.Mask(err.Error()))
+		return t, nil, nil, false
+	}
+	if err := db.PingContext(ctx); err != nil {
+		var pe *pgconn.PgError
+		msg := t.Mask(err.Error())
+		if errors.As(err, &pe) {
+			msg = script.PgMessage(err)
+		}
+		logErr(fmt.Sprintf("connection to server at \"%s\", port %d failed: %s", t.Host, t.Port, msg))
+		if r.init {
+			logErr("could not create connection for initialization")
+		} else {
+			logErr("could not create connection for setup")
+		}
+		db.Close()
+		return t, nil, nil, false
+	}
+	if t.Family() != target.Postgres {
+		logErr("dbarena pgbench needs a PostgreSQL server")
+		db.Close()
+		return t, nil, nil, false
+	}
+	return t, d, db, true
+}
+
+// pgbenchScale reads the scale of the built-in scripts' tables from
+// pgbench_branches, as pgbench does; false when it cannot (logged).
+func pgbenchScale(ctx context.Context, db *sql.DB, r *pgbenchRun, wl *script.Workload, t target.Target, stderr io.Writer, logErr func(...string)) bool {
+	if !slices.Contains(r.builtin, true) {
+		return true
+	}
+	var n int
+	if err := db.QueryRowContext(ctx, "select count(*) from pgbench_branches").Scan(&n); err != nil {
+		logErr("could not count number of branches: " + script.PgMessage(err))
+		var pe *pgconn.PgError
+		if errors.As(err, &pe) && pe.Code == "42P01" {
+			fmt.Fprintf(stderr, "pgbench: hint: Perhaps you need to do initialization (\"pgbench -i\") in database \"%s\".\n", t.Database)
+		}
+		return false
+	}
+	if n == 0 {
+		logErr("invalid count(*) from pgbench_branches: \"0\"")
+		return false
+	}
+	if r.scaleGiven {
+		fmt.Fprintf(stderr, "pgbench: warning: scale option ignored, using count from pgbench_branches table (%d)\n", n)
+	}
+	r.bench.Scale = n
+	wl.SetScale(n)
+	return true
+}
+
+// pgbenchVacuum vacuums the built-in tables before a run, as pgbench does
+// without -n (errors are logged and ignored).
+func pgbenchVacuum(ctx context.Context, db *sql.DB, all bool, stderr io.Writer, logErr func(...string)) {
+	fmt.Fprint(stderr, "starting vacuum...")
+	for _, q := range []string{"vacuum pgbench_branches", "vacuum pgbench_tellers", "truncate pgbench_history"} {
+		if _, err := db.ExecContext(ctx, q); err != nil {
+			logErr(script.PgMessage(err))
+			fmt.Fprintln(stderr, "pgbench: detail: (ignoring this error and continuing anyway)")
+		}
+	}
+	fmt.Fprintln(stderr, "end.")
+	if all {
+		fmt.Fprint(stderr, "starting vacuum pgbench_accounts...")
+		if _, err := db.ExecContext(ctx, "vacuum analyze pgbench_accounts"); err != nil {
+			logErr(script.PgMessage(err))
+			fmt.Fprintln(stderr, "pgbench: detail: (ignoring this error and continuing anyway)")
+		}
+		fmt.Fprintln(stderr, "end.")
+	}
 }
 
 // pgbenchTarget is the server of a pgbench command line: a dbarena
