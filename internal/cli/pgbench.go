@@ -20,6 +20,7 @@ import (
 	"github.com/dbarena/dbarena/internal/target"
 	"github.com/dbarena/dbarena/internal/workload"
 	"github.com/dbarena/dbarena/internal/workload/script"
+	"github.com/dbarena/dbarena/internal/workload/script/pgscript"
 )
 
 // pgbench exit statuses.
@@ -635,6 +636,11 @@ func (a *App) pgbench(ctx context.Context, argv []string) int {
 		if wl, errs = pgbenchWorkload(r, a.Stdout); len(errs) > 0 {
 			for _, e := range errs {
 				logErr(e.Error())
+				var se *pgscript.Error
+				if errors.As(e, &se) && se.Source != "" {
+					// pgbench shows where in the command.
+					fmt.Fprintf(stderr, "%s\n%s^ error found here\n", se.Source, strings.Repeat(" ", se.Column))
+				}
 			}
 			return pgbenchUsage
 		}

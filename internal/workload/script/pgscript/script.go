@@ -118,11 +118,15 @@ type Script struct {
 	Cmds []Cmd
 }
 
-// Error is a script error with its file and line.
+// Error is a script error with its file and line. Source and Column,
+// when Source is set, place it in the command's text as pgbench's "^ error
+// found here" does (pgbench's own entry prints them under the error).
 type Error struct {
-	File string
-	Line int
-	Msg  string
+	File   string
+	Line   int
+	Msg    string
+	Source string
+	Column int
 }
 
 func (e *Error) Error() string { return fmt.Sprintf("%s:%d: %s", e.File, e.Line, e.Msg) }
@@ -325,6 +329,7 @@ func dollarTag(s string) string {
 func (p *scriptParser) meta() error {
 	line := p.line
 	src := p.src
+	start := p.i
 	j := p.i + 1
 	for j < len(src) && (isIdentStart(src[j]) || isDigit(src[j])) {
 		j++
@@ -390,7 +395,13 @@ func (p *scriptParser) meta() error {
 		}
 		exprSrc := strings.TrimSpace(args[strings.Index(args, c.Var)+len(c.Var):])
 		if c.Expr, err = ParseExpr(exprSrc); err != nil {
-			return p.errf(line, "\\set %s: %s", c.Var, exprErr("set", err))
+			e := &Error{File: p.name, Line: line, Msg: fmt.Sprintf("\\set %s: %s", c.Var, exprErr("set", err))}
+			if strings.HasSuffix(err.Error(), "unexpected end of expression") {
+				// pgbench points at the end of the command's line.
+				e.Source = strings.TrimRight(src[start:p.i], " \t\r")
+				e.Column = len(e.Source)
+			}
+			return e
 		}
 	case "sleep":
 		if err := p.sleep(&c, fields, line); err != nil {
@@ -475,7 +486,7 @@ func link(name string, cmds []Cmd) error {
 					c.Err = "\\aset is not allowed in pipeline mode"
 				}
 			case c.Kind != SQL && c.Kind != Set && c.Kind != EndPipeline && c.Kind != StartPipeline:
-				return &Error{name, c.Line, "only SQL commands and \\set are supported inside a pipeline"}
+				return &Error{File: name, Line: c.Line, Msg: "only SQL commands and \\set are supported inside a pipeline"}
 			}
 		}
 		switch c.Kind {
@@ -483,17 +494,17 @@ func link(name string, cmds []Cmd) error {
 			stack = append(stack, frame{branches: []int{i}})
 		case Elif, Else:
 			if len(stack) == 0 {
-				return &Error{name, c.Line, fmt.Sprintf("\\%s without matching \\if", kwName(c.Kind))}
+				return &Error{File: name, Line: c.Line, Msg: fmt.Sprintf("\\%s without matching \\if", kwName(c.Kind))}
 			}
 			f := &stack[len(stack)-1]
 			if f.sawElse {
-				return &Error{name, c.Line, fmt.Sprintf("\\%s after \\else", kwName(c.Kind))}
+				return &Error{File: name, Line: c.Line, Msg: fmt.Sprintf("\\%s after \\else", kwName(c.Kind))}
 			}
 			f.sawElse = c.Kind == Else
 			f.branches = append(f.branches, i)
 		case Endif:
 			if len(stack) == 0 {
-				return &Error{name, c.Line, "\\endif without matching \\if"}
+				return &Error{File: name, Line: c.Line, Msg: "\\endif without matching \\if"}
 			}
 			f := stack[len(stack)-1]
 			stack = stack[:len(stack)-1]
@@ -519,7 +530,7 @@ func link(name string, cmds []Cmd) error {
 		}
 	}
 	if len(stack) > 0 {
-		return &Error{name, cmds[stack[len(stack)-1].branches[0]].Line, "\\if without matching \\endif"}
+		return &Error{File: name, Line: cmds[stack[len(stack)-1].branches[0]].Line, Msg: "\\if without matching \\endif"}
 	}
 	// A pipeline open at the script's end fails when the end is reached
 	// (the worker checks), as in pgbench.

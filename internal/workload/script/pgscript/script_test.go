@@ -275,3 +275,17 @@ func TestDebugOutput(t *testing.T) {
 		t.Errorf("debug wrote\n%s\nwant\n%s", b.String(), want)
 	}
 }
+
+// TestErrorPlace: an expression that ends too soon is placed at the end of
+// its command's line, as pgbench's "^ error found here" shows it.
+func TestErrorPlace(t *testing.T) {
+	_, err := Parse("f", "SELECT 1;\n\\set i 1 +  \n")
+	var e *Error
+	if !errors.As(err, &e) || e.Source != `\set i 1 +` || e.Column != 10 || e.Line != 2 {
+		t.Fatalf("%#v", err)
+	}
+	_, err = Parse("f", "\\set i 1 + )\n")
+	if !errors.As(err, &e) || e.Source != "" {
+		t.Errorf("an error inside the expression has no place here: %#v", err)
+	}
+}
