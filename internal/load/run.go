@@ -246,6 +246,12 @@ func (l *loader) stream(ctx context.Context, part *dump.Part, schema *session, p
 				return err
 			}
 		}
+		if st.Trigger && part.Phase == dump.PostPhase {
+			// A trigger file of a directory dump (mydumper) runs after
+			// all the data, which other connections may still load, as
+			// myloader does: not in dump order, which has none across files.
+			st.Kind = dump.PostData
+		}
 		sm.boundary(&st)
 		stop, err := sm.statement(&st)
 		if err != nil || stop {
