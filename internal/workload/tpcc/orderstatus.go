@@ -10,14 +10,7 @@ import (
 func (w *worker) orderStatus(ctx context.Context, ev *workload.Event) error {
 	// Input data (clause 2.6.1): 60% by last name, 40% by number.
 	dID := w.r.between(1, nDist)
-	byName := w.r.between(1, 100) <= 60
-	var cLast string
-	cID := 0
-	if byName {
-		cLast = w.customerLast()
-	} else {
-		cID = w.customerNumber()
-	}
+	byName, cLast, cID := w.pickCustomer()
 
 	// The transaction profile (clause 2.6.2.2).
 	if err := w.begin(ctx, ev); err != nil {

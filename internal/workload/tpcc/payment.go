@@ -25,14 +25,7 @@ func (w *worker) payment(ctx context.Context, ev *workload.Event) error {
 		cW = w.otherWarehouse()
 	}
 	// 60% are selected by last name, 40% by number (clause 2.5.1.2).
-	byName := w.r.between(1, 100) <= 60
-	var cLast string
-	cID := 0
-	if byName {
-		cLast = w.customerLast()
-	} else {
-		cID = w.customerNumber()
-	}
+	byName, cLast, cID := w.pickCustomer()
 	amount := int64(w.r.between(100, 500000)) // H_AMOUNT [1.00 .. 5,000.00]
 	now := time.Now().UTC().Truncate(time.Second)
 

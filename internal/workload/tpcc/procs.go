@@ -423,13 +423,10 @@ func (w *worker) procPayment(ctx context.Context, ev *workload.Event) error {
 		cD = w.r.between(1, nDist)
 		cW = w.otherWarehouse()
 	}
-	byName := 0
-	var cLast string
-	cID := 0
-	if w.r.between(1, 100) <= 60 {
-		byName, cLast = 1, w.customerLast()
-	} else {
-		cID = w.customerNumber()
+	named, cLast, cID := w.pickCustomer()
+	byName := 0 // the routines take 1 for by name
+	if named {
+		byName = 1
 	}
 	amount := decimal(int64(w.r.between(100, 500000)))
 	var n int
@@ -439,13 +436,10 @@ func (w *worker) procPayment(ctx context.Context, ev *workload.Event) error {
 // procOrderStatus is Order-Status as one call.
 func (w *worker) procOrderStatus(ctx context.Context, ev *workload.Event) error {
 	dID := w.r.between(1, nDist)
-	byName := 0
-	var cLast string
-	cID := 0
-	if w.r.between(1, 100) <= 60 {
-		byName, cLast = 1, w.customerLast()
-	} else {
-		cID = w.customerNumber()
+	named, cLast, cID := w.pickCustomer()
+	byName := 0 // the routines take 1 for by name
+	if named {
+		byName = 1
 	}
 	var n int
 	return w.procCall(ctx, ev, w.st.proc.orderStatus, &n, w.w, dID, cID, byName, cLast)

@@ -216,14 +216,7 @@ func (w *worker) countByName(ctx context.Context, ev *workload.Event, cW, cD int
 // one taken) or by number, the customer's last order and its lines.
 func (w *worker) rowOrderStatus(ctx context.Context, ev *workload.Event) error {
 	dID := w.r.between(1, nDist)
-	byName := w.r.between(1, 100) <= 60
-	var cLast string
-	cID := 0
-	if byName {
-		cLast = w.customerLast()
-	} else {
-		cID = w.customerNumber()
-	}
+	byName, cLast, cID := w.pickCustomer()
 
 	if err := w.begin(ctx, ev); err != nil {
 		return err

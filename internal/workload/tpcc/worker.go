@@ -361,6 +361,15 @@ func (w *worker) otherWarehouse() int {
 // customerNumber draws C_ID = NURand(1023, 1, 3000) (clause 2.1.6).
 func (w *worker) customerNumber() int { return w.r.nurand(cIDA, 1, nCust, w.info.run.CID) }
 
+// pickCustomer draws how a Payment or Order-Status finds its customer
+// (clauses 2.5.1.2, 2.6.1.2): 60% by last name, 40% by number.
+func (w *worker) pickCustomer() (byName bool, cLast string, cID int) {
+	if w.r.between(1, 100) <= 60 {
+		return true, w.customerLast(), 0
+	}
+	return false, "", w.customerNumber()
+}
+
 // customerLast draws C_LAST from NURand(255, 0, 999) with C_RUN (clause 2.1.6).
 func (w *worker) customerLast() string {
 	w.buf = appendLastName(w.buf[:0], w.r.nurand(cLastA, 0, 999, w.info.run.CLast))
