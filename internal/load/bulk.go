@@ -122,17 +122,8 @@ func (l *loader) runLane(ctx context.Context, p *pool, s *session, lj *job) (err
 		if first == nil {
 			st := j.st
 			first = &st
-			if err := s.use(ctx, j.db, nil); err != nil {
-				return fmt.Errorf("%s: use database %s: %w", j.st.Where(), j.db, err)
-			}
-			if err := s.catchUp(ctx, l, j.log); err != nil {
-				return l.fail(&j.st, err)
-			}
-			if _, err := s.c.exec(ctx, "BEGIN"); err != nil {
-				if ctx.Err() != nil {
-					return nil
-				}
-				return l.fail(&j.st, fmt.Errorf("begin the table's transaction: %w", err))
+			if ok, err := l.beginLane(ctx, s, &j, "the table's transaction"); !ok {
+				return err
 			}
 			began = true
 		}
@@ -187,4 +178,24 @@ func (p *pool) release(n int64) {
 	p.laneBytes -= n
 	p.cond.Broadcast()
 	p.mu.Unlock()
+}
+
+// beginLane opens a lane's transaction on s for its first job j: j's
+// database, the dump's session state, then BEGIN (what names the
+// transaction in an error). Not ok: the lane ends with err, nil when the
+// load was cancelled or the error is let go (--continue-on-error).
+func (l *loader) beginLane(ctx context.Context, s *session, j *job, what string) (ok bool, err error) {
+	if err := s.use(ctx, j.db, nil); err != nil {
+		return false, fmt.Errorf("%s: use database %s: %w", j.st.Where(), j.db, err)
+	}
+	if err := s.catchUp(ctx, l, j.log); err != nil {
+		return false, l.fail(&j.st, err)
+	}
+	if _, err := s.c.exec(ctx, "BEGIN"); err != nil {
+		if ctx.Err() != nil {
+			return false, nil
+		}
+		return false, l.fail(&j.st, fmt.Errorf("begin %s: %w", what, err))
+	}
+	return true, nil
 }

@@ -253,17 +253,8 @@ func (l *loader) runTxn(ctx context.Context, p *pool, s *session, lj *job) (err 
 		if first == nil {
 			st := j.st
 			first = &st
-			if err := s.use(ctx, j.db, nil); err != nil {
-				return fmt.Errorf("%s: use database %s: %w", j.st.Where(), j.db, err)
-			}
-			if err := s.catchUp(ctx, l, j.log); err != nil {
-				return l.fail(&j.st, err)
-			}
-			if _, err := s.c.exec(ctx, "BEGIN"); err != nil {
-				if ctx.Err() != nil {
-					return nil
-				}
-				return l.fail(&j.st, fmt.Errorf("begin the dump's transaction: %w", err))
+			if ok, err := l.beginLane(ctx, s, &j, "the dump's transaction"); !ok {
+				return err
 			}
 			began = true
 		}
