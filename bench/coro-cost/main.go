@@ -34,7 +34,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/dbarena/dbarena/internal/pgwire"
+	"github.com/dbarena/dbarena/internal/wire/pgwire"
 )
 
 // client is one connection; its socket is non-blocking.

@@ -16,9 +16,9 @@ import (
 	"github.com/dbarena/dbarena/internal/capture"
 	"github.com/dbarena/dbarena/internal/capture/convert"
 	"github.com/dbarena/dbarena/internal/capture/live"
-	"github.com/dbarena/dbarena/internal/dialect"
-	"github.com/dbarena/dbarena/internal/sandbox"
-	"github.com/dbarena/dbarena/internal/target"
+	"github.com/dbarena/dbarena/internal/server/dialect"
+	"github.com/dbarena/dbarena/internal/server/sandbox"
+	"github.com/dbarena/dbarena/internal/server/target"
 )
 
 // captureLive runs `dbarena capture --sandbox NAME | --target T --time D`.

@@ -10,8 +10,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/dbarena/dbarena/internal/catalog"
-	"github.com/dbarena/dbarena/internal/sandbox"
+	"github.com/dbarena/dbarena/internal/server/catalog"
+	"github.com/dbarena/dbarena/internal/server/sandbox"
 )
 
 // catalogEntryOut is one catalogue line of `server list --json`.

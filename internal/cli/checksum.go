@@ -7,10 +7,10 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/dbarena/dbarena/internal/checksum"
-	"github.com/dbarena/dbarena/internal/dialect"
+	"github.com/dbarena/dbarena/internal/data/checksum"
+	"github.com/dbarena/dbarena/internal/server/dialect"
 	"github.com/dbarena/dbarena/internal/execute"
-	"github.com/dbarena/dbarena/internal/target"
+	"github.com/dbarena/dbarena/internal/server/target"
 )
 
 // checksumJSON is the --json file of `dbarena checksum`.

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/dbarena/dbarena/internal/sandbox"
+	"github.com/dbarena/dbarena/internal/server/sandbox"
 )
 
 // sqlOn runs statements on a sandbox as its workload account.

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/dbarena/dbarena/internal/checksum"
+	"github.com/dbarena/dbarena/internal/data/checksum"
 )
 
 // TestChecksumNoDatabase: a database that does not exist, or that the

@@ -11,8 +11,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/dbarena/dbarena/internal/store"
-	"github.com/dbarena/dbarena/internal/summary"
+	"github.com/dbarena/dbarena/internal/results/store"
+	"github.com/dbarena/dbarena/internal/results/summary"
 )
 
 func TestBadInputIsOneLineExit2(t *testing.T) {

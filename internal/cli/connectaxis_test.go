@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/dbarena/dbarena/internal/store"
+	"github.com/dbarena/dbarena/internal/results/store"
 )
 
 // TestConnectAxisPlan: connect: [persistent, per-event] runs each cell

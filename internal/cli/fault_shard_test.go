@@ -9,9 +9,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/dbarena/dbarena/internal/store"
-	"github.com/dbarena/dbarena/internal/summary"
-	"github.com/dbarena/dbarena/internal/target"
+	"github.com/dbarena/dbarena/internal/results/store"
+	"github.com/dbarena/dbarena/internal/results/summary"
+	"github.com/dbarena/dbarena/internal/server/target"
 )
 
 // shardArgs are the arguments of a sharded fault case's run: 3 local

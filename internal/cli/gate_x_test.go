@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/dbarena/dbarena/internal/store"
+	"github.com/dbarena/dbarena/internal/results/store"
 )
 
 // junitDoc is the part of a JUnit XML file CI systems read.

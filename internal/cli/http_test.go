@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/dbarena/dbarena/internal/dialect"
+	"github.com/dbarena/dbarena/internal/server/dialect"
 )
 
 // dbApp is a small application on 127.0.0.1 whose /item handler queries

@@ -13,9 +13,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/dbarena/dbarena/internal/dialect"
-	"github.com/dbarena/dbarena/internal/store"
-	"github.com/dbarena/dbarena/internal/target"
+	"github.com/dbarena/dbarena/internal/server/dialect"
+	"github.com/dbarena/dbarena/internal/results/store"
+	"github.com/dbarena/dbarena/internal/server/target"
 )
 
 // portApp is an application configured once for the MySQL server at

@@ -14,12 +14,12 @@ import (
 	"github.com/spf13/pflag"
 	batchv1 "k8s.io/api/batch/v1"
 
-	"github.com/dbarena/dbarena/internal/credentials"
-	"github.com/dbarena/dbarena/internal/k8s"
-	"github.com/dbarena/dbarena/internal/shard"
-	"github.com/dbarena/dbarena/internal/store"
-	"github.com/dbarena/dbarena/internal/summary"
-	"github.com/dbarena/dbarena/internal/target"
+	"github.com/dbarena/dbarena/internal/server/credentials"
+	"github.com/dbarena/dbarena/internal/scaleout/k8s"
+	"github.com/dbarena/dbarena/internal/scaleout/shard"
+	"github.com/dbarena/dbarena/internal/results/store"
+	"github.com/dbarena/dbarena/internal/results/summary"
+	"github.com/dbarena/dbarena/internal/server/target"
 	"github.com/dbarena/dbarena/internal/workload"
 )
 

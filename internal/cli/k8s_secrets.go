@@ -5,7 +5,7 @@ import (
 	"net/url"
 	"strings"
 
-	"github.com/dbarena/dbarena/internal/k8s"
+	"github.com/dbarena/dbarena/internal/scaleout/k8s"
 )
 
 // secretHeaderWords mark a --header whose value is a credential: its name

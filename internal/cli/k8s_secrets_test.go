@@ -11,7 +11,7 @@ import (
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 
-	"github.com/dbarena/dbarena/internal/k8s/k8sdecode"
+	"github.com/dbarena/dbarena/internal/scaleout/k8s/k8sdecode"
 )
 
 // TestK8sRenderRefusesHostile: a sandbox target (which no pod can reach),

@@ -11,14 +11,14 @@ import (
 
 	"github.com/spf13/pflag"
 
-	"github.com/dbarena/dbarena/internal/dialect"
-	"github.com/dbarena/dbarena/internal/dump"
+	"github.com/dbarena/dbarena/internal/server/dialect"
+	"github.com/dbarena/dbarena/internal/data/dump"
 	"github.com/dbarena/dbarena/internal/execute"
-	"github.com/dbarena/dbarena/internal/hostinfo"
-	"github.com/dbarena/dbarena/internal/load"
+	"github.com/dbarena/dbarena/internal/measure/hostinfo"
+	"github.com/dbarena/dbarena/internal/data/dumpload"
 	"github.com/dbarena/dbarena/internal/secret"
-	"github.com/dbarena/dbarena/internal/summary"
-	"github.com/dbarena/dbarena/internal/target"
+	"github.com/dbarena/dbarena/internal/results/summary"
+	"github.com/dbarena/dbarena/internal/server/target"
 )
 
 // loadJSONFormat is the --json file of `dbarena load`.
@@ -30,7 +30,7 @@ type loadJSON struct {
 	Format string       `json:"format"`
 	RunID  int64        `json:"run_id,omitempty"`
 	Target string       `json:"target"`
-	Result *load.Result `json:"result"`
+	Result *dumpload.Result `json:"result"`
 }
 
 // loadShownErrors is how many failed statements the output lists.
@@ -57,7 +57,7 @@ type loadFlags struct {
 }
 
 func (f *loadFlags) flags(fs *pflag.FlagSet) {
-	def := load.DefaultOptions()
+	def := dumpload.DefaultOptions()
 	fs.StringVar(&f.target, "target", "", "DSN, sandbox:NAME, or empty for the default sandbox")
 	fs.StringVar(&f.sandbox, "sandbox", "", "the sandbox NAME (same as --target sandbox:NAME)")
 	f.cred.flags(fs)
@@ -162,12 +162,12 @@ func (a *App) loadCmd(ctx context.Context, args []string) error {
 	o.Progress, o.ProgressEvery, o.Warn = pp.print, f.progress, pp.warn
 	fmt.Fprintf(a.Stdout, "Loading %s (%s, %s) into %s %s (%s): %d threads\n", strings.Join(o.Files, " "), d.Format,
 		formatBytes(d.Size), s.Target.Flavor, s.Target.Version, s.Target.MaskedDSN(), o.Threads)
-	res, loadErr := load.Load(ctx, s.Env(), o)
+	res, loadErr := dumpload.Load(ctx, s.Env(), o)
 	if loadErr != nil {
 		loadErr = printableError{loadErr}
 	}
 	if res == nil { // nothing started
-		if load.IsBadInput(loadErr) {
+		if dumpload.IsBadInput(loadErr) {
 			return usagef("%w", loadErr)
 		}
 		return failed(loadErr)
@@ -194,7 +194,7 @@ func (a *App) loadCmd(ctx context.Context, args []string) error {
 	case res.Interrupted:
 		return failed(fmt.Errorf("interrupted after %s, %d statements, %d rows; partial result stored as run %d",
 			formatBytes(res.Bytes), res.Statements, res.Rows, run.ID))
-	case loadErr != nil && load.IsBadInput(loadErr):
+	case loadErr != nil && dumpload.IsBadInput(loadErr):
 		return usagef("%w", loadErr)
 	case loadErr != nil:
 		return failed(loadErr)
@@ -205,8 +205,8 @@ func (a *App) loadCmd(ctx context.Context, args []string) error {
 }
 
 // options turns the flags into load options; errors name the flag.
-func (f *loadFlags) options(files []string) (load.Options, error) {
-	o := load.Options{Files: files, Database: f.database, Threads: f.threads, ContinueOnError: f.continueOnError,
+func (f *loadFlags) options(files []string) (dumpload.Options, error) {
+	o := dumpload.Options{Files: files, Database: f.database, Threads: f.threads, ContinueOnError: f.continueOnError,
 		NoChecksum: f.noChecksum, DeferIndexes: f.deferIndexes == "on", LoadData: f.loadData, Bulk: f.bulk,
 		StallTimeout: f.stallTimeout, DropExisting: f.dropExisting, Format: f.format, FollowIncludes: f.followIncludes}
 	if len(files) == 0 {
@@ -284,16 +284,16 @@ func checkEngines(ctx context.Context, s *execute.Session, f *loadFlags, rw dump
 	if s.Target.Family() != target.MySQL {
 		return usagef("--engine and --engine-map apply to MySQL-family servers; the target is %s", s.Target.Flavor)
 	}
-	have, err := load.ServerEngines(ctx, s.DB)
+	have, err := dumpload.ServerEngines(ctx, s.DB)
 	if err != nil {
 		return failed(err)
 	}
 	if f.engine != "" {
-		if m := load.MissingEngine(have, []string{f.engine}); m != "" {
+		if m := dumpload.MissingEngine(have, []string{f.engine}); m != "" {
 			return usagef("--engine %s: the server has no such engine (it has %s)", m, strings.Join(have, ", "))
 		}
 	}
-	if m := load.MissingEngine(have, rw.Engines()); m != "" {
+	if m := dumpload.MissingEngine(have, rw.Engines()); m != "" {
 		return usagef("--engine-map: the server has no engine %s (it has %s)", m, strings.Join(have, ", "))
 	}
 	return nil
@@ -317,7 +317,7 @@ type loadProgress struct {
 	w  io.Writer
 }
 
-func (p *loadProgress) print(pr load.Progress) {
+func (p *loadProgress) print(pr dumpload.Progress) {
 	if pr.Done {
 		return
 	}
@@ -328,7 +328,7 @@ func (p *loadProgress) print(pr load.Progress) {
 		line += fmt.Sprintf(" of %s (%.0f%%)", formatBytes(pr.TotalBytes), 100*float64(pr.Bytes)/float64(pr.TotalBytes))
 	}
 	line += fmt.Sprintf(", %d statements, %d rows, %.1f MB/s", pr.Statements, pr.Rows, pr.Rate())
-	pr.Table = load.Printable(pr.Table)
+	pr.Table = dumpload.Printable(pr.Table)
 	if eta := pr.ETA(); eta > 0 && pr.Phase == "schema+data" {
 		line += fmt.Sprintf(", ETA %s", eta.Round(time.Second))
 	}
@@ -341,7 +341,7 @@ func (p *loadProgress) print(pr load.Progress) {
 }
 
 // printLoad prints the per-table summary and the failed statements.
-func (a *App) printLoad(r *load.Result) {
+func (a *App) printLoad(r *dumpload.Result) {
 	w := a.Stdout
 	fmt.Fprintln(w)
 	if len(r.Tables) > 0 {
@@ -351,7 +351,7 @@ func (a *App) printLoad(r *load.Result) {
 			if len(r.Databases) > 1 {
 				name = t.Database + "." + t.Name
 			}
-			name = load.Printable(name)
+			name = dumpload.Printable(name)
 			rows, sent := fmt.Sprint(t.Rows), fmt.Sprint(t.Sent)
 			if t.Rows < 0 {
 				rows = "-"
@@ -374,11 +374,11 @@ func (a *App) printLoad(r *load.Result) {
 	fmt.Fprintf(w, "\n%s %s in %.1fs (%.1f MB/s): %d statements, %d rows, %d tables", state, formatBytes(r.Bytes),
 		r.Duration.Seconds(), rate, r.Statements, r.Rows, len(r.Tables))
 	if len(r.Databases) > 0 {
-		fmt.Fprintf(w, " in %s", load.Printable(strings.Join(r.Databases, ", ")))
+		fmt.Fprintf(w, " in %s", dumpload.Printable(strings.Join(r.Databases, ", ")))
 	}
 	fmt.Fprintln(w)
 	for _, n := range r.Notes {
-		fmt.Fprintln(w, "note: "+load.Printable(n))
+		fmt.Fprintln(w, "note: "+dumpload.Printable(n))
 	}
 	if r.ErrorCount > 0 {
 		fmt.Fprintf(w, "%d statements failed", r.ErrorCount)
@@ -390,7 +390,7 @@ func (a *App) printLoad(r *load.Result) {
 			if i == loadShownErrors {
 				break
 			}
-			fmt.Fprintf(w, "  %s: %s\n", load.Printable(e.Where()), load.Printable(e.Error))
+			fmt.Fprintf(w, "  %s: %s\n", dumpload.Printable(e.Where()), dumpload.Printable(e.Error))
 		}
 	}
 }
@@ -409,7 +409,7 @@ func writeLoadJSON(path string, doc *loadJSON) error {
 // errors.Is still see the error.
 type printableError struct{ err error }
 
-func (e printableError) Error() string { return load.Printable(e.err.Error()) }
+func (e printableError) Error() string { return dumpload.Printable(e.err.Error()) }
 func (e printableError) Unwrap() error { return e.err }
 
 func (p *loadProgress) warn(msg string) {

@@ -9,8 +9,8 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/dbarena/dbarena/internal/execute"
-	"github.com/dbarena/dbarena/internal/monitor"
-	"github.com/dbarena/dbarena/internal/summary"
+	"github.com/dbarena/dbarena/internal/measure/monitor"
+	"github.com/dbarena/dbarena/internal/results/summary"
 )
 
 // monitorFlag registers --monitor on fs.

@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/dbarena/dbarena/internal/store"
+	"github.com/dbarena/dbarena/internal/results/store"
 )
 
 // childEnv makes the test binary run the CLI (for kill -9 tests): its value

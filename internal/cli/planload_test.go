@@ -5,7 +5,7 @@ import (
 	"testing"
 
 	"github.com/dbarena/dbarena/internal/lab"
-	"github.com/dbarena/dbarena/internal/plan"
+	"github.com/dbarena/dbarena/internal/lab/plan"
 )
 
 // TestPlanLoadOptions: a plan's load gets the options of dbarena load

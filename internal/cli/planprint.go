@@ -11,11 +11,11 @@ import (
 	"time"
 
 	"github.com/dbarena/dbarena/internal/lab"
-	"github.com/dbarena/dbarena/internal/plan"
-	"github.com/dbarena/dbarena/internal/shard"
-	"github.com/dbarena/dbarena/internal/stats"
-	"github.com/dbarena/dbarena/internal/store"
-	"github.com/dbarena/dbarena/internal/summary"
+	"github.com/dbarena/dbarena/internal/lab/plan"
+	"github.com/dbarena/dbarena/internal/scaleout/shard"
+	"github.com/dbarena/dbarena/internal/measure/stats"
+	"github.com/dbarena/dbarena/internal/results/store"
+	"github.com/dbarena/dbarena/internal/results/summary"
 )
 
 // planShow prints the per-cell statistics of a plan session (plan show).

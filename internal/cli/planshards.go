@@ -6,9 +6,9 @@ import (
 	"strings"
 
 	"github.com/dbarena/dbarena/internal/lab"
-	"github.com/dbarena/dbarena/internal/plan"
-	"github.com/dbarena/dbarena/internal/store"
-	"github.com/dbarena/dbarena/internal/summary"
+	"github.com/dbarena/dbarena/internal/lab/plan"
+	"github.com/dbarena/dbarena/internal/results/store"
+	"github.com/dbarena/dbarena/internal/results/summary"
 )
 
 // planShards runs a plan's steps of shards: N > 1 as `run --shards N

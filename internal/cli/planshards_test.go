@@ -10,9 +10,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/dbarena/dbarena/internal/plan"
-	"github.com/dbarena/dbarena/internal/shard"
-	"github.com/dbarena/dbarena/internal/store"
+	"github.com/dbarena/dbarena/internal/lab/plan"
+	"github.com/dbarena/dbarena/internal/scaleout/shard"
+	"github.com/dbarena/dbarena/internal/results/store"
 )
 
 // shardPlan is a plan on the suite's MariaDB sandbox (by DSN: its shards

@@ -3,9 +3,9 @@ package cli
 import (
 	"context"
 
-	"github.com/dbarena/dbarena/internal/dialect"
+	"github.com/dbarena/dbarena/internal/server/dialect"
 	"github.com/dbarena/dbarena/internal/execute"
-	"github.com/dbarena/dbarena/internal/hostinfo"
+	"github.com/dbarena/dbarena/internal/measure/hostinfo"
 	"github.com/dbarena/dbarena/internal/lab"
 )
 

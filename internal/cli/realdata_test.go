@@ -10,7 +10,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/dbarena/dbarena/internal/store"
+	"github.com/dbarena/dbarena/internal/results/store"
 )
 
 // TestPlanWithData: a plan whose data is gen-eshop's dumps loads them

@@ -11,8 +11,8 @@ import (
 	"time"
 
 	"github.com/dbarena/dbarena/internal/capture"
-	"github.com/dbarena/dbarena/internal/dialect"
-	"github.com/dbarena/dbarena/internal/target"
+	"github.com/dbarena/dbarena/internal/server/dialect"
+	"github.com/dbarena/dbarena/internal/server/target"
 )
 
 // writeCaptureFile writes evs (in time order) as a capture of flavor to

@@ -10,10 +10,10 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/dbarena/dbarena/internal/report"
-	"github.com/dbarena/dbarena/internal/shard"
-	"github.com/dbarena/dbarena/internal/store"
-	"github.com/dbarena/dbarena/internal/summary"
+	"github.com/dbarena/dbarena/internal/results/report"
+	"github.com/dbarena/dbarena/internal/scaleout/shard"
+	"github.com/dbarena/dbarena/internal/results/store"
+	"github.com/dbarena/dbarena/internal/results/summary"
 )
 
 const reportUsage = `dbarena report [IDS...] [--tag KEY=VALUE ...] [--plan NAME] [--workload NAME]

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/dbarena/dbarena/internal/report/reporttest"
+	"github.com/dbarena/dbarena/internal/results/report/reporttest"
 )
 
 func TestReportCommand(t *testing.T) {

@@ -5,7 +5,7 @@ import (
 	"os"
 	"strings"
 
-	"github.com/dbarena/dbarena/internal/store"
+	"github.com/dbarena/dbarena/internal/results/store"
 )
 
 // openStoreRead opens the results store named by a --results value for a

@@ -10,8 +10,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/dbarena/dbarena/internal/store"
-	"github.com/dbarena/dbarena/internal/summary"
+	"github.com/dbarena/dbarena/internal/results/store"
+	"github.com/dbarena/dbarena/internal/results/summary"
 )
 
 // readOnlyDir makes dir read-only (a read-only bind mount of itself, which

@@ -8,9 +8,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/dbarena/dbarena/internal/hist"
-	"github.com/dbarena/dbarena/internal/store"
-	"github.com/dbarena/dbarena/internal/summary"
+	"github.com/dbarena/dbarena/internal/measure/hist"
+	"github.com/dbarena/dbarena/internal/results/store"
+	"github.com/dbarena/dbarena/internal/results/summary"
 )
 
 // shardedFixture makes a store file holding sharded run "sh-2": its start

@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/dbarena/dbarena/internal/cpusched"
+	"github.com/dbarena/dbarena/internal/measure/cpusched"
 )
 
 // TestRunSched: by default (auto) a closed-loop run on the lean PostgreSQL

@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/dbarena/dbarena/internal/summary"
+	"github.com/dbarena/dbarena/internal/results/summary"
 )
 
 // writeScript writes a pgbench script into the test's directory.

@@ -11,8 +11,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/dbarena/dbarena/internal/sandbox"
-	"github.com/dbarena/dbarena/internal/target"
+	"github.com/dbarena/dbarena/internal/server/sandbox"
+	"github.com/dbarena/dbarena/internal/server/target"
 )
 
 // dbarenaEnv runs the CLI in-process with the suite's dbarena home, HOME

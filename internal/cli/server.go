@@ -8,10 +8,10 @@ import (
 	"os"
 	"text/tabwriter"
 
-	"github.com/dbarena/dbarena/internal/catalog"
-	"github.com/dbarena/dbarena/internal/credentials"
-	"github.com/dbarena/dbarena/internal/sandbox"
-	"github.com/dbarena/dbarena/internal/target"
+	"github.com/dbarena/dbarena/internal/server/catalog"
+	"github.com/dbarena/dbarena/internal/server/credentials"
+	"github.com/dbarena/dbarena/internal/server/sandbox"
+	"github.com/dbarena/dbarena/internal/server/target"
 )
 
 const serverUsage = `dbarena server COMMAND

@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/dbarena/dbarena/internal/capture"
-	"github.com/dbarena/dbarena/internal/store"
+	"github.com/dbarena/dbarena/internal/results/store"
 )
 
 // shardReplaySessions is how many sessions writeShardCapture captures.

@@ -11,10 +11,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/dbarena/dbarena/internal/hist"
-	"github.com/dbarena/dbarena/internal/shard"
-	"github.com/dbarena/dbarena/internal/store"
-	"github.com/dbarena/dbarena/internal/summary"
+	"github.com/dbarena/dbarena/internal/measure/hist"
+	"github.com/dbarena/dbarena/internal/scaleout/shard"
+	"github.com/dbarena/dbarena/internal/results/store"
+	"github.com/dbarena/dbarena/internal/results/summary"
 )
 
 // The test binary plays dbarena for the local shards it starts.

@@ -7,9 +7,9 @@ import (
 	"net/url"
 	"strings"
 
-	"github.com/dbarena/dbarena/internal/credentials"
-	"github.com/dbarena/dbarena/internal/sandbox"
-	"github.com/dbarena/dbarena/internal/target"
+	"github.com/dbarena/dbarena/internal/server/credentials"
+	"github.com/dbarena/dbarena/internal/server/sandbox"
+	"github.com/dbarena/dbarena/internal/server/target"
 )
 
 // resolveTarget turns a --target value into connection settings: a DSN,

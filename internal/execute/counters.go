@@ -6,8 +6,8 @@ import (
 	"errors"
 	"time"
 
-	"github.com/dbarena/dbarena/internal/dialect"
-	"github.com/dbarena/dbarena/internal/poller"
+	"github.com/dbarena/dbarena/internal/server/dialect"
+	"github.com/dbarena/dbarena/internal/wire/poller"
 )
 
 // counterTimeout bounds each read of the server's counters or settings: a

@@ -7,11 +7,11 @@ import (
 	"sync"
 	"time"
 
-	"github.com/dbarena/dbarena/internal/monitor"
-	"github.com/dbarena/dbarena/internal/runner"
-	"github.com/dbarena/dbarena/internal/sandbox"
-	"github.com/dbarena/dbarena/internal/summary"
-	"github.com/dbarena/dbarena/internal/target"
+	"github.com/dbarena/dbarena/internal/measure/monitor"
+	"github.com/dbarena/dbarena/internal/measure/runner"
+	"github.com/dbarena/dbarena/internal/server/sandbox"
+	"github.com/dbarena/dbarena/internal/results/summary"
+	"github.com/dbarena/dbarena/internal/server/target"
 )
 
 // Monitor modes (--monitor).

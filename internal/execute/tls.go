@@ -5,9 +5,9 @@ import (
 	"strings"
 	"time"
 
-	"github.com/dbarena/dbarena/internal/dialect"
-	"github.com/dbarena/dbarena/internal/summary"
-	"github.com/dbarena/dbarena/internal/target"
+	"github.com/dbarena/dbarena/internal/server/dialect"
+	"github.com/dbarena/dbarena/internal/results/summary"
+	"github.com/dbarena/dbarena/internal/server/target"
 )
 
 // tlsTimeout bounds the question to the server about the session's TLS.

@@ -7,10 +7,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/dbarena/dbarena/internal/dialect"
-	"github.com/dbarena/dbarena/internal/sandbox"
-	"github.com/dbarena/dbarena/internal/sandbox/sandboxtest"
-	"github.com/dbarena/dbarena/internal/target"
+	"github.com/dbarena/dbarena/internal/server/dialect"
+	"github.com/dbarena/dbarena/internal/server/sandbox"
+	"github.com/dbarena/dbarena/internal/server/sandbox/sandboxtest"
+	"github.com/dbarena/dbarena/internal/server/target"
 )
 
 // TestSessionTLS: the TLS a session's connections use, as the server says

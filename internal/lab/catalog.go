@@ -5,10 +5,10 @@ import (
 	"regexp"
 	"slices"
 
-	"github.com/dbarena/dbarena/internal/catalog"
-	"github.com/dbarena/dbarena/internal/plan"
-	"github.com/dbarena/dbarena/internal/sandbox"
-	"github.com/dbarena/dbarena/internal/target"
+	"github.com/dbarena/dbarena/internal/server/catalog"
+	"github.com/dbarena/dbarena/internal/lab/plan"
+	"github.com/dbarena/dbarena/internal/server/sandbox"
+	"github.com/dbarena/dbarena/internal/server/target"
 )
 
 var labelUnsafe = regexp.MustCompile(`[^a-zA-Z0-9_.-]`)

@@ -8,13 +8,13 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/dbarena/dbarena/internal/dialect"
-	"github.com/dbarena/dbarena/internal/dump"
+	"github.com/dbarena/dbarena/internal/server/dialect"
+	"github.com/dbarena/dbarena/internal/data/dump"
 	"github.com/dbarena/dbarena/internal/execute"
-	"github.com/dbarena/dbarena/internal/load"
-	"github.com/dbarena/dbarena/internal/store"
-	"github.com/dbarena/dbarena/internal/summary"
-	"github.com/dbarena/dbarena/internal/target"
+	"github.com/dbarena/dbarena/internal/data/dumpload"
+	"github.com/dbarena/dbarena/internal/results/store"
+	"github.com/dbarena/dbarena/internal/results/summary"
+	"github.com/dbarena/dbarena/internal/server/target"
 )
 
 // DumpLoader is the Loader of real loads: a plan's data loaded with
@@ -67,15 +67,15 @@ func (pl DumpLoader) Load(ctx context.Context, j LoadJob) (*summary.Run, error) 
 		}
 	}
 	if j.Engine != "" {
-		have, err := load.ServerEngines(ctx, s.DB)
+		have, err := dumpload.ServerEngines(ctx, s.DB)
 		if err != nil {
 			return nil, err
 		}
-		if m := load.MissingEngine(have, []string{j.Engine}); m != "" {
+		if m := dumpload.MissingEngine(have, []string{j.Engine}); m != "" {
 			return nil, fmt.Errorf("engine %s is not available on %s %s (it has %s)", m, s.Target.Flavor, s.Target.Version, strings.Join(have, ", "))
 		}
 	}
-	res, err := load.Load(ctx, s.Env(), LoadOptions(file, j))
+	res, err := dumpload.Load(ctx, s.Env(), LoadOptions(file, j))
 	if res == nil {
 		if err == nil {
 			err = errors.New("load returned nothing")
@@ -104,8 +104,8 @@ func (pl DumpLoader) Load(ctx context.Context, j LoadJob) (*summary.Run, error) 
 
 // LoadOptions are a plan load's options: dbarena load's defaults, the
 // plan's threads (default 2) and engine.
-func LoadOptions(file string, j LoadJob) load.Options {
-	o := load.DefaultOptions()
+func LoadOptions(file string, j LoadJob) dumpload.Options {
+	o := dumpload.DefaultOptions()
 	o.Files = []string{file}
 	o.Threads = DefaultLoadThreads
 	if j.Data != nil && j.Data.Threads > 0 {
@@ -119,7 +119,7 @@ func LoadOptions(file string, j LoadJob) load.Options {
 // and engine: the latest load stored there is that one, and its database
 // still has tables.
 func (pl DumpLoader) loaded(ctx context.Context, db *sql.DB, t target.Target, tags map[string]string) (bool, error) {
-	runs, err := pl.Store.List(ctx, store.Filter{Workload: load.Workload, Tags: map[string]string{tagLoadPlace: tags[tagLoadPlace]}, Limit: 1})
+	runs, err := pl.Store.List(ctx, store.Filter{Workload: dumpload.Workload, Tags: map[string]string{tagLoadPlace: tags[tagLoadPlace]}, Limit: 1})
 	if err != nil || len(runs) == 0 || runs[0].Status != summary.StatusComplete ||
 		runs[0].Tags[tagLoadDump] != tags[tagLoadDump] || runs[0].Tags["engine"] != tags["engine"] {
 		return false, err

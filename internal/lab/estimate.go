@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/dbarena/dbarena/internal/plan"
+	"github.com/dbarena/dbarena/internal/lab/plan"
 	"github.com/dbarena/dbarena/internal/workload"
 )
 

@@ -9,10 +9,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/dbarena/dbarena/internal/plan"
-	"github.com/dbarena/dbarena/internal/store"
-	"github.com/dbarena/dbarena/internal/summary"
-	"github.com/dbarena/dbarena/internal/target"
+	"github.com/dbarena/dbarena/internal/lab/plan"
+	"github.com/dbarena/dbarena/internal/results/store"
+	"github.com/dbarena/dbarena/internal/results/summary"
+	"github.com/dbarena/dbarena/internal/server/target"
 )
 
 // world is a lab on fakes that writes what happens, in order, to log.

@@ -4,10 +4,10 @@ import (
 	"context"
 	"os"
 
-	"github.com/dbarena/dbarena/internal/catalog"
-	"github.com/dbarena/dbarena/internal/plan"
-	"github.com/dbarena/dbarena/internal/sandbox"
-	"github.com/dbarena/dbarena/internal/target"
+	"github.com/dbarena/dbarena/internal/server/catalog"
+	"github.com/dbarena/dbarena/internal/lab/plan"
+	"github.com/dbarena/dbarena/internal/server/sandbox"
+	"github.com/dbarena/dbarena/internal/server/target"
 )
 
 // Local runs the variants' servers as sandboxes of Manager, finding

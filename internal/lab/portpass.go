@@ -1,6 +1,6 @@
 package lab
 
-import "github.com/dbarena/dbarena/internal/sandbox"
+import "github.com/dbarena/dbarena/internal/server/sandbox"
 
 // portPassword is the workload password of the first other sandbox of m
 // (by name) on the fixed port, "" when there is none. The servers of a plan

@@ -6,10 +6,10 @@ import (
 	"os"
 	"strings"
 
-	"github.com/dbarena/dbarena/internal/credentials"
-	"github.com/dbarena/dbarena/internal/dialect"
-	"github.com/dbarena/dbarena/internal/plan"
-	"github.com/dbarena/dbarena/internal/target"
+	"github.com/dbarena/dbarena/internal/server/credentials"
+	"github.com/dbarena/dbarena/internal/server/dialect"
+	"github.com/dbarena/dbarena/internal/lab/plan"
+	"github.com/dbarena/dbarena/internal/server/target"
 )
 
 // server is what the lab knows of one variant's server.

@@ -5,8 +5,8 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/dbarena/dbarena/internal/plan"
-	"github.com/dbarena/dbarena/internal/target"
+	"github.com/dbarena/dbarena/internal/lab/plan"
+	"github.com/dbarena/dbarena/internal/server/target"
 )
 
 // StepEnv is the environment variable that hands a shard process its step

@@ -5,8 +5,8 @@ import (
 	"errors"
 	"time"
 
-	"github.com/dbarena/dbarena/internal/poller"
-	"github.com/dbarena/dbarena/internal/rawsock"
+	"github.com/dbarena/dbarena/internal/wire/poller"
+	"github.com/dbarena/dbarena/internal/wire/rawsock"
 )
 
 // ErrStopped, returned (or wrapped) by Worker.Event, says the event was cut

@@ -15,9 +15,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/dbarena/dbarena/internal/checksum"
-	"github.com/dbarena/dbarena/internal/sandbox/sandboxtest"
-	"github.com/dbarena/dbarena/internal/target"
+	"github.com/dbarena/dbarena/internal/data/checksum"
+	"github.com/dbarena/dbarena/internal/server/sandbox/sandboxtest"
+	"github.com/dbarena/dbarena/internal/server/target"
 	"github.com/dbarena/dbarena/internal/workload/script/pgscript"
 )
 

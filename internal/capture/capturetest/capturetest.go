@@ -22,10 +22,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/dbarena/dbarena/internal/dialect"
-	"github.com/dbarena/dbarena/internal/sandbox"
-	"github.com/dbarena/dbarena/internal/sandbox/sandboxtest"
-	"github.com/dbarena/dbarena/internal/target"
+	"github.com/dbarena/dbarena/internal/server/dialect"
+	"github.com/dbarena/dbarena/internal/server/sandbox"
+	"github.com/dbarena/dbarena/internal/server/sandbox/sandboxtest"
+	"github.com/dbarena/dbarena/internal/server/target"
 )
 
 // MariaDBSettings turn on the general and slow logs (long_query_time=0,

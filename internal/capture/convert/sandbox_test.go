@@ -12,7 +12,7 @@ import (
 
 	"github.com/dbarena/dbarena/internal/capture"
 	"github.com/dbarena/dbarena/internal/capture/capturetest"
-	"github.com/dbarena/dbarena/internal/sandbox/sandboxtest"
+	"github.com/dbarena/dbarena/internal/server/sandbox/sandboxtest"
 )
 
 func TestMain(m *testing.M) { os.Exit(sandboxtest.Main(m)) }

@@ -14,10 +14,10 @@ import (
 	"github.com/dbarena/dbarena/internal/capture"
 	"github.com/dbarena/dbarena/internal/capture/capturetest"
 	"github.com/dbarena/dbarena/internal/capture/convert"
-	"github.com/dbarena/dbarena/internal/dialect"
-	"github.com/dbarena/dbarena/internal/sandbox"
-	"github.com/dbarena/dbarena/internal/sandbox/sandboxtest"
-	"github.com/dbarena/dbarena/internal/target"
+	"github.com/dbarena/dbarena/internal/server/dialect"
+	"github.com/dbarena/dbarena/internal/server/sandbox"
+	"github.com/dbarena/dbarena/internal/server/sandbox/sandboxtest"
+	"github.com/dbarena/dbarena/internal/server/target"
 )
 
 func TestMain(m *testing.M) { os.Exit(sandboxtest.Main(m)) }

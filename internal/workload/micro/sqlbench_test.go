@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/dbarena/dbarena/internal/summary"
+	"github.com/dbarena/dbarena/internal/results/summary"
 )
 
 // runAllTestsRE is the pattern sql-bench's run-all-tests reads "Time for"

@@ -6,7 +6,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/dbarena/dbarena/internal/dialect"
+	"github.com/dbarena/dbarena/internal/server/dialect"
 	"github.com/dbarena/dbarena/internal/workload"
 )
 

@@ -4,8 +4,8 @@ import (
 	"context"
 	"testing"
 
-	"github.com/dbarena/dbarena/internal/sandbox/sandboxtest"
-	"github.com/dbarena/dbarena/internal/target"
+	"github.com/dbarena/dbarena/internal/server/sandbox/sandboxtest"
+	"github.com/dbarena/dbarena/internal/server/target"
 	"github.com/dbarena/dbarena/internal/workload"
 )
 

@@ -7,7 +7,7 @@ import (
 
 	"github.com/spf13/pflag"
 
-	"github.com/dbarena/dbarena/internal/sbrand"
+	"github.com/dbarena/dbarena/internal/workload/oltp/sbrand"
 )
 
 // Clients of --client.

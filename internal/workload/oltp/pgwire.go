@@ -4,7 +4,7 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/dbarena/dbarena/internal/pgwire"
+	"github.com/dbarena/dbarena/internal/wire/pgwire"
 )
 
 var (

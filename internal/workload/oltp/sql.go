@@ -3,7 +3,7 @@ package oltp
 import (
 	"strconv"
 
-	"github.com/dbarena/dbarena/internal/target"
+	"github.com/dbarena/dbarena/internal/server/target"
 )
 
 // Templates of the c and pad columns (oltp_common.lua, c_value_template and

@@ -6,9 +6,9 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/dbarena/dbarena/internal/mysqlwire"
-	"github.com/dbarena/dbarena/internal/pgwire"
-	"github.com/dbarena/dbarena/internal/sbrand"
+	"github.com/dbarena/dbarena/internal/wire/mysqlwire"
+	"github.com/dbarena/dbarena/internal/wire/pgwire"
+	"github.com/dbarena/dbarena/internal/workload/oltp/sbrand"
 	"github.com/dbarena/dbarena/internal/workload"
 )
 

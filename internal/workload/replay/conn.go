@@ -11,8 +11,8 @@ import (
 	"github.com/cespare/xxhash/v2"
 	"github.com/jackc/pgx/v5/pgconn"
 
-	"github.com/dbarena/dbarena/internal/dialect"
-	"github.com/dbarena/dbarena/internal/target"
+	"github.com/dbarena/dbarena/internal/server/dialect"
+	"github.com/dbarena/dbarena/internal/server/target"
 	"github.com/dbarena/dbarena/internal/workload"
 )
 

@@ -4,8 +4,8 @@ import (
 	"testing"
 
 	"github.com/dbarena/dbarena/internal/capture"
-	"github.com/dbarena/dbarena/internal/sandbox/sandboxtest"
-	"github.com/dbarena/dbarena/internal/target"
+	"github.com/dbarena/dbarena/internal/server/sandbox/sandboxtest"
+	"github.com/dbarena/dbarena/internal/server/target"
 )
 
 // TestReplayMariaDBAffectedRows: a MySQL-family replay records the rows a

@@ -9,7 +9,7 @@ import (
 	"strings"
 
 	"github.com/dbarena/dbarena/internal/capture"
-	"github.com/dbarena/dbarena/internal/fingerprint"
+	"github.com/dbarena/dbarena/internal/workload/replay/fingerprint"
 )
 
 // Event kinds, compacted.

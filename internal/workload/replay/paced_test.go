@@ -10,8 +10,8 @@ import (
 	"time"
 
 	"github.com/dbarena/dbarena/internal/capture"
-	"github.com/dbarena/dbarena/internal/sandbox/sandboxtest"
-	"github.com/dbarena/dbarena/internal/target"
+	"github.com/dbarena/dbarena/internal/server/sandbox/sandboxtest"
+	"github.com/dbarena/dbarena/internal/server/target"
 )
 
 // slowProxy forwards connections to tg, each after a set-up of delay, as a

@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/dbarena/dbarena/internal/capture"
-	"github.com/dbarena/dbarena/internal/summary"
+	"github.com/dbarena/dbarena/internal/results/summary"
 	"github.com/dbarena/dbarena/internal/workload"
 )
 

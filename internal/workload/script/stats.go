@@ -7,9 +7,9 @@ import (
 	"sync"
 	"time"
 
-	"github.com/dbarena/dbarena/internal/hist"
-	"github.com/dbarena/dbarena/internal/poller"
-	"github.com/dbarena/dbarena/internal/summary"
+	"github.com/dbarena/dbarena/internal/measure/hist"
+	"github.com/dbarena/dbarena/internal/wire/poller"
+	"github.com/dbarena/dbarena/internal/results/summary"
 	"github.com/dbarena/dbarena/internal/workload"
 	"github.com/dbarena/dbarena/internal/workload/script/pgscript"
 )

@@ -6,8 +6,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/dbarena/dbarena/internal/poller"
-	"github.com/dbarena/dbarena/internal/summary"
+	"github.com/dbarena/dbarena/internal/wire/poller"
+	"github.com/dbarena/dbarena/internal/results/summary"
 )
 
 // Per-statement figures: latency percentiles, errors by code, and the

@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/dbarena/dbarena/internal/target"
+	"github.com/dbarena/dbarena/internal/server/target"
 	"github.com/dbarena/dbarena/internal/workload"
 )
 

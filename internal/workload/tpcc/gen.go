@@ -1,6 +1,6 @@
 package tpcc
 
-import "github.com/dbarena/dbarena/internal/dialect"
+import "github.com/dbarena/dbarena/internal/server/dialect"
 
 // The generator writes rows in the bulk text format (dialect.Rows).
 // Generated strings are alphanumeric, so the generator appends them to

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/dbarena/dbarena/internal/summary"
+	"github.com/dbarena/dbarena/internal/results/summary"
 	"github.com/dbarena/dbarena/internal/workload"
 )
 

@@ -3,7 +3,7 @@ package tpcc
 import (
 	"strings"
 
-	"github.com/dbarena/dbarena/internal/target"
+	"github.com/dbarena/dbarena/internal/server/target"
 )
 
 // Schema variants (--schema).

@@ -6,9 +6,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/dbarena/dbarena/internal/dialect"
-	"github.com/dbarena/dbarena/internal/pgwire"
-	"github.com/dbarena/dbarena/internal/target"
+	"github.com/dbarena/dbarena/internal/server/dialect"
+	"github.com/dbarena/dbarena/internal/wire/pgwire"
+	"github.com/dbarena/dbarena/internal/server/target"
 )
 
 // batchRecorder records how prepareStmts asks to prepare; it runs

@@ -7,7 +7,7 @@ import (
 
 	"github.com/spf13/pflag"
 
-	"github.com/dbarena/dbarena/internal/dialect"
+	"github.com/dbarena/dbarena/internal/server/dialect"
 )
 
 func TestNURand(t *testing.T) {

@@ -22,7 +22,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/dbarena/dbarena/internal/secret"
-	"github.com/dbarena/dbarena/internal/urls"
+	"github.com/dbarena/dbarena/internal/workload/web/urls"
 	"github.com/dbarena/dbarena/internal/workload"
 )
 

@@ -9,7 +9,7 @@ import (
 	"net/http"
 	"time"
 
-	"github.com/dbarena/dbarena/internal/urls"
+	"github.com/dbarena/dbarena/internal/workload/web/urls"
 	"github.com/dbarena/dbarena/internal/workload"
 )
 

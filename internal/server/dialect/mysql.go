@@ -1,0 +1,332 @@
+package dialect
+
+import (
+	"context"
+	"database/sql"
+	"database/sql/driver"
+	"errors"
+	"io"
+	"net"
+	"strconv"
+	"strings"
+	"sync/atomic"
+	"syscall"
+	"time"
+
+	"github.com/go-sql-driver/mysql"
+
+	"github.com/dbarena/dbarena/internal/wire/mysqlwire"
+	"github.com/dbarena/dbarena/internal/server/target"
+)
+
+// MySQLDialect serves MariaDB, MySQL and Percona Server.
+type MySQLDialect struct{}
+
+var _ Dialect = MySQLDialect{}
+
+// Family implements Dialect.
+func (MySQLDialect) Family() target.Family { return target.MySQL }
+
+// Config builds the driver configuration for t, without TLS: Open adds it
+// from the DSN's tls parameters (MySQLTLS).
+func (MySQLDialect) Config(t target.Target, o OpenOptions) *mysql.Config {
+	c := mysql.NewConfig()
+	c.User = t.User
+	c.Passwd = t.Password
+	c.DBName = t.Database
+	if t.Socket != "" {
+		c.Net, c.Addr = "unix", t.Socket
+	} else {
+		c.Net, c.Addr = "tcp", net.JoinHostPort(t.Host, strconv.Itoa(t.Port))
+	}
+	// Statements a workload prepares explicitly use the binary protocol;
+	// ad-hoc statements with arguments are interpolated on the client, one
+	// round trip each, as sysbench does with --db-ps-mode=disable.
+	c.InterpolateParams = true
+	c.AllowNativePasswords = true
+	c.Timeout = 10 * time.Second
+	if o.Sockets != nil {
+		c.DialFunc = o.Sockets.Dial
+	}
+	c.Params = map[string]string{}
+	for k, v := range t.Params {
+		if mysqlTLSParam(k) {
+			continue // Open applies them (MySQLTLS)
+		}
+		c.Params[k] = v
+	}
+	return c
+}
+
+// Open implements Dialect.
+func (d MySQLDialect) Open(t target.Target, o OpenOptions) (*sql.DB, error) {
+	c := d.Config(t, o)
+	tc, preferred, err := MySQLTLS(t)
+	if err != nil {
+		return nil, err
+	}
+	c.TLS, c.AllowFallbackToPlaintext = tc, preferred
+	conn, err := mysql.NewConnector(c)
+	if err != nil {
+		return nil, err
+	}
+	db := sql.OpenDB(conn)
+	if o.MaxConns > 0 {
+		db.SetMaxOpenConns(o.MaxConns)
+		db.SetMaxIdleConns(o.MaxConns)
+	}
+	return db, nil
+}
+
+// WireSupported reports whether t can be reached with dbarena's lean wire
+// client: TCP or socket connections, with TLS or not, without other DSN
+// parameters (session variables and driver options need go-sql-driver).
+func (MySQLDialect) WireSupported(t target.Target) bool {
+	for k := range t.Params {
+		if !mysqlTLSParam(k) {
+			return false
+		}
+	}
+	return true
+}
+
+// DialWire connects to t with the lean wire client (package mysqlwire) and
+// records the connection in o.Sockets so that a run can abort it; ending
+// ctx gives up the connect.
+// mysqlwire.ErrUnsupportedAuth means the server wants an authentication
+// method only go-sql-driver speaks.
+func (MySQLDialect) DialWire(ctx context.Context, t target.Target, o OpenOptions) (*mysqlwire.Conn, error) {
+	cfg := mysqlwire.Config{User: t.User, Password: t.Password, Database: t.Database, Timeout: 10 * time.Second}
+	var err error
+	if cfg.TLS, cfg.TLSPreferred, err = MySQLTLS(t); err != nil {
+		return nil, err
+	}
+	if t.Socket != "" {
+		cfg.Socket = t.Socket
+	} else {
+		cfg.Addr = net.JoinHostPort(t.Host, strconv.Itoa(t.Port))
+	}
+	c, err := mysqlwire.DialContext(ctx, cfg)
+	if err != nil {
+		return nil, err
+	}
+	if o.Sockets != nil {
+		o.Sockets.TrackWire(c)
+	}
+	return c, nil
+}
+
+// MySQL error numbers that dbarena treats specially.
+const (
+	mysqlRecordChanged   = 1020
+	mysqlLockWaitTimeout = 1205
+	mysqlDeadlock        = 1213
+	mysqlServerShutdown  = 1053
+	mysqlConnKilled      = 1927
+	mysqlGoneAway        = 2006
+	mysqlLostConn        = 2013
+)
+
+// Classify implements Dialect.
+func (MySQLDialect) Classify(err error) Class {
+	if err == nil {
+		return Class{Kind: None}
+	}
+	var number uint16
+	var me *mysql.MySQLError
+	var we *mysqlwire.Error
+	switch {
+	case errors.As(err, &me):
+		number = me.Number
+	case errors.As(err, &we):
+		number = we.Number
+	}
+	if number != 0 {
+		code := strconv.Itoa(int(number))
+		switch number {
+		// sysbench's default --mysql-ignore-errors: 1213, 1020, 1205.
+		case mysqlDeadlock, mysqlLockWaitTimeout, mysqlRecordChanged:
+			return Class{Kind: Retry, Code: code}
+		case mysqlServerShutdown, mysqlConnKilled, mysqlGoneAway, mysqlLostConn:
+			return Class{Kind: ConnLost, Code: code}
+		}
+		return Class{Kind: Fatal, Code: code}
+	}
+	if isConnError(err) || errors.Is(err, mysql.ErrInvalidConn) || errors.Is(err, mysqlwire.ErrClosed) {
+		return Class{Kind: ConnLost, Code: "conn"}
+	}
+	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+		return Class{Kind: Fatal, Code: "canceled"}
+	}
+	return Class{Kind: Fatal, Code: "client"}
+}
+
+// isConnError reports driver-independent signs of a lost connection.
+func isConnError(err error) bool {
+	var ne net.Error
+	switch {
+	case errors.Is(err, driver.ErrBadConn), errors.Is(err, sql.ErrConnDone),
+		errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF),
+		errors.Is(err, syscall.ECONNREFUSED), errors.Is(err, syscall.ECONNRESET),
+		errors.Is(err, syscall.EPIPE), errors.Is(err, syscall.ENOENT),
+		errors.As(err, &ne):
+		return true
+	}
+	return false
+}
+
+// Rebind implements Dialect: MySQL uses '?' already.
+func (MySQLDialect) Rebind(q string) string { return q }
+
+// QuoteIdent implements Dialect.
+func (MySQLDialect) QuoteIdent(name string) string {
+	return "`" + strings.ReplaceAll(name, "`", "``") + "`"
+}
+
+// ServerVersion implements Dialect.
+func (MySQLDialect) ServerVersion(ctx context.Context, db *sql.DB) (target.Flavor, string, error) {
+	var version, comment string
+	if err := db.QueryRowContext(ctx, "SELECT VERSION(), @@version_comment").Scan(&version, &comment); err != nil {
+		return "", "", err
+	}
+	return mysqlFlavor(version, comment), version, nil
+}
+
+// mysqlFlavor tells MariaDB, Percona and MySQL apart from VERSION() and @@version_comment.
+func mysqlFlavor(version, comment string) target.Flavor {
+	v, c := strings.ToLower(version), strings.ToLower(comment)
+	switch {
+	case strings.Contains(v, "mariadb") || strings.Contains(c, "mariadb"):
+		return target.FlavorMariaDB
+	case strings.Contains(c, "percona"):
+		return target.FlavorPercona
+	}
+	return target.FlavorMySQL
+}
+
+// ReadCounters implements Dialect.
+func (MySQLDialect) ReadCounters(ctx context.Context, db *sql.DB) (Counters, error) {
+	rows, err := db.QueryContext(ctx, `SHOW GLOBAL STATUS WHERE Variable_name IN
+		('Questions','Com_commit','Com_rollback','Com_select','Com_insert','Com_update','Com_delete',
+		'Innodb_rows_inserted','Handler_write','Uptime')`)
+	if err != nil {
+		return Counters{}, err
+	}
+	defer rows.Close()
+	var c Counters
+	// MariaDB 10.6+ dropped Innodb_rows_*: count rows written by any
+	// engine (Handler_write) there instead.
+	handlerWrite, innodbRows := int64(0), false
+	for rows.Next() {
+		var name string
+		var value int64
+		if err := rows.Scan(&name, &value); err != nil {
+			return Counters{}, err
+		}
+		switch strings.ToLower(name) {
+		case "questions":
+			c.Queries = value
+		case "com_commit":
+			c.Commits = value
+		case "com_rollback":
+			c.Rollbacks = value
+		case "com_select":
+			c.Selects = value
+		case "com_insert":
+			c.Inserts = value
+		case "com_update":
+			c.Updates = value
+		case "com_delete":
+			c.Deletes = value
+		case "innodb_rows_inserted":
+			c.RowsInserted, innodbRows = value, true
+		case "handler_write":
+			handlerWrite = value
+		case "uptime":
+			c.Started = time.Now().Add(-time.Duration(value) * time.Second)
+		}
+	}
+	if !innodbRows {
+		c.RowsInserted = handlerWrite
+	}
+	return c, rows.Err()
+}
+
+// mysqlSettings are the variables recorded with every run.
+var mysqlSettings = []string{
+	"version_comment", "default_storage_engine", "innodb_buffer_pool_size",
+	"innodb_flush_log_at_trx_commit", "sync_binlog", "log_bin", "innodb_doublewrite",
+	"innodb_flush_method", "innodb_log_file_size", "max_connections", "transaction_isolation",
+}
+
+// Settings implements Dialect.
+func (MySQLDialect) Settings(ctx context.Context, db *sql.DB) (map[string]string, error) {
+	rows, err := db.QueryContext(ctx, "SHOW GLOBAL VARIABLES")
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	want := map[string]bool{}
+	for _, n := range mysqlSettings {
+		want[n] = true
+	}
+	out := map[string]string{}
+	for rows.Next() {
+		var name, value string
+		if err := rows.Scan(&name, &value); err != nil {
+			return nil, err
+		}
+		if want[strings.ToLower(name)] {
+			out[strings.ToLower(name)] = value
+		}
+	}
+	return out, rows.Err()
+}
+
+// readerSeq names go-sql-driver's (process-global) reader handlers.
+var readerSeq atomic.Int64
+
+// LoadText implements Dialect: LOAD DATA LOCAL INFILE from r, which the
+// driver reads through a reader handler registered under a name unique
+// in the process (the driver's registry is process-global). A server or
+// client that does not allow local files fails with an error that
+// RefusesLocalFiles reports.
+func (MySQLDialect) LoadText(ctx context.Context, conn *sql.Conn, t BulkTable, r io.Reader) (int64, error) {
+	name := "dbarena-bulk-" + strconv.FormatInt(readerSeq.Add(1), 10)
+	mysql.RegisterReaderHandler(name, func() io.Reader { return r })
+	defer mysql.DeregisterReaderHandler(name)
+	var q strings.Builder
+	q.WriteString("LOAD DATA LOCAL INFILE 'Reader::" + name + "'")
+	if t.Modifier != "" {
+		q.WriteString(" " + t.Modifier)
+	}
+	q.WriteString(" INTO TABLE " + t.Table)
+	if t.Charset != "" {
+		q.WriteString(" CHARACTER SET " + t.Charset)
+	}
+	q.WriteString(` FIELDS TERMINATED BY '\t' ESCAPED BY '\\' LINES TERMINATED BY '\n'`)
+	if t.Columns != "" {
+		q.WriteString(" (" + t.Columns + ")")
+	}
+	res, err := conn.ExecContext(ctx, q.String())
+	if err != nil {
+		return 0, err
+	}
+	n, _ := res.RowsAffected()
+	return n, nil
+}
+
+// RefusesLocalFiles reports the errors of a MySQL-family server (or
+// client) that does not allow LOAD DATA LOCAL INFILE: 1148
+// ER_NOT_ALLOWED_COMMAND, 3948 (MySQL 8, local_infile off), 4166
+// (MariaDB), 2068 (client-side refusal). The rows then go as INSERTs.
+func RefusesLocalFiles(err error) bool {
+	var me *mysql.MySQLError
+	if errors.As(err, &me) {
+		switch me.Number {
+		case 1148, 3948, 4166, 2068:
+			return true
+		}
+	}
+	return false
+}
