@@ -11,8 +11,8 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/dbarena/dbarena/internal/server/sandbox"
 	"github.com/dbarena/dbarena/internal/cli/termsafe"
+	"github.com/dbarena/dbarena/internal/server/sandbox"
 	"github.com/dbarena/dbarena/internal/workload"
 	"github.com/dbarena/dbarena/internal/workload/micro"
 	"github.com/dbarena/dbarena/internal/workload/oltp"

@@ -8,8 +8,8 @@ import (
 	"strings"
 
 	"github.com/dbarena/dbarena/internal/data/checksum"
-	"github.com/dbarena/dbarena/internal/server/dialect"
 	"github.com/dbarena/dbarena/internal/execute"
+	"github.com/dbarena/dbarena/internal/server/dialect"
 	"github.com/dbarena/dbarena/internal/server/target"
 )
 

@@ -12,8 +12,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/dbarena/dbarena/internal/server/sandbox"
 	"github.com/dbarena/dbarena/internal/results/summary"
+	"github.com/dbarena/dbarena/internal/server/sandbox"
 	"github.com/dbarena/dbarena/internal/server/target"
 )
 

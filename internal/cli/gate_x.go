@@ -11,12 +11,12 @@ import (
 
 	"github.com/spf13/pflag"
 
-	"github.com/dbarena/dbarena/internal/results/gate"
 	"github.com/dbarena/dbarena/internal/lab"
 	"github.com/dbarena/dbarena/internal/lab/plan"
-	"github.com/dbarena/dbarena/internal/scaleout/shard"
+	"github.com/dbarena/dbarena/internal/results/gate"
 	"github.com/dbarena/dbarena/internal/results/store"
 	"github.com/dbarena/dbarena/internal/results/summary"
+	"github.com/dbarena/dbarena/internal/scaleout/shard"
 )
 
 // gateOptions are run's CI gate flags: --threshold, --junit, --md-summary

@@ -14,11 +14,11 @@ import (
 	"github.com/spf13/pflag"
 	batchv1 "k8s.io/api/batch/v1"
 
-	"github.com/dbarena/dbarena/internal/server/credentials"
-	"github.com/dbarena/dbarena/internal/scaleout/k8s"
-	"github.com/dbarena/dbarena/internal/scaleout/shard"
 	"github.com/dbarena/dbarena/internal/results/store"
 	"github.com/dbarena/dbarena/internal/results/summary"
+	"github.com/dbarena/dbarena/internal/scaleout/k8s"
+	"github.com/dbarena/dbarena/internal/scaleout/shard"
+	"github.com/dbarena/dbarena/internal/server/credentials"
 	"github.com/dbarena/dbarena/internal/server/target"
 	"github.com/dbarena/dbarena/internal/workload"
 )

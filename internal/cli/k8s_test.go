@@ -22,9 +22,9 @@ import (
 	"k8s.io/apimachinery/pkg/api/equality"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/dbarena/dbarena/internal/results/summary"
 	"github.com/dbarena/dbarena/internal/scaleout/k8s"
 	"github.com/dbarena/dbarena/internal/scaleout/k8s/k8sdecode"
-	"github.com/dbarena/dbarena/internal/results/summary"
 )
 
 func TestK8sRenderErrors(t *testing.T) {

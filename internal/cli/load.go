@@ -11,13 +11,13 @@ import (
 
 	"github.com/spf13/pflag"
 
-	"github.com/dbarena/dbarena/internal/server/dialect"
 	"github.com/dbarena/dbarena/internal/data/dump"
+	"github.com/dbarena/dbarena/internal/data/dumpload"
 	"github.com/dbarena/dbarena/internal/execute"
 	"github.com/dbarena/dbarena/internal/measure/hostinfo"
-	"github.com/dbarena/dbarena/internal/data/dumpload"
-	"github.com/dbarena/dbarena/internal/secret"
 	"github.com/dbarena/dbarena/internal/results/summary"
+	"github.com/dbarena/dbarena/internal/secret"
+	"github.com/dbarena/dbarena/internal/server/dialect"
 	"github.com/dbarena/dbarena/internal/server/target"
 )
 
@@ -27,9 +27,9 @@ const loadJSONFormat = "dbarena.load/v1"
 // loadJSON is the --json document: the stored run's id and the whole
 // load result (every failed statement, per-table figures).
 type loadJSON struct {
-	Format string       `json:"format"`
-	RunID  int64        `json:"run_id,omitempty"`
-	Target string       `json:"target"`
+	Format string           `json:"format"`
+	RunID  int64            `json:"run_id,omitempty"`
+	Target string           `json:"target"`
 	Result *dumpload.Result `json:"result"`
 }
 

@@ -10,8 +10,8 @@ import (
 	"time"
 
 	"github.com/dbarena/dbarena/internal/measure/runner"
-	"github.com/dbarena/dbarena/internal/secret"
 	"github.com/dbarena/dbarena/internal/results/summary"
+	"github.com/dbarena/dbarena/internal/secret"
 	"github.com/dbarena/dbarena/internal/server/target"
 )
 

@@ -8,11 +8,11 @@ import (
 
 	"github.com/spf13/pflag"
 
-	"github.com/dbarena/dbarena/internal/server/catalog"
-	"github.com/dbarena/dbarena/internal/measure/hostinfo"
 	"github.com/dbarena/dbarena/internal/lab"
 	"github.com/dbarena/dbarena/internal/lab/plan"
+	"github.com/dbarena/dbarena/internal/measure/hostinfo"
 	"github.com/dbarena/dbarena/internal/results/summary"
+	"github.com/dbarena/dbarena/internal/server/catalog"
 	"github.com/dbarena/dbarena/internal/server/target"
 )
 

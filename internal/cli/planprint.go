@@ -12,10 +12,10 @@ import (
 
 	"github.com/dbarena/dbarena/internal/lab"
 	"github.com/dbarena/dbarena/internal/lab/plan"
-	"github.com/dbarena/dbarena/internal/scaleout/shard"
 	"github.com/dbarena/dbarena/internal/measure/stats"
 	"github.com/dbarena/dbarena/internal/results/store"
 	"github.com/dbarena/dbarena/internal/results/summary"
+	"github.com/dbarena/dbarena/internal/scaleout/shard"
 )
 
 // planShow prints the per-cell statistics of a plan session (plan show).

@@ -11,8 +11,8 @@ import (
 	"testing"
 
 	"github.com/dbarena/dbarena/internal/lab/plan"
-	"github.com/dbarena/dbarena/internal/scaleout/shard"
 	"github.com/dbarena/dbarena/internal/results/store"
+	"github.com/dbarena/dbarena/internal/scaleout/shard"
 )
 
 // shardPlan is a plan on the suite's MariaDB sandbox (by DSN: its shards

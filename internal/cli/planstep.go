@@ -3,10 +3,10 @@ package cli
 import (
 	"context"
 
-	"github.com/dbarena/dbarena/internal/server/dialect"
 	"github.com/dbarena/dbarena/internal/execute"
-	"github.com/dbarena/dbarena/internal/measure/hostinfo"
 	"github.com/dbarena/dbarena/internal/lab"
+	"github.com/dbarena/dbarena/internal/measure/hostinfo"
+	"github.com/dbarena/dbarena/internal/server/dialect"
 )
 
 // planStep runs one shard of a plan's sharded step (hidden: plan run starts

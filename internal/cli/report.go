@@ -11,9 +11,9 @@ import (
 	"strings"
 
 	"github.com/dbarena/dbarena/internal/results/report"
-	"github.com/dbarena/dbarena/internal/scaleout/shard"
 	"github.com/dbarena/dbarena/internal/results/store"
 	"github.com/dbarena/dbarena/internal/results/summary"
+	"github.com/dbarena/dbarena/internal/scaleout/shard"
 )
 
 const reportUsage = `dbarena report [IDS...] [--tag KEY=VALUE ...] [--plan NAME] [--workload NAME]

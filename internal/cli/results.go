@@ -12,9 +12,9 @@ import (
 	"strings"
 	"text/tabwriter"
 
-	"github.com/dbarena/dbarena/internal/scaleout/shard"
 	"github.com/dbarena/dbarena/internal/results/store"
 	"github.com/dbarena/dbarena/internal/results/summary"
+	"github.com/dbarena/dbarena/internal/scaleout/shard"
 	"github.com/dbarena/dbarena/internal/workload"
 )
 

@@ -9,9 +9,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/dbarena/dbarena/internal/server/dialect"
 	"github.com/dbarena/dbarena/internal/results/store"
 	"github.com/dbarena/dbarena/internal/results/summary"
+	"github.com/dbarena/dbarena/internal/server/dialect"
 )
 
 // resultsFixture makes a store file with two runs and returns its path and

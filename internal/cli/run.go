@@ -11,13 +11,13 @@ import (
 
 	"github.com/spf13/pflag"
 
-	"github.com/dbarena/dbarena/internal/server/dialect"
 	"github.com/dbarena/dbarena/internal/execute"
 	"github.com/dbarena/dbarena/internal/measure/hostinfo"
 	"github.com/dbarena/dbarena/internal/measure/runner"
-	"github.com/dbarena/dbarena/internal/secret"
 	"github.com/dbarena/dbarena/internal/results/store"
 	"github.com/dbarena/dbarena/internal/results/summary"
+	"github.com/dbarena/dbarena/internal/secret"
+	"github.com/dbarena/dbarena/internal/server/dialect"
 	"github.com/dbarena/dbarena/internal/workload"
 )
 

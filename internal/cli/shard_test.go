@@ -12,9 +12,9 @@ import (
 	"time"
 
 	"github.com/dbarena/dbarena/internal/measure/hist"
-	"github.com/dbarena/dbarena/internal/scaleout/shard"
 	"github.com/dbarena/dbarena/internal/results/store"
 	"github.com/dbarena/dbarena/internal/results/summary"
+	"github.com/dbarena/dbarena/internal/scaleout/shard"
 )
 
 // The test binary plays dbarena for the local shards it starts.

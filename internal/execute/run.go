@@ -16,10 +16,10 @@ import (
 	"sync"
 	"time"
 
-	"github.com/dbarena/dbarena/internal/server/dialect"
 	"github.com/dbarena/dbarena/internal/measure/monitor"
 	"github.com/dbarena/dbarena/internal/measure/runner"
 	"github.com/dbarena/dbarena/internal/results/summary"
+	"github.com/dbarena/dbarena/internal/server/dialect"
 	"github.com/dbarena/dbarena/internal/workload"
 )
 

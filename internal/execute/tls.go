@@ -5,8 +5,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/dbarena/dbarena/internal/server/dialect"
 	"github.com/dbarena/dbarena/internal/results/summary"
+	"github.com/dbarena/dbarena/internal/server/dialect"
 	"github.com/dbarena/dbarena/internal/server/target"
 )
 

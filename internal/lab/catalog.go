@@ -5,8 +5,8 @@ import (
 	"regexp"
 	"slices"
 
-	"github.com/dbarena/dbarena/internal/server/catalog"
 	"github.com/dbarena/dbarena/internal/lab/plan"
+	"github.com/dbarena/dbarena/internal/server/catalog"
 	"github.com/dbarena/dbarena/internal/server/sandbox"
 	"github.com/dbarena/dbarena/internal/server/target"
 )

@@ -8,9 +8,9 @@ import (
 
 	"github.com/spf13/pflag"
 
-	"github.com/dbarena/dbarena/internal/server/catalog"
 	"github.com/dbarena/dbarena/internal/lab/plan"
 	"github.com/dbarena/dbarena/internal/measure/runner"
+	"github.com/dbarena/dbarena/internal/server/catalog"
 	"github.com/dbarena/dbarena/internal/server/sandbox"
 	"github.com/dbarena/dbarena/internal/server/target"
 	"github.com/dbarena/dbarena/internal/workload"

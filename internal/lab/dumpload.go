@@ -8,12 +8,12 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/dbarena/dbarena/internal/server/dialect"
 	"github.com/dbarena/dbarena/internal/data/dump"
-	"github.com/dbarena/dbarena/internal/execute"
 	"github.com/dbarena/dbarena/internal/data/dumpload"
+	"github.com/dbarena/dbarena/internal/execute"
 	"github.com/dbarena/dbarena/internal/results/store"
 	"github.com/dbarena/dbarena/internal/results/summary"
+	"github.com/dbarena/dbarena/internal/server/dialect"
 	"github.com/dbarena/dbarena/internal/server/target"
 )
 

@@ -5,10 +5,10 @@ import (
 	"fmt"
 	"strconv"
 
-	"github.com/dbarena/dbarena/internal/results/gate"
 	"github.com/dbarena/dbarena/internal/lab/plan"
 	"github.com/dbarena/dbarena/internal/measure/runner"
 	"github.com/dbarena/dbarena/internal/measure/steady"
+	"github.com/dbarena/dbarena/internal/results/gate"
 	"github.com/dbarena/dbarena/internal/results/summary"
 	"github.com/dbarena/dbarena/internal/server/target"
 	"github.com/dbarena/dbarena/internal/workload"

@@ -23,11 +23,11 @@ import (
 	"strings"
 	"time"
 
-	"github.com/dbarena/dbarena/internal/results/gate"
 	"github.com/dbarena/dbarena/internal/lab/plan"
-	"github.com/dbarena/dbarena/internal/scaleout/shard"
+	"github.com/dbarena/dbarena/internal/results/gate"
 	"github.com/dbarena/dbarena/internal/results/store"
 	"github.com/dbarena/dbarena/internal/results/summary"
+	"github.com/dbarena/dbarena/internal/scaleout/shard"
 	"github.com/dbarena/dbarena/internal/server/target"
 )
 

@@ -4,8 +4,8 @@ import (
 	"context"
 	"os"
 
-	"github.com/dbarena/dbarena/internal/server/catalog"
 	"github.com/dbarena/dbarena/internal/lab/plan"
+	"github.com/dbarena/dbarena/internal/server/catalog"
 	"github.com/dbarena/dbarena/internal/server/sandbox"
 	"github.com/dbarena/dbarena/internal/server/target"
 )

@@ -6,9 +6,9 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/dbarena/dbarena/internal/scaleout/shard"
 	"github.com/dbarena/dbarena/internal/results/store"
 	"github.com/dbarena/dbarena/internal/results/summary"
+	"github.com/dbarena/dbarena/internal/scaleout/shard"
 )
 
 // LocalShards runs a sharded step as `dbarena run ... --shards N --local`

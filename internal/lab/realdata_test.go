@@ -11,8 +11,8 @@ import (
 
 	"github.com/dbarena/dbarena/internal/lab/plan"
 	"github.com/dbarena/dbarena/internal/measure/runner"
-	"github.com/dbarena/dbarena/internal/server/sandbox"
 	"github.com/dbarena/dbarena/internal/results/summary"
+	"github.com/dbarena/dbarena/internal/server/sandbox"
 )
 
 // fakeLoader logs "load SANDBOX DUMP [engine=E] [keep]" and stores a

@@ -6,9 +6,9 @@ import (
 	"os"
 	"strings"
 
+	"github.com/dbarena/dbarena/internal/lab/plan"
 	"github.com/dbarena/dbarena/internal/server/credentials"
 	"github.com/dbarena/dbarena/internal/server/dialect"
-	"github.com/dbarena/dbarena/internal/lab/plan"
 	"github.com/dbarena/dbarena/internal/server/target"
 )
 

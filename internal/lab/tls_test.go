@@ -8,12 +8,12 @@ import (
 	"testing"
 	"time"
 
-	"github.com/dbarena/dbarena/internal/server/catalog"
-	"github.com/dbarena/dbarena/internal/server/dialect"
-	"github.com/dbarena/dbarena/internal/server/sandbox/sandboxtest"
 	"github.com/dbarena/dbarena/internal/results/store"
 	"github.com/dbarena/dbarena/internal/results/store/storetest"
 	"github.com/dbarena/dbarena/internal/results/summary"
+	"github.com/dbarena/dbarena/internal/server/catalog"
+	"github.com/dbarena/dbarena/internal/server/dialect"
+	"github.com/dbarena/dbarena/internal/server/sandbox/sandboxtest"
 	"github.com/dbarena/dbarena/internal/server/target"
 )
 

@@ -18,8 +18,8 @@ import (
 	"github.com/klauspost/compress/zstd"
 
 	"github.com/dbarena/dbarena/internal/data/checksum"
-	"github.com/dbarena/dbarena/internal/server/dialect"
 	"github.com/dbarena/dbarena/internal/data/dump"
+	"github.com/dbarena/dbarena/internal/server/dialect"
 	"github.com/dbarena/dbarena/internal/server/sandbox/sandboxtest"
 	"github.com/dbarena/dbarena/internal/server/target"
 	"github.com/dbarena/dbarena/internal/workload"

@@ -28,8 +28,8 @@ import (
 	"time"
 
 	"github.com/dbarena/dbarena/internal/measure/cpusched"
-	"github.com/dbarena/dbarena/internal/server/dialect"
 	"github.com/dbarena/dbarena/internal/measure/hist"
+	"github.com/dbarena/dbarena/internal/server/dialect"
 	"github.com/dbarena/dbarena/internal/wire/poller"
 	"github.com/dbarena/dbarena/internal/wire/rawsock"
 	"github.com/dbarena/dbarena/internal/workload"

@@ -10,11 +10,11 @@ import (
 	"strings"
 	"text/tabwriter"
 
-	"github.com/dbarena/dbarena/internal/secret"
-	"github.com/dbarena/dbarena/internal/scaleout/shard"
 	"github.com/dbarena/dbarena/internal/measure/stats"
 	"github.com/dbarena/dbarena/internal/results/store"
 	"github.com/dbarena/dbarena/internal/results/summary"
+	"github.com/dbarena/dbarena/internal/scaleout/shard"
+	"github.com/dbarena/dbarena/internal/secret"
 )
 
 // Source is where reports read runs: the results store satisfies it.

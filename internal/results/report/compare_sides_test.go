@@ -5,9 +5,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/dbarena/dbarena/internal/measure/stats"
 	"github.com/dbarena/dbarena/internal/results/report"
 	"github.com/dbarena/dbarena/internal/results/report/reporttest"
-	"github.com/dbarena/dbarena/internal/measure/stats"
 	"github.com/dbarena/dbarena/internal/results/store"
 	"github.com/dbarena/dbarena/internal/results/summary"
 	"github.com/dbarena/dbarena/internal/workload/micro"

@@ -30,9 +30,9 @@ import (
 	"strings"
 	"time"
 
-	"github.com/dbarena/dbarena/internal/secret"
 	"github.com/dbarena/dbarena/internal/measure/stats"
 	"github.com/dbarena/dbarena/internal/results/summary"
+	"github.com/dbarena/dbarena/internal/secret"
 )
 
 // Options shape a report.

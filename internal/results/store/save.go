@@ -11,8 +11,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/dbarena/dbarena/internal/secret"
 	"github.com/dbarena/dbarena/internal/results/summary"
+	"github.com/dbarena/dbarena/internal/secret"
 )
 
 // timeLayout is how timestamps are stored: UTC, fixed width, so that text

@@ -37,8 +37,8 @@ import (
 
 	_ "modernc.org/sqlite" // registers the "sqlite" database/sql driver
 
-	"github.com/dbarena/dbarena/internal/wire/poller"
 	"github.com/dbarena/dbarena/internal/secret"
+	"github.com/dbarena/dbarena/internal/wire/poller"
 )
 
 // ErrNotFound is returned (wrapped) when a run does not exist; test for it

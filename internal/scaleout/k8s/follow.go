@@ -10,10 +10,10 @@ import (
 	"strings"
 	"time"
 
-	"github.com/dbarena/dbarena/internal/wire/poller"
-	"github.com/dbarena/dbarena/internal/scaleout/shard"
 	"github.com/dbarena/dbarena/internal/results/store"
 	"github.com/dbarena/dbarena/internal/results/summary"
+	"github.com/dbarena/dbarena/internal/scaleout/shard"
+	"github.com/dbarena/dbarena/internal/wire/poller"
 )
 
 // Follow follows a sharded run its Job's pods write to a results store:

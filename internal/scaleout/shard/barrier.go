@@ -6,8 +6,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/dbarena/dbarena/internal/wire/poller"
 	"github.com/dbarena/dbarena/internal/results/store"
+	"github.com/dbarena/dbarena/internal/wire/poller"
 )
 
 // Barrierer is the part of the results store the start barrier uses

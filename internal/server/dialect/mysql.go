@@ -15,8 +15,8 @@ import (
 
 	"github.com/go-sql-driver/mysql"
 
-	"github.com/dbarena/dbarena/internal/wire/mysqlwire"
 	"github.com/dbarena/dbarena/internal/server/target"
+	"github.com/dbarena/dbarena/internal/wire/mysqlwire"
 )
 
 // MySQLDialect serves MariaDB, MySQL and Percona Server.

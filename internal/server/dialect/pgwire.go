@@ -7,8 +7,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/dbarena/dbarena/internal/wire/pgwire"
 	"github.com/dbarena/dbarena/internal/server/target"
+	"github.com/dbarena/dbarena/internal/wire/pgwire"
 )
 
 // WireSupported reports whether t can be reached with dbarena's lean

@@ -7,9 +7,9 @@ import (
 	"testing"
 
 	. "github.com/dbarena/dbarena/internal/server/dialect"
-	"github.com/dbarena/dbarena/internal/wire/pgwire"
 	"github.com/dbarena/dbarena/internal/server/sandbox/sandboxtest"
 	"github.com/dbarena/dbarena/internal/server/target"
+	"github.com/dbarena/dbarena/internal/wire/pgwire"
 )
 
 // testPostgresWireTLS: pgwire follows sslmode on a --tls sandbox:

@@ -14,8 +14,8 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/stdlib"
 
-	"github.com/dbarena/dbarena/internal/wire/pgwire"
 	"github.com/dbarena/dbarena/internal/server/target"
+	"github.com/dbarena/dbarena/internal/wire/pgwire"
 )
 
 // PostgresDialect serves PostgreSQL.

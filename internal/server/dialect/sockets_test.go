@@ -10,9 +10,9 @@ import (
 	"testing"
 
 	. "github.com/dbarena/dbarena/internal/server/dialect"
-	"github.com/dbarena/dbarena/internal/wire/mysqlwire"
 	"github.com/dbarena/dbarena/internal/server/sandbox/sandboxtest"
 	"github.com/dbarena/dbarena/internal/server/target"
+	"github.com/dbarena/dbarena/internal/wire/mysqlwire"
 )
 
 func TestMain(m *testing.M) { os.Exit(sandboxtest.Main(m)) }

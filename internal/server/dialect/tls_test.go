@@ -19,10 +19,10 @@ import (
 	"time"
 
 	. "github.com/dbarena/dbarena/internal/server/dialect"
-	"github.com/dbarena/dbarena/internal/wire/mysqlwire"
 	"github.com/dbarena/dbarena/internal/server/sandbox"
 	"github.com/dbarena/dbarena/internal/server/sandbox/sandboxtest"
 	"github.com/dbarena/dbarena/internal/server/target"
+	"github.com/dbarena/dbarena/internal/wire/mysqlwire"
 )
 
 // tlsSandbox starts a --tls sandbox of flavor and returns its target and CA.

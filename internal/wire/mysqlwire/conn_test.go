@@ -12,9 +12,9 @@ import (
 
 	"github.com/go-sql-driver/mysql"
 
-	. "github.com/dbarena/dbarena/internal/wire/mysqlwire"
 	"github.com/dbarena/dbarena/internal/server/sandbox/sandboxtest"
 	"github.com/dbarena/dbarena/internal/server/target"
+	. "github.com/dbarena/dbarena/internal/wire/mysqlwire"
 )
 
 func TestMain(m *testing.M) { os.Exit(sandboxtest.Main(m)) }

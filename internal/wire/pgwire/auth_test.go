@@ -10,8 +10,8 @@ import (
 	"time"
 
 	"github.com/dbarena/dbarena/internal/server/dialect"
-	. "github.com/dbarena/dbarena/internal/wire/pgwire"
 	"github.com/dbarena/dbarena/internal/server/sandbox/sandboxtest"
+	. "github.com/dbarena/dbarena/internal/wire/pgwire"
 )
 
 // admin connects to the shared sandbox as the superuser through its Unix

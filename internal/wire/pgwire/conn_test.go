@@ -13,9 +13,9 @@ import (
 	"time"
 
 	"github.com/dbarena/dbarena/internal/server/dialect"
-	. "github.com/dbarena/dbarena/internal/wire/pgwire"
 	"github.com/dbarena/dbarena/internal/server/sandbox/sandboxtest"
 	"github.com/dbarena/dbarena/internal/server/target"
+	. "github.com/dbarena/dbarena/internal/wire/pgwire"
 )
 
 func TestMain(m *testing.M) { os.Exit(sandboxtest.Main(m)) }

@@ -11,8 +11,8 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/dbarena/dbarena/internal/measure/runner"
-	"github.com/dbarena/dbarena/internal/server/sandbox/sandboxtest"
 	"github.com/dbarena/dbarena/internal/results/summary"
+	"github.com/dbarena/dbarena/internal/server/sandbox/sandboxtest"
 	"github.com/dbarena/dbarena/internal/server/target"
 	"github.com/dbarena/dbarena/internal/workload"
 )

@@ -5,9 +5,9 @@ import (
 	"database/sql"
 	"fmt"
 
-	"github.com/dbarena/dbarena/internal/workload/oltp/sbrand"
 	"github.com/dbarena/dbarena/internal/server/target"
 	"github.com/dbarena/dbarena/internal/workload"
+	"github.com/dbarena/dbarena/internal/workload/oltp/sbrand"
 )
 
 // blockRows is the granule of the initial data: the generator is reseeded

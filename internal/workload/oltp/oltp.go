@@ -18,9 +18,9 @@ import (
 
 	"github.com/spf13/pflag"
 
-	"github.com/dbarena/dbarena/internal/workload/oltp/sbrand"
 	"github.com/dbarena/dbarena/internal/server/target"
 	"github.com/dbarena/dbarena/internal/workload"
+	"github.com/dbarena/dbarena/internal/workload/oltp/sbrand"
 )
 
 // spec is what sets one OLTP script apart from the others.

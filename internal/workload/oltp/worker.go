@@ -8,8 +8,8 @@ import (
 
 	"github.com/dbarena/dbarena/internal/wire/mysqlwire"
 	"github.com/dbarena/dbarena/internal/wire/pgwire"
-	"github.com/dbarena/dbarena/internal/workload/oltp/sbrand"
 	"github.com/dbarena/dbarena/internal/workload"
+	"github.com/dbarena/dbarena/internal/workload/oltp/sbrand"
 )
 
 // stmt is one statement of a worker with its reusable argument slice.

@@ -14,8 +14,8 @@ import (
 
 	"github.com/dbarena/dbarena/internal/capture"
 	"github.com/dbarena/dbarena/internal/measure/runner"
-	"github.com/dbarena/dbarena/internal/server/sandbox/sandboxtest"
 	"github.com/dbarena/dbarena/internal/results/summary"
+	"github.com/dbarena/dbarena/internal/server/sandbox/sandboxtest"
 	"github.com/dbarena/dbarena/internal/server/target"
 	"github.com/dbarena/dbarena/internal/workload"
 )

@@ -8,8 +8,8 @@ import (
 	"time"
 
 	"github.com/dbarena/dbarena/internal/measure/hist"
-	"github.com/dbarena/dbarena/internal/wire/poller"
 	"github.com/dbarena/dbarena/internal/results/summary"
+	"github.com/dbarena/dbarena/internal/wire/poller"
 	"github.com/dbarena/dbarena/internal/workload"
 	"github.com/dbarena/dbarena/internal/workload/script/pgscript"
 )

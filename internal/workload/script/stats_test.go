@@ -6,8 +6,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/dbarena/dbarena/internal/wire/poller"
 	"github.com/dbarena/dbarena/internal/results/summary"
+	"github.com/dbarena/dbarena/internal/wire/poller"
 )
 
 // Per-statement figures: latency percentiles, errors by code, and the

@@ -5,10 +5,10 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/dbarena/dbarena/internal/wire/rawsock"
-	"github.com/dbarena/dbarena/internal/server/sandbox/sandboxtest"
 	"github.com/dbarena/dbarena/internal/results/summary"
+	"github.com/dbarena/dbarena/internal/server/sandbox/sandboxtest"
 	"github.com/dbarena/dbarena/internal/server/target"
+	"github.com/dbarena/dbarena/internal/wire/rawsock"
 	"github.com/dbarena/dbarena/internal/workload"
 )
 

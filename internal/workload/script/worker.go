@@ -14,9 +14,9 @@ import (
 	"github.com/jackc/pgx/v5/stdlib"
 
 	"github.com/dbarena/dbarena/internal/server/dialect"
+	"github.com/dbarena/dbarena/internal/server/target"
 	"github.com/dbarena/dbarena/internal/wire/pgwire"
 	"github.com/dbarena/dbarena/internal/wire/poller"
-	"github.com/dbarena/dbarena/internal/server/target"
 	"github.com/dbarena/dbarena/internal/workload"
 	"github.com/dbarena/dbarena/internal/workload/script/pgscript"
 )

@@ -7,8 +7,8 @@ import (
 	"strings"
 
 	"github.com/dbarena/dbarena/internal/server/dialect"
-	"github.com/dbarena/dbarena/internal/wire/pgwire"
 	"github.com/dbarena/dbarena/internal/server/target"
+	"github.com/dbarena/dbarena/internal/wire/pgwire"
 )
 
 // Order lines of a New-Order (clause 2.4.1.3).

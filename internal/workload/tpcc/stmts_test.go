@@ -7,8 +7,8 @@ import (
 	"testing"
 
 	"github.com/dbarena/dbarena/internal/server/dialect"
-	"github.com/dbarena/dbarena/internal/wire/pgwire"
 	"github.com/dbarena/dbarena/internal/server/target"
+	"github.com/dbarena/dbarena/internal/wire/pgwire"
 )
 
 // batchRecorder records how prepareStmts asks to prepare; it runs

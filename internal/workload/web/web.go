@@ -22,8 +22,8 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/dbarena/dbarena/internal/secret"
-	"github.com/dbarena/dbarena/internal/workload/web/urls"
 	"github.com/dbarena/dbarena/internal/workload"
+	"github.com/dbarena/dbarena/internal/workload/web/urls"
 )
 
 // Workload is `dbarena run http`.

@@ -9,8 +9,8 @@ import (
 	"net/http"
 	"time"
 
-	"github.com/dbarena/dbarena/internal/workload/web/urls"
 	"github.com/dbarena/dbarena/internal/workload"
+	"github.com/dbarena/dbarena/internal/workload/web/urls"
 )
 
 // worker is one siege user: its own client and connection(s) and its own
