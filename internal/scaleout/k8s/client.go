@@ -26,7 +26,7 @@ var ErrJobExists = errors.New("job exists")
 // Jobs; core/v1 Secrets and Pods). client-go's typed clients are not
 // used: each imports k8s.io/client-go/kubernetes/scheme, which registers
 // all of k8s.io/api's groups (+98 s of cold-build CPU and +29 MB of
-// binary, against +7 s and +2.4 MB for this; docs/CLI.md).
+// binary, against +7 s and +2.4 MB for this; docs/benchmarks.md).
 type Client struct {
 	// Namespace is where the Secret and the Job go.
 	Namespace string
