@@ -116,11 +116,27 @@ func Parse(expr string) (Threshold, error) {
 	if err != nil {
 		return t, fmt.Errorf("%q: %w", t.Expr, err)
 	}
-	if t.Metric == "tpmc" {
-		unit = "/min"
+	if m.kind == kindRate {
+		v, unit = perMetric(v, unit, t.Metric)
 	}
 	t.Limit, t.Unit = v, unit
 	return t, nil
+}
+
+// perMetric converts a rate written per second ("/s"), per minute ("/min")
+// or in the metric's own unit ("") to the metric's unit: per minute for
+// tpmc, per second for tps and qps.
+func perMetric(v float64, written, metric string) (float64, string) {
+	if metric == "tpmc" {
+		if written == "/s" {
+			v *= 60
+		}
+		return v, "/min"
+	}
+	if written == "/min" {
+		v /= 60
+	}
+	return v, "/s"
 }
 
 // firstOp is the leading operator characters of s.
@@ -165,7 +181,7 @@ func parseValue(s string, k int) (float64, string, error) {
 		if suffix != "" && suffix != "/s" && suffix != "/min" {
 			return 0, "", fmt.Errorf("unit %q: a rate is a number (tps and qps per second, tpmc per minute)", suffix)
 		}
-		return v, "/s", nil
+		return v, suffix, nil
 	case kindErrors:
 		switch suffix {
 		case "%":

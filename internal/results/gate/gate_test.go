@@ -26,6 +26,10 @@ func TestParse(t *testing.T) {
 		{"fingerprint:ab12cd avg<=250us", "ab12cd", "avg", "<=", "ms", 0.25},
 		{"avg>1e1", "", "avg", ">", "ms", 10},
 		{"tpmc>0", "", "tpmc", ">", "/min", 0},
+		{"tps>=60/min", "", "tps", ">=", "/s", 1},
+		{"qps>100/s", "", "qps", ">", "/s", 100},
+		{"tpmc>=10/s", "", "tpmc", ">=", "/min", 600},
+		{"tpmc>=600/min", "", "tpmc", ">=", "/min", 600},
 	} {
 		th, err := Parse(c.in)
 		if err != nil {
