@@ -284,12 +284,17 @@ func (rep *Report) barChart(f *figure, p *plot.Plot, w string, threads int, figs
 		return nil, false
 	}
 	slot := 0.8 / float64(len(cells))
+	top := whiskerTop(cells, figs)
 	var ticks []plot.Tick
 	for gi, fg := range figs {
 		for ci, c := range cells {
 			mean, lo, hi, ci95 := fg.of(c)
+			open := hi > top
+			if open {
+				hi, f.cut = top, true
+			}
 			x := float64(gi) - 0.4 + slot*(float64(ci)+0.5)
-			bs = append(bs, bar{x: x, w: slot * 0.85, y: mean, lo: lo, hi: hi, ci: ci95, color: rep.SeriesColor(c.Series)})
+			bs = append(bs, bar{x: x, w: slot * 0.85, y: mean, lo: lo, hi: hi, ci: ci95, open: open, color: rep.SeriesColor(c.Series)})
 		}
 		label := fg.name
 		if len(figs) == 1 {
@@ -308,24 +313,51 @@ func (rep *Report) barChart(f *figure, p *plot.Plot, w string, threads int, figs
 	return cells, true
 }
 
+// whiskerTop is where whiskers are cut: at 2.5 times the highest mean,
+// so that the intervals of few noisy rounds do not flatten the data.
+func whiskerTop(cells []*Cell, figs []cellFigure) float64 {
+	top := 0.0
+	for _, c := range cells {
+		for _, fg := range figs {
+			mean, _, _, _ := fg.of(c)
+			top = math.Max(top, mean)
+		}
+	}
+	if top <= 0 {
+		return math.Inf(1)
+	}
+	return 2.5 * top
+}
+
 // lineChart draws a workload across thread counts: one line per series
 // and figure, in the series' colour (the second figure dashed).
 func (rep *Report) lineChart(f *figure, p *plot.Plot, w string, figs []cellFigure) ([]*Cell, bool) {
 	var threads []int
-	var all []*Cell
+	var all, drawn []*Cell
+	var series []string
 	for _, s := range rep.Series {
-		cells := rep.cellsOf(s, w)
-		if len(cells) == 0 {
-			continue
+		if cells := rep.cellsOf(s, w); len(cells) > 0 {
+			series = append(series, s)
+			drawn = append(drawn, cells...)
 		}
+	}
+	top := whiskerTop(drawn, figs)
+	for si, s := range series {
+		cells := rep.cellsOf(s, w)
+		// Series side by side around each thread count, so that their
+		// whiskers do not hide one another (the axis is logarithmic).
+		dodge := math.Pow(2, 0.06*(float64(si)-float64(len(series)-1)/2))
 		var thumbs []plot.Thumbnailer
 		for k, fg := range figs {
 			var pts plotter.XYs
 			var errs plotter.YErrors
 			for _, c := range cells {
 				mean, lo, hi, _ := fg.of(c)
+				if hi > top {
+					hi, f.cut = top, true
+				}
 				threads = append(threads, c.Threads)
-				pts = append(pts, plotter.XY{X: float64(c.Threads), Y: mean})
+				pts = append(pts, plotter.XY{X: float64(c.Threads) * dodge, Y: mean})
 				// The axis starts at 0: an interval reaching below is cut there.
 				errs = append(errs, struct{ Low, High float64 }{mean - math.Max(lo, 0), hi - mean})
 			}
@@ -387,6 +419,7 @@ func (rep *Report) throughputChart(i int, w string) (Chart, bool) {
 	if !ok {
 		return Chart{}, false
 	}
+	caption += f.cutNote()
 	f.panels = []*plot.Plot{p}
 	return Chart{ID: fmt.Sprintf("throughput-%d", i+1), Section: SectionThroughput, Title: p.Title.Text,
 		Caption: caption, W: chartW, H: chartH, draw: f.draw}, true
@@ -414,6 +447,7 @@ func (rep *Report) latencyChart(i int, w string) (Chart, bool) {
 	if !ok {
 		return Chart{}, false
 	}
+	caption += f.cutNote()
 	f.panels = []*plot.Plot{p}
 	return Chart{ID: fmt.Sprintf("latency-%d", i+1), Section: SectionLatency, Title: p.Title.Text,
 		Caption: caption, W: chartW, H: chartH, draw: f.draw}, true
@@ -482,12 +516,15 @@ func (rep *Report) relativeChart(i int, w string) (Chart, bool) {
 	for k := range labels.XYs {
 		labels.XYs[k].Y = math.Min(labels.XYs[k].Y, p.Y.Max/1.06)
 	}
+	cut := ""
+	if hi > p.Y.Max {
+		cut = " Whiskers reaching above the axis are cut there, without a cap."
+	}
 	if l, err := plotter.NewLabels(labels); err == nil {
 		for k := range l.TextStyle {
 			l.TextStyle[k].Font = font.From(chartFont, 7)
-			l.TextStyle[k].XAlign = draw.XCenter
 		}
-		l.Offset = vg.Point{Y: vg.Points(3)}
+		l.Offset = vg.Point{X: vg.Points(3), Y: vg.Points(3)} // beside the whisker
 		p.Add(l)
 	}
 	var ticks []plot.Tick
@@ -499,7 +536,7 @@ func (rep *Report) relativeChart(i int, w string) (Chart, bool) {
 	f.panels = []*plot.Plot{p}
 	return Chart{ID: fmt.Sprintf("relative-%d", i+1), Section: SectionRelative, Title: p.Title.Text,
 		Caption: fmt.Sprintf("Throughput of %s relative to the baseline %s at each thread count of %s: bars are the ratio, whiskers its 95%% confidence interval, the dashed line 1.0. "+
-			"sig. = significant (interval excludes 1.0), n.s. = no significant difference, n=1 = single runs, cannot be judged.", seriesList(series), rep.Baseline, w),
+			"sig. = significant (interval excludes 1.0), n.s. = no significant difference, n=1 = single runs, cannot be judged.%s", seriesList(series), rep.Baseline, w, cut),
 		W: chartW, H: chartH, draw: f.draw}, true
 }
 
@@ -816,7 +853,9 @@ func (rep *Report) resourceChart(r *summary.Run) (Chart, bool) {
 		}
 		panels = append(panels, p)
 	}
-	addLines("CPU % of one core", sampleKeys(r, func(k string) bool { return k == "server.cpu" || k == "client.cpu" }),
+	procs := sampleKeys(r, func(k string) bool { return k == "server.cpu" || k == "client.cpu" })
+	slices.Reverse(procs) // the server's solid, the client's dashed
+	addLines("CPU % of one core", procs,
 		func(k string) string {
 			if k == "server.cpu" {
 				return "server process CPU"

@@ -104,6 +104,16 @@ type figure struct {
 	panels  []*plot.Plot
 	entries []legendEntry
 	lay     Layout
+	// cut is set when a whisker was cut at the top of the axis.
+	cut bool
+}
+
+// cutNote is the caption's remark on whiskers cut at the axis' top.
+func (f *figure) cutNote() string {
+	if !f.cut {
+		return ""
+	}
+	return " Whiskers reaching above 2.5 times the highest mean are cut there."
 }
 
 // legendEntry is one line of a legend: a thumbnail and its text.
@@ -210,7 +220,9 @@ type bar struct {
 	x, w, y float64
 	lo, hi  float64
 	ci      bool
-	color   color.Color
+	// open is set when hi was cut: the whisker has no cap there.
+	open  bool
+	color color.Color
 }
 
 // bars draws bars from 0 and, where a bar has an interval, a whisker.
@@ -229,7 +241,9 @@ func (bs bars) Plot(c draw.Canvas, p *plot.Plot) {
 			xm, lo, hi, cap := trX(b.x), trY(math.Max(b.lo, p.Y.Min)), trY(math.Min(b.hi, p.Y.Max)), (x1-x0)/5
 			c.StrokeLine2(whiskerStyle, xm, lo, xm, hi)
 			c.StrokeLine2(whiskerStyle, xm-cap, lo, xm+cap, lo)
-			c.StrokeLine2(whiskerStyle, xm-cap, hi, xm+cap, hi)
+			if !b.open && b.hi <= p.Y.Max { // a whisker cut has no cap
+				c.StrokeLine2(whiskerStyle, xm-cap, hi, xm+cap, hi)
+			}
 		}
 	}
 }
