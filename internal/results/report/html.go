@@ -81,7 +81,7 @@ func (rep *Report) WriteHTML(w io.Writer) error {
 		Summaries: rep.SummaryTables(), Relative: rep.RelativeTable(), Host: rep.HostTable(), Runs: rep.RunsTable()}
 	page.Nav = append(page.Nav, navItem{"context", "Context"}, navItem{"summary", "Summary"})
 	if page.Micro = rep.microTables(); page.Micro != nil {
-		page.Nav = append(page.Nav, navItem{"micro", "Micro suite"})
+		page.Nav = append(page.Nav, navItem{summary.SectionMicro, "Micro suite"})
 	}
 	if page.Fingerprints = rep.fingerprintTables(); page.Fingerprints != nil {
 		page.Nav = append(page.Nav, navItem{"fingerprints", "Replay by fingerprint"})
@@ -119,7 +119,7 @@ func (rep *Report) WriteHTML(w io.Writer) error {
 		}
 	}
 	if len(page.TPCC) > 0 {
-		page.Nav = append(page.Nav, navItem{"tpcc", "Transactions"})
+		page.Nav = append(page.Nav, navItem{"transactions", "Transactions"})
 	}
 	if page.Host != nil {
 		page.Nav = append(page.Nav, navItem{"host", "Host"})
