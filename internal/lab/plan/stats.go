@@ -47,8 +47,9 @@ func IsBaseline(coords map[string]string, baseline []Param) bool {
 }
 
 // Summarise groups a plan's runs by cell (first-seen order) and describes
-// each cell across rounds. A cell's baseline is the cell with the same
-// coordinates except those named in baseline; its relative throughput is
+// each cell across rounds (stats.DescribeCell). A cell's baseline is the
+// cell with the same coordinates except those named in baseline
+// (BaselinePairs); its relative throughput is
 // significant when the ratio's 95% interval excludes 1.0. A cell whose
 // throughput CV exceeds noisyCV is flagged noisy.
 func Summarise(runs []*summary.Run, baseline []Param, noisyCV float64) []CellStats {
@@ -80,26 +81,9 @@ func Summarise(runs []*summary.Run, baseline []Param, noisyCV float64) []CellSta
 		a.runs = append(a.runs, r)
 		a.warm += r.WarmupS
 	}
-	// Index cells by their coordinates with the baseline keys blanked.
-	key := func(coords map[string]string) string {
-		s := ""
-		for _, c := range orderedKeys(coords) {
-			v := coords[c]
-			for _, b := range baseline {
-				if b.Key == c {
-					v = "*"
-				}
-			}
-			s += c + "=" + v + ","
-		}
-		return s
-	}
-	baseOf := map[string]*acc{}
-	for _, id := range order {
-		a := byCell[id]
-		if IsBaseline(a.st.Coords, baseline) {
-			baseOf[key(a.st.Coords)] = a
-		}
+	rel := map[string]BaselinePair{}
+	for _, p := range BaselinePairs(runs, baseline) {
+		rel[p.Cell] = p
 	}
 	out := make([]CellStats, 0, len(order))
 	for _, id := range order {
@@ -111,9 +95,9 @@ func Summarise(runs []*summary.Run, baseline []Param, noisyCV float64) []CellSta
 			st.WarmupS = a.warm / float64(st.Runs)
 		}
 		st.Noisy = st.TPS.Noisy(noisyCV)
-		if b := baseOf[key(st.Coords)]; b != nil && b != a && len(b.runs) > 0 && len(a.runs) > 0 {
-			r := stats.TPS.Relative(a.runs, b.runs)
-			st.Baseline, st.Relative = b.st.Cell, &r
+		if p, ok := rel[id]; ok {
+			r := stats.TPS.Relative(p.Runs, p.Base)
+			st.Baseline, st.Relative = p.Baseline, &r
 		}
 		out = append(out, *st)
 	}
@@ -151,6 +135,8 @@ func BaselinePairs(runs []*summary.Run, baseline []Param) []BaselinePair {
 			complete[r.Plan.Cell] = append(complete[r.Plan.Cell], r)
 		}
 	}
+	// A cell is compared with the baseline cell whose coordinates are the
+	// same but for the baseline's keys.
 	key := func(c map[string]string) string {
 		s := ""
 		for _, k := range orderedKeys(c) {

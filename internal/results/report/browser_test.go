@@ -163,7 +163,7 @@ func TestHTMLInHeadlessChromium(t *testing.T) {
 		r.ID = int64(i + 1)
 	}
 	o := report.NewOptions()
-	o.MaxTimeSeries = 8 // more than 6: the time series sit in a closed <details>
+	o.MaxTimeSeries = 8 // more than 4 runs: their host-resource charts sit in a closed <details>
 	rep, err := report.Build(runs, o)
 	if err != nil {
 		t.Fatal(err)

@@ -19,6 +19,8 @@ var templateFS embed.FS
 type htmlChart struct {
 	ID, Caption string
 	SVG         template.HTML
+	// Layout is carried as data attributes (data-kind, data-series...).
+	Layout Layout
 }
 
 type htmlSection struct {
@@ -48,6 +50,13 @@ type htmlPage struct {
 	TPCC                         []tpccBlock
 	Host                         *Table
 	Runs                         Table
+	// SeriesKey is each series with its colour in every chart.
+	SeriesKey []seriesKey
+}
+
+type seriesKey struct {
+	Name  string
+	Color template.CSS
 }
 
 // WriteHTML writes the report as one self-contained HTML page: inline CSS,
@@ -72,13 +81,17 @@ func (rep *Report) WriteHTML(w io.Writer) error {
 		Summaries: rep.SummaryTables(), Relative: rep.RelativeTable(), Host: rep.HostTable(), Runs: rep.RunsTable()}
 	page.Nav = append(page.Nav, navItem{"context", "Context"}, navItem{"summary", "Summary"})
 	if page.Micro = rep.microTables(); page.Micro != nil {
-		page.Nav = append(page.Nav, navItem{"micro", "Micro suite"})
+		page.Nav = append(page.Nav, navItem{summary.SectionMicro, "Micro suite"})
 	}
 	if page.Fingerprints = rep.fingerprintTables(); page.Fingerprints != nil {
 		page.Nav = append(page.Nav, navItem{"fingerprints", "Replay by fingerprint"})
 	}
 	if t := rep.replayTable(); t != nil {
 		page.Siege = t
+	}
+	for _, sr := range rep.Series {
+		// A colour written by hexColor: "#RRGGBB", nothing else.
+		page.SeriesKey = append(page.SeriesKey, seriesKey{Name: sr, Color: template.CSS(hexColor(rep.SeriesColor(sr)))}) //nolint:gosec
 	}
 	for _, c := range rep.Charts() {
 		svg, err := c.SVG()
@@ -88,15 +101,17 @@ func (rep *Report) WriteHTML(w io.Writer) error {
 		if i := bytes.Index(svg, []byte("<svg")); i > 0 {
 			svg = svg[i:]
 		}
+		svg = svgFonts(svg)
 		n := len(page.Sections)
 		if n == 0 || page.Sections[n-1].Title != c.Section {
 			id := strings.ToLower(strings.NewReplacer(" ", "-").Replace(c.Section))
-			page.Sections = append(page.Sections, htmlSection{ID: id, Title: c.Section, Collapsed: c.Section == SectionTimeSeries && len(rep.TimeSeries) > 6})
+			collapsed := (c.Section == SectionTimeSeries && len(rep.timeGroups()) > 6) || (c.Section == SectionResources && len(rep.TimeSeries) > 4)
+			page.Sections = append(page.Sections, htmlSection{ID: id, Title: c.Section, Collapsed: collapsed})
 			page.Nav = append(page.Nav, navItem{id, c.Section})
 			n++
 		}
 		// The SVG comes from gonum/plot, which escapes every text it draws.
-		page.Sections[n-1].Charts = append(page.Sections[n-1].Charts, htmlChart{ID: c.ID, Caption: c.Caption, SVG: template.HTML(svg)}) //nolint:gosec
+		page.Sections[n-1].Charts = append(page.Sections[n-1].Charts, htmlChart{ID: c.ID, Caption: c.Caption, SVG: template.HTML(svg), Layout: c.Layout()}) //nolint:gosec
 	}
 	for _, r := range rep.Runs {
 		if hasTypes(r) {
@@ -104,7 +119,7 @@ func (rep *Report) WriteHTML(w io.Writer) error {
 		}
 	}
 	if len(page.TPCC) > 0 {
-		page.Nav = append(page.Nav, navItem{"tpcc", "Transactions"})
+		page.Nav = append(page.Nav, navItem{"transactions", "Transactions"})
 	}
 	if page.Host != nil {
 		page.Nav = append(page.Nav, navItem{"host", "Host"})

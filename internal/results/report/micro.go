@@ -201,7 +201,7 @@ func (mc *MicroComparison) Tables() []Table {
 	for _, n := range mc.Rounds {
 		single = single || n < 2
 	}
-	t := Table{ID: "micro", Title: "Micro suite: seconds per operation (fewer is better)",
+	t := Table{ID: summary.SectionMicro, Title: "Micro suite: seconds per operation (fewer is better)",
 		Note: "Seconds are the mean over rounds (± half-width of the 95% confidence interval). Ratio: the runner-up's seconds over the winner's. " +
 			"\"~\" marks seconds extrapolated from a test capped by --time-limit; \"?\" an operation with wrong results. " +
 			"winner is \"tie\" when the difference is within the noise: the ratio's 95% interval includes 1 (rounds), the runner-up is within 5% (single runs), " +

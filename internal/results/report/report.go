@@ -17,7 +17,11 @@
 // its workload's name.
 //
 // Charts are drawn server-side by gonum.org/v1/plot: SVG inlined in the HTML
-// (no script, no external asset) and PNG files for Markdown.
+// (no script, no external asset) and PNG files for Markdown. Runs being
+// compared share axes, each series keeps one colour on the whole page
+// (Report.SeriesColor), a single thread count is drawn as bars with
+// confidence whiskers, legends sit below the data and every chart has a
+// caption saying what it compares.
 package report
 
 import (
@@ -46,9 +50,10 @@ type Options struct {
 	Version string
 	// Generated is when the report was made; zero means time.Now().
 	Generated time.Time
-	// MaxTimeSeries caps the per-run time-series charts (one per cell, the
-	// round with the median throughput); 0 means DefaultMaxTimeSeries and a
-	// negative value means none.
+	// MaxTimeSeries caps the runs drawn over time (one per cell, the
+	// round with the median throughput: in the time-series chart of their
+	// workload and thread count, and in a host-resources chart of their
+	// own); 0 means DefaultMaxTimeSeries and a negative value means none.
 	MaxTimeSeries int
 }
 
@@ -94,7 +99,7 @@ type Report struct {
 	Context Context
 	// Notes are remarks about the data (left-out runs, caps).
 	Notes []string
-	// TimeSeries are the runs given a time-series chart.
+	// TimeSeries are the runs drawn over time.
 	TimeSeries []*summary.Run
 
 	maxTimeSeries int

@@ -131,7 +131,7 @@ func TestRenderFormats(t *testing.T) {
 			"Summary of plan sweep", "no significant difference", "significantly higher", "TpmC 5670.50",
 			"[NG]", "[OK]", "new_order", "stock_level", "ETime", "RTime", "TRate", "Conc", "LA", "MEM",
 			"Throughput vs threads: oltp_read_write", "p95 and p99 latency", "relative to mariadb-10.11",
-			"Relative throughput", "Run 1: oltp_read_write", "iowait", "did not complete")...)
+			"Relative throughput", "Over time: oltp_read_write", "Host resources, run 1: oltp_read_write", "iowait", "did not complete")...)
 		if n, want := strings.Count(s, "<svg"), len(rep.Charts()); n != want {
 			t.Errorf("html has %d inline SVGs, want %d", n, want)
 		}

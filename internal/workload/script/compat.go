@@ -928,7 +928,7 @@ func NewBench(c BenchConfig) (*Workload, []error) {
 	}
 	errs = nil
 	// Each pgbench client is one of the run's threads (its random streams).
-	if ts, ok := any(wl).(interface{ SetThreads(int) }); ok {
+	if ts, ok := any(wl).(workload.ThreadSetter); ok {
 		ts.SetThreads(max(c.Clients, 1))
 	}
 	for _, err := range wl.Validate() {
