@@ -228,6 +228,10 @@ func TestMetricsPrometheusRun(t *testing.T) {
 	if len(warm) != 1 || warm[0].value(t) <= 0 {
 		t.Errorf("warm-up events: %+v", warm)
 	}
+	// Every query docs/metrics.md shows is valid PromQL for this server.
+	for _, q := range docQueries(t) {
+		promQuery(t, api, strings.ReplaceAll(q, `run="42"`, `run="`+id+`"`))
+	}
 	info := promQuery(t, api, fmt.Sprintf(`last_over_time(dbarena_run_info{run="%s"}[5m])`, id))
 	if len(info) != 1 || info[0].Metric["flavor"] != "postgres" {
 		t.Errorf("run info: %+v", info)
@@ -236,6 +240,31 @@ func TestMetricsPrometheusRun(t *testing.T) {
 	if len(status) != 1 || status[0].Metric["status"] != "complete" {
 		t.Errorf("run status: %+v", status)
 	}
+}
+
+// docQueries are the PromQL lines of docs/metrics.md's promql blocks.
+func docQueries(t *testing.T) []string {
+	t.Helper()
+	b, err := os.ReadFile("../../docs/metrics.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var qs []string
+	in := false
+	for _, l := range strings.Split(string(b), "\n") {
+		switch {
+		case l == "```promql":
+			in = true
+		case l == "```":
+			in = false
+		case in && strings.TrimSpace(l) != "":
+			qs = append(qs, l)
+		}
+	}
+	if len(qs) < 10 {
+		t.Fatalf("docs/metrics.md: %d PromQL queries", len(qs))
+	}
+	return qs
 }
 
 // TestMetricsPrometheusPlanRun: the same for `plan run`: each cell's run
