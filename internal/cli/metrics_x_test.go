@@ -293,7 +293,7 @@ duration: 3s
 	results := filepath.Join(t.TempDir(), "r.db")
 	r := dbarena(t, "plan", "run", path, "--results", results, "--metrics-listen", listen, "--metrics-linger", "30s").mustSucceed(t)
 	assertNoPassword(t, "stdout", r.stdout)
-	for _, want := range []string{"0/2 runs done (0%), starting 1/2: round 1 workload=oltp_point_select,server=good,threads=1, ETA ", "1/2 runs done (50%), starting 2/2: round 1 ", ", ETA "} {
+	for _, want := range []string{"runs: 0/2 (0%) done, starting 1/2: round 1 workload=oltp_point_select,server=good,threads=1, ETA ", "runs: 1/2 (50%) done, starting 2/2: round 1 ", ", ETA "} {
 		if !strings.Contains(r.stdout, want) {
 			t.Errorf("plan run output lacks %q:\n%s", want, r.stdout)
 		}

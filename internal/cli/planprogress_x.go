@@ -32,7 +32,7 @@ func (pr *planProgress) Began(session string, complete int) {
 }
 
 func (pr *planProgress) Starting(i, n int, step plan.Step, eta time.Duration) {
-	line := fmt.Sprintf("[%5.0fs] %d/%d runs done (%.0f%%), starting %d/%d: round %d %s",
+	line := fmt.Sprintf("[%5.0fs] runs: %d/%d (%.0f%%) done, starting %d/%d: round %d %s",
 		time.Since(pr.began).Seconds(), pr.done, n, 100*float64(pr.done)/float64(max(n, 1)), i+1, n, step.Round, step.ID)
 	if eta >= 0 {
 		line += fmt.Sprintf(", ETA %s", eta)

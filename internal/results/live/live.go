@@ -116,7 +116,8 @@ var statuses = []string{summary.StatusRunning, summary.StatusComplete, summary.S
 	summary.StatusFailed, summary.StatusInterrupted}
 
 // Exporter holds the live figures of a process's runs and plan. It is a
-// prometheus.Collector; its methods are safe for concurrent use.
+// prometheus.Collector; its methods are safe for concurrent use. Make one
+// with New.
 type Exporter struct {
 	mu      sync.Mutex
 	runs    []*runState
@@ -368,7 +369,9 @@ func (r *runState) interval(iv runner.Interval, figures map[string]float64) {
 }
 
 // addHistogram adds an interval's histogram (encoded by encode, in
-// microseconds, as hist.Histogram.Encode writes it) to p's buckets.
+// microseconds, as hist.Histogram.Encode writes it) to p's buckets. It
+// goes through HdrHistogram's standard encoding, whose reader lists the
+// recorded values' bars, rather than widen package hist for one reader.
 func addHistogram(p *phaseCounts, encode func() (string, error)) {
 	s, err := encode()
 	if err != nil {
