@@ -3,6 +3,7 @@ package live
 import (
 	"context"
 	"fmt"
+	"net"
 	"net/http"
 	"strings"
 	"testing"
@@ -266,4 +267,29 @@ func TestExporterPlan(t *testing.T) {
 	if fams["dbarena_plan_current_cell"] != nil {
 		t.Errorf("a current cell between cells: %v", fams["dbarena_plan_current_cell"])
 	}
+}
+
+// FuzzCheckAddr: any --metrics-listen value is accepted or refused with a
+// one-line error, never a panic; without anyAddr an accepted address is
+// loopback.
+func FuzzCheckAddr(f *testing.F) {
+	for _, s := range []string{"127.0.0.1:9464", ":9464", "[::1]:0", "localhost:http", "0.0.0.0:1", "[fe80::1%eth0]:9464", "127.0.0.1:99999", "a:b:c", ""} {
+		f.Add(s, false)
+	}
+	f.Fuzz(func(t *testing.T, addr string, anyAddr bool) {
+		err := CheckAddr(addr, anyAddr)
+		if err != nil {
+			if strings.ContainsAny(err.Error(), "\n\r") {
+				t.Errorf("error on more than one line: %q", err)
+			}
+			return
+		}
+		host, _, serr := net.SplitHostPort(addr)
+		if serr != nil {
+			t.Fatalf("accepted %q: %v", addr, serr)
+		}
+		if !anyAddr && !isLoopback(host) {
+			t.Errorf("accepted %q, not loopback", addr)
+		}
+	})
 }

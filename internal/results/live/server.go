@@ -6,8 +6,10 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"strconv"
 	"strings"
 	"time"
+	"unicode"
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
@@ -20,7 +22,7 @@ import (
 func CheckAddr(addr string, anyAddr bool) error {
 	host, port, err := net.SplitHostPort(addr)
 	if err != nil {
-		return fmt.Errorf("%q is not HOST:PORT: %w", addr, err)
+		return fmt.Errorf("%q is not HOST:PORT", addr)
 	}
 	if _, err := net.LookupPort("tcp", port); err != nil || port == "" {
 		return fmt.Errorf("%q: bad port %q", addr, port)
@@ -28,8 +30,11 @@ func CheckAddr(addr string, anyAddr bool) error {
 	if anyAddr || isLoopback(host) {
 		return nil
 	}
-	if host == "" {
+	switch {
+	case host == "":
 		host = "every interface"
+	case strings.ContainsFunc(host, func(r rune) bool { return !unicode.IsPrint(r) }):
+		host = strconv.Quote(host)
 	}
 	return fmt.Errorf("%s is not a loopback address: the figures name workloads, servers and plan cells; listen on 127.0.0.1, or add --metrics-listen-any to serve them to the network", host)
 }
