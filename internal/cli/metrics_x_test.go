@@ -361,6 +361,8 @@ func TestMetricsListenRefused(t *testing.T) {
 		{"host name", []string{"--metrics-listen", "db.example.com:9464"}, "--metrics-listen: db.example.com is not a loopback address"},
 		{"no port", []string{"--metrics-listen", "127.0.0.1"}, "--metrics-listen: \"127.0.0.1\" is not HOST:PORT"},
 		{"any alone", []string{"--metrics-listen-any"}, "--metrics-listen-any: only with --metrics-listen"},
+		{"linger alone", []string{"--metrics-linger", "5s"}, "--metrics-linger: only with --metrics-listen"},
+		{"local shards", []string{"--metrics-listen", "127.0.0.1:0", "--shards", "2", "--local"}, "--metrics-listen: not with --shards N --local"},
 		{"busy port", []string{"--metrics-listen", busy.Addr().String(), "--time", "1"}, "--metrics-listen: listen tcp " + busy.Addr().String()},
 	}
 	for _, tt := range tests {

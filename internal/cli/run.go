@@ -132,7 +132,7 @@ func (a *App) run(ctx context.Context, args []string) error {
 	}
 	if o.shard.local {
 		if o.metrics.on() {
-			return usagef("--metrics-listen: not with --shard local (each shard runs in a process of its own)")
+			return usagef("--metrics-listen: not with --shards N --local (each shard runs in a process of its own)")
 		}
 		return a.runLocalShards(ctx, &o)
 	}
