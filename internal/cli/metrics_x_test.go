@@ -384,3 +384,23 @@ func TestMetricsListenRefused(t *testing.T) {
 		}
 	})
 }
+
+// TestMetricsLingerWithoutScraper: with no scraper, the run waits
+// --metrics-linger for one, says none came, and ends as it would have
+// (exit 0, the run stored).
+func TestMetricsLingerWithoutScraper(t *testing.T) {
+	needServers(t)
+	freshTables(t, "oltp_point_select", "--tables", "1", "--table-size", "1000")
+	results := filepath.Join(t.TempDir(), "r.db")
+	r := dbarena(t, "run", "oltp_point_select", "--tables", "1", "--table-size", "1000", "--time", "1", "--threads", "1",
+		"--results", results, "--metrics-listen", "127.0.0.1:0", "--metrics-linger", "1s").mustSucceed(t)
+	if !strings.Contains(r.stdout, "Metrics: serving live figures at http://127.0.0.1:") {
+		t.Errorf("no Metrics line:\n%s", tail(r.stdout, 1000))
+	}
+	if !strings.Contains(r.stderr, "read the final figures within --metrics-linger 1s") {
+		t.Errorf("stderr %q lacks the linger line", r.stderr)
+	}
+	if run := storedRun(t, results); run.Status != "complete" || run.Totals.Events == 0 {
+		t.Errorf("stored run %s with %d events", run.Status, run.Totals.Events)
+	}
+}
