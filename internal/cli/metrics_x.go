@@ -125,14 +125,17 @@ func (o planObserver) Ran(i, n int, step plan.Step, run *summary.Run, eta time.D
 	o.next.Ran(i, n, step, run, eta)
 }
 
-// planObservers are the lab's observer of a plan run and, with live
-// figures on, the observer of each of its steps' runs.
+// planObservers are the lab's observer of a plan run and the observer
+// of each of its steps' runs: the printer's, feeding the live figures too
+// when they are on.
 func (m *metricsOptions) planObservers(printer *planProgress, p *plan.Plan) (lab.Observer, func(j lab.Job) (execute.Observer, func(*summary.Run))) {
 	if m.exp == nil {
-		return printer, nil
+		return printer, func(lab.Job) (execute.Observer, func(*summary.Run)) {
+			return printer.stepObserver(), func(*summary.Run) {}
+		}
 	}
 	return planObserver{next: printer, exp: m.exp, p: p}, func(j lab.Job) (execute.Observer, func(*summary.Run)) {
-		o := m.exp.Observe(nil, j.Step.ID)
+		o := m.exp.Observe(printer.stepObserver(), j.Step.ID)
 		return o, o.Finish
 	}
 }

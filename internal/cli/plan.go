@@ -168,7 +168,7 @@ func (a *App) planRun(ctx context.Context, args []string) error {
 		Store:     st,
 		Sandboxes: lab.Local{Manager: a.sandboxes(), Catalog: catalog.Open(a.home())},
 		Pipeline: lab.Steps{Registry: a.Registry, Store: st, Home: a.home(), Host: host, Version: Version,
-			Command: command, Observe: observe},
+			Command: command, Observe: observe, IntervalLatency: o.metrics.on()},
 		Observer: observer,
 		Registry: a.Registry,
 		Loader:   lab.DumpLoader{Store: st, Host: host, Version: Version, Command: command},

@@ -24,11 +24,13 @@ type Steps struct {
 	Host    summary.Host
 	Version string
 	Command func(t target.Target) []string
-	// Observe, if set, gives the observer of each step's run (live
-	// metrics) and done, which hears the run it made (nil when it could
-	// not run). Its runs carry their intervals' latency histograms
-	// (runner.Config.IntervalLatency).
+	// Observe, if set, gives the observer of each step's run (progress
+	// lines, live metrics) and done, which hears the run it made (nil
+	// when it could not run).
 	Observe func(j Job) (obs execute.Observer, done func(*summary.Run))
+	// IntervalLatency makes the runs' intervals carry their latency
+	// histograms (runner.Config.IntervalLatency), for live metrics.
+	IntervalLatency bool
 }
 
 var _ Pipeline = Steps{}
@@ -86,10 +88,10 @@ func (st Steps) Run(ctx context.Context, j Job) (*summary.Run, error) {
 // observer is the observer of j's run (Observe's, or one that hears
 // nothing) and the function that hears the run made.
 func (st Steps) observer(j Job, spec *execute.Spec) (execute.Observer, func(*summary.Run)) {
+	spec.Config.IntervalLatency = st.IntervalLatency
 	if st.Observe == nil {
 		return quiet{}, func(*summary.Run) {}
 	}
-	spec.Config.IntervalLatency = true
 	return st.Observe(j)
 }
 
