@@ -74,6 +74,7 @@ func planFlags(name string) (*planOptions, *pflag.FlagSet) {
 	fs.BoolVar(&o.keep, "keep-servers", false, "leave the plan's sandboxes running at the end")
 	if name == "run" {
 		durationFlag(fs, &o.wait, "wait", 0, "when another plan run of this plan holds its lock, wait up to this long for it (0: fail at once)")
+		o.metrics.flags(fs)
 	}
 	return o, fs
 }
@@ -85,6 +86,7 @@ type planOptions struct {
 	asJSON  bool
 	keep    bool
 	wait    time.Duration
+	metrics metricsOptions // plan run's --metrics-listen (metrics_x.go)
 }
 
 // planFile parses the flags of plan command name and loads its plan FILE.
@@ -98,6 +100,9 @@ func (a *App) planFile(name string, args []string) (*planOptions, *plan.Plan, []
 	}
 	if o.scale <= 0 || o.scale > 1 {
 		return nil, nil, nil, usagef("--scale must be > 0 and <= 1, got %g", o.scale)
+	}
+	if err := validate(o.metrics.validate(fs)); err != nil {
+		return nil, nil, nil, err
 	}
 	p, warnings, err := a.loadPlan(fs.Arg(0), o.scale)
 	return o, p, warnings, err
@@ -154,12 +159,18 @@ func (a *App) planRun(ctx context.Context, args []string) error {
 	host := hostinfo.Collect()
 	command := func(t target.Target) []string { return maskArgs(a.Args, t) }
 	var judged []*summary.Run // steps that judged thresholds (gate_x.go)
+	if err := o.metrics.start(a); err != nil {
+		return err
+	}
+	defer o.metrics.end(ctx, a)
+	observer, observe := o.metrics.planObservers(newPlanProgress(planPrinter{w: a.Stdout, p: p}), p)
 	l := &lab.Lab{
 		Store:     st,
 		Sandboxes: lab.Local{Manager: a.sandboxes(), Catalog: catalog.Open(a.home())},
 		Pipeline: lab.Steps{Registry: a.Registry, Store: st, Home: a.home(), Host: host, Version: Version,
-			Command: command},
-		Observer: planPrinter{w: a.Stdout, p: p},
+			Command: command, Observe: observe, IntervalLatency: o.metrics.on()},
+		Observer: observer,
+		Registry: a.Registry,
 		Loader:   lab.DumpLoader{Store: st, Host: host, Version: Version, Command: command},
 		Shards:   a.planShards(st, o.results),
 		Judged:   func(run *summary.Run) { judged = append(judged, run) },

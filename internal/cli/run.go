@@ -41,6 +41,8 @@ type runOptions struct {
 	shard shardOptions
 	// gates are --threshold, --junit and --md-summary (gate_x.go).
 	gates gateOptions
+	// metrics are --metrics-listen and its companions (metrics_x.go).
+	metrics metricsOptions
 }
 
 func (o *runOptions) flags(fs *pflag.FlagSet) {
@@ -69,6 +71,7 @@ func (o *runOptions) flags(fs *pflag.FlagSet) {
 	monitorFlag(fs, &o.monitor)
 	o.shard.flags(fs)
 	o.gates.flags(fs)
+	o.metrics.flags(fs)
 }
 
 func (o *runOptions) validate(fs *pflag.FlagSet) []error {
@@ -85,6 +88,7 @@ func (o *runOptions) validate(fs *pflag.FlagSet) []error {
 		errs = append(errs, validateMonitor(o.monitor)...)
 	}
 	errs = append(errs, o.gates.validate(fs)...)
+	errs = append(errs, o.metrics.validate(fs)...)
 	return errs
 }
 
@@ -127,6 +131,9 @@ func (a *App) run(ctx context.Context, args []string) error {
 		return err
 	}
 	if o.shard.local {
+		if o.metrics.on() {
+			return usagef("--metrics-listen: not with --shards N --local (each shard runs in a process of its own)")
+		}
 		return a.runLocalShards(ctx, &o)
 	}
 	execute.SetThreads(w, o.cfg.Threads)
@@ -164,9 +171,14 @@ func (a *App) run(ctx context.Context, args []string) error {
 	if err := a.joinShard(ctx, st, &o, host.Hostname); err != nil {
 		return err
 	}
+	if err := o.metrics.start(a); err != nil {
+		return err
+	}
 	// A fresh pool per round: closing it ends the server sessions, so the
 	// server's own counters are complete when they are read.
-	return a.runRounds(ctx, st, w, &o, host, func() (*execute.Session, error) { return open(ctx) })
+	err = a.runRounds(ctx, st, w, &o, host, func() (*execute.Session, error) { return open(ctx) })
+	o.metrics.end(ctx, a)
+	return err
 }
 
 // runRounds runs the workload o.rounds times, each on a session from
@@ -225,10 +237,13 @@ func (a *App) runOnce(ctx context.Context, st *store.Store, s *execute.Session, 
 	shardSpec(&spec, o)
 	p := &runPrinter{a: a, quiet: o.quiet}
 	p.rep, _ = w.(workload.Reporter)
-	out, err := execute.Run(ctx, st, s, spec, p)
+	obs, finish := o.metrics.observe(p, &spec, "")
+	out, err := execute.Run(ctx, st, s, spec, obs)
 	if err != nil {
+		finish(nil)
 		return nil, exitFor(err)
 	}
+	finish(out.Run)
 	run := out.Run
 	if !o.quiet {
 		printEndIntervals(a, w, o)

@@ -48,6 +48,14 @@ type Observer interface {
 	Interval(iv runner.Interval, figures map[string]float64)
 }
 
+// StoredObserver is an Observer that also hears the run's ID in the
+// store, once the run is stored as running and before its first interval
+// (0 when the store refused it).
+type StoredObserver interface {
+	Observer
+	Stored(id int64)
+}
+
 // Spec is one run to do.
 type Spec struct {
 	// Workload is what to run; it must be a workload.Runner.
@@ -144,6 +152,9 @@ func Run(ctx context.Context, st Store, s *Session, spec Spec, obs Observer) (*O
 	run.Target.TLS = sessionTLS(ctx, s)
 	run.Notes = append(run.Notes, notes...)
 	rec := beginRecord(context.WithoutCancel(ctx), st, run)
+	if so, ok := obs.(StoredObserver); ok {
+		so.Stored(rec.id)
+	}
 	cfg.Checkpoint = spec.Checkpoint
 	if cfg.Checkpoint <= 0 {
 		cfg.Checkpoint = DefaultCheckpoint

@@ -29,6 +29,7 @@ import (
 	"github.com/dbarena/dbarena/internal/results/summary"
 	"github.com/dbarena/dbarena/internal/scaleout/shard"
 	"github.com/dbarena/dbarena/internal/server/target"
+	"github.com/dbarena/dbarena/internal/workload"
 )
 
 // Store is the results store as the lab needs it. *store.Store is one.
@@ -95,6 +96,9 @@ type Lab struct {
 	// Judged, if set, hears each step run that judged thresholds (a
 	// workload's thresholds:), its results in Run.Thresholds.
 	Judged func(run *summary.Run)
+	// Registry, if set, makes the workloads of the plan's steps for the
+	// estimate of the time left (StepEstimates): their event limits.
+	Registry *workload.Registry
 }
 
 // Options are how a plan is run.
@@ -167,10 +171,15 @@ func (l *Lab) Run(ctx context.Context, p *plan.Plan, o Options) (Result, error) 
 		}
 	}
 	steps := p.Schedule()
-	var (
-		spent     time.Duration
-		lastBlock string
-	)
+	eta := NewETA(StepEstimates(p, l.Registry))
+	var todo []int // steps not complete before, in order
+	for i, step := range steps {
+		if !done[roundKey(step.ID, strconv.Itoa(step.Round))] {
+			todo = append(todo, i)
+		}
+	}
+	starter, _ := obs.(Starter)
+	var lastBlock string
 	for i, step := range steps {
 		if done[roundKey(step.ID, strconv.Itoa(step.Round))] {
 			res.Skipped++
@@ -178,6 +187,10 @@ func (l *Lab) Run(ctx context.Context, p *plan.Plan, o Options) (Result, error) 
 		}
 		if ctx.Err() != nil {
 			break
+		}
+		todo = todo[1:] // step i
+		if starter != nil {
+			starter.Starting(i, len(steps), step, eta.Left(append([]int{i}, todo...)))
 		}
 		t0 := time.Now()
 		s := servers[step.Variant]
@@ -193,7 +206,7 @@ func (l *Lab) Run(ctx context.Context, p *plan.Plan, o Options) (Result, error) 
 			}
 		}
 		run := l.step(ctx, p, res.Session, step, s, note)
-		spent += time.Since(t0)
+		eta.Ran(i, time.Since(t0))
 		res.Ran++
 		if run.Status != summary.StatusComplete {
 			res.Failed++
@@ -207,8 +220,7 @@ func (l *Lab) Run(ctx context.Context, p *plan.Plan, o Options) (Result, error) 
 				l.Judged(run)
 			}
 		}
-		eta := (spent / time.Duration(res.Ran) * time.Duration(len(steps)-i-1)).Round(time.Second)
-		obs.Ran(i, len(steps), step, run, eta)
+		obs.Ran(i, len(steps), step, run, max(0, eta.Left(todo)))
 		if run.Status == summary.StatusInterrupted {
 			res.Interrupted = true
 			break

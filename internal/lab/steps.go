@@ -24,6 +24,13 @@ type Steps struct {
 	Host    summary.Host
 	Version string
 	Command func(t target.Target) []string
+	// Observe, if set, gives the observer of each step's run (progress
+	// lines, live metrics) and done, which hears the run it made (nil
+	// when it could not run).
+	Observe func(j Job) (obs execute.Observer, done func(*summary.Run))
+	// IntervalLatency makes the runs' intervals carry their latency
+	// histograms (runner.Config.IntervalLatency), for live metrics.
+	IntervalLatency bool
 }
 
 var _ Pipeline = Steps{}
@@ -65,14 +72,27 @@ func (st Steps) Run(ctx context.Context, j Job) (*summary.Run, error) {
 		spec.Dbarena.Command = st.Command(j.Target)
 	}
 	spec.Judge = j.Judge()
-	out, err := execute.RunOn(ctx, st.Store, j.Target, spec, quiet{})
+	obs, done := st.observer(j, &spec)
+	out, err := execute.RunOn(ctx, st.Store, j.Target, spec, obs)
 	if err != nil {
+		done(nil)
 		return nil, err
 	}
+	done(out.Run)
 	if err := out.Keep(""); err != nil {
 		return nil, err
 	}
 	return out.Run, nil
+}
+
+// observer is the observer of j's run (Observe's, or one that hears
+// nothing) and the function that hears the run made.
+func (st Steps) observer(j Job, spec *execute.Spec) (execute.Observer, func(*summary.Run)) {
+	spec.Config.IntervalLatency = st.IntervalLatency
+	if st.Observe == nil {
+		return quiet{}, func(*summary.Run) {}
+	}
+	return st.Observe(j)
 }
 
 // RunConfig is the runner configuration of the job's run of w, with w's

@@ -133,6 +133,10 @@ type Config struct {
 	// latency histogram (Interval.Histogram), at the cost of an encoding
 	// per interval on the coordinator: for shards, whose intervals merge.
 	IntervalHistograms bool
+	// IntervalLatency makes each Interval, warm-up ones included, carry a
+	// copy of its latency histogram (Interval.Latency, 1% precision): for
+	// live exporters that turn it into buckets of their own.
+	IntervalLatency bool
 }
 
 // DefaultStallTimeout is Config.StallTimeout's default, as the default

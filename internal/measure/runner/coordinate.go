@@ -53,7 +53,7 @@ func (r *run) newCoordinator(cb *callbacks, onInterval func(Interval)) *coordina
 	c := &coordinator{r: r, cfg: cfg, cb: cb, onInterval: onInterval,
 		col: newCollector(cfg.ReportInterval, &r.names, r.limits), dog: r.newWatchdog(),
 		warm: cfg.Warmup > 0, endAt: math.MaxInt64, nextCheckpoint: math.MaxInt64}
-	c.col.encode = cfg.IntervalHistograms
+	c.col.encode, c.col.copyLat = cfg.IntervalHistograms, cfg.IntervalLatency
 	if !c.warm && cfg.OnMeasure != nil {
 		cfg.OnMeasure()
 	}

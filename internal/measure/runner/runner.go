@@ -69,6 +69,12 @@ type Interval struct {
 	// successful events (1% precision), encoded likewise, with
 	// Config.IntervalHistograms; the shards merge per-type p90 and max.
 	TypeHistograms map[string]string
+	// Latency is a copy of the interval's latency histogram of successful
+	// events (1% precision), with Config.IntervalLatency; nil otherwise.
+	Latency *hist.Histogram
+	// ErrorsByCode counts the interval's errors and retries by server
+	// error code, as Result.ErrorsByCode; nil when there were none.
+	ErrorsByCode map[string]int64
 }
 
 // TypeResult is one transaction type's statistics over the measured period.

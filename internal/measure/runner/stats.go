@@ -191,6 +191,7 @@ type bucket struct {
 	c     counts
 	lat   *hist.Histogram // coarse
 	types []*typeStats    // by type id - 1; coarse histograms
+	codes map[uint16]int64
 }
 
 // collector turns records into the interval series and the totals of the
@@ -207,6 +208,9 @@ type collector struct {
 	// encode: measured intervals carry their encoded histogram
 	// (Config.IntervalHistograms).
 	encode bool
+	// copyLat: intervals carry a copy of their histogram
+	// (Config.IntervalLatency).
+	copyLat bool
 
 	measured bool  // the phase: warm-up or measured
 	maxEnd   int64 // latest end of a record counted in the measured period
@@ -352,6 +356,12 @@ func (c *collector) add(r *record) {
 		k := max((r.end-c.origin)/c.ri, c.first)
 		b := c.bucket(k)
 		apply(&b.c, &b.types, b.lat, r, late, tl, true)
+		if r.code > 0 {
+			if b.codes == nil {
+				b.codes = map[uint16]int64{}
+			}
+			b.codes[r.code]++
+		}
 	}
 }
 
@@ -462,6 +472,15 @@ func (c *collector) closeFirst() Interval {
 		if c.encode && c.measured && b.lat.Count() > 0 {
 			iv.Histogram, _ = b.lat.Encode()
 		}
+		if c.copyLat {
+			iv.Latency = b.lat.Clone()
+		}
+		for id, n := range b.codes {
+			if iv.ErrorsByCode == nil {
+				iv.ErrorsByCode = make(map[string]int64, len(b.codes))
+			}
+			iv.ErrorsByCode[c.names.name(id)] = n
+		}
 		for i, t := range b.types {
 			if t == nil || t.count+t.errors+t.retries == 0 {
 				continue
@@ -489,6 +508,7 @@ func (c *collector) closeFirst() Interval {
 func (c *collector) recycle(b *bucket) {
 	b.c = counts{}
 	b.lat.Reset()
+	clear(b.codes)
 	for _, t := range b.types {
 		if t != nil {
 			t.count, t.late, t.errors, t.retries = 0, 0, 0, 0

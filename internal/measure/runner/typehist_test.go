@@ -1,6 +1,7 @@
 package runner
 
 import (
+	"fmt"
 	"math"
 	"testing"
 	"time"
@@ -72,6 +73,56 @@ func TestTypeHistogramPrecision(t *testing.T) {
 		h.Record(v)
 		if h.Max() != tc.want.Max() {
 			t.Errorf("type %d: max %v, want %v", tc.id, h.Max(), tc.want.Max())
+		}
+	}
+}
+
+// TestIntervalErrorsAndLatency: an interval counts its errors and retries
+// by code, warm-up ones included, and with IntervalLatency carries a copy
+// of its histogram (not reused by the next interval); without, none.
+func TestIntervalErrorsAndLatency(t *testing.T) {
+	for _, on := range []bool{true, false} {
+		n := &names{}
+		col := newCollector(100*time.Millisecond, n, nil)
+		col.copyLat = on
+		col.phase(false, 0, 0, ms(100))
+		var got []Interval
+		emit := func(iv Interval) { got = append(got, iv) }
+		deadlock, dup := n.id("1213"), n.id("1062")
+		failed := func(end int64, kind uint8, code uint16) *record {
+			return &record{end: end, lat: ms(1), kind: kind, code: code, flags: fMeasured}
+		}
+		warm := failed(ms(10), kRetry, deadlock)
+		warm.flags = 0
+		col.add(warm)
+		warm = success(ms(20), ms(2), 0)
+		warm.flags = 0
+		col.add(warm)
+		col.closeAll(emit)
+		col.phase(true, ms(100), ms(100), math.MaxInt64)
+		col.add(failed(ms(110), kError, dup))
+		col.add(failed(ms(120), kRetry, deadlock))
+		col.add(failed(ms(130), kRetry, deadlock))
+		col.add(success(ms(140), ms(5), 0))
+		col.add(success(ms(150), ms(6), 0))
+		col.add(success(ms(250), ms(7), 0))
+		col.setStop(ms(300))
+		col.closeAll(emit)
+		if len(got) != 3 {
+			t.Fatalf("%d intervals, want 3", len(got))
+		}
+		want := []map[string]int64{{"1213": 1}, {"1213": 2, "1062": 1}, nil}
+		counts := []int64{1, 2, 1}
+		for k, iv := range got {
+			if fmt.Sprint(iv.ErrorsByCode) != fmt.Sprint(want[k]) {
+				t.Errorf("interval %d: errors by code %v, want %v", k, iv.ErrorsByCode, want[k])
+			}
+			switch {
+			case !on && iv.Latency != nil:
+				t.Errorf("interval %d: a histogram without IntervalLatency", k)
+			case on && (iv.Latency == nil || iv.Latency.Count() != counts[k]):
+				t.Errorf("interval %d: histogram %v, want %d values", k, iv.Latency, counts[k])
+			}
 		}
 	}
 }
