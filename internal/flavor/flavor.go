@@ -1,13 +1,18 @@
-// Package dialect hides the differences between the MySQL family and
-// PostgreSQL: how to connect, how to write placeholders and identifiers, how
-// to classify server errors, how to read the server's own counters and how
-// to load rows in bulk (bulk.go: LoadText, RowSink, RefusesLocalFiles).
-package dialect
+// Package flavor is what a server flavor means to dbarena, in one
+// interface (Dialect): how to connect, how to write placeholders,
+// identifiers and the DDL the workloads share, how to classify server
+// errors, how to read the server's own counters and settings, how to load
+// rows in bulk (bulk.go: LoadText, RowSink) and what live capture needs.
+// Each flavor lives in a folder of its own (internal/flavor/mysql,
+// internal/flavor/postgres) and is listed on one line of the registry
+// (package dialect, registry.go), which callers ask for a target's
+// Dialect. The sandbox recipe of a flavor is in package sandbox, keyed by
+// flavor (sandbox imports the flavors to talk to the servers it starts).
+package flavor
 
 import (
 	"context"
 	"database/sql"
-	"fmt"
 	"io"
 	"time"
 
@@ -95,6 +100,8 @@ func (c Counters) RestartedSince(before Counters) bool {
 type Dialect interface {
 	// Family is the protocol family.
 	Family() target.Family
+	// Flavors lists the server flavors the dialect serves.
+	Flavors() []target.Flavor
 	// Open returns a connection pool for t. It does not connect.
 	Open(t target.Target, o OpenOptions) (*sql.DB, error)
 	// Classify says whether err is retryable, a lost connection, or fatal.
@@ -115,15 +122,11 @@ type Dialect interface {
 	// into t on conn with the family's bulk statement (LOAD DATA LOCAL
 	// INFILE, COPY FROM STDIN) and returns the rows the server reports.
 	LoadText(ctx context.Context, conn *sql.Conn, t BulkTable, r io.Reader) (int64, error)
-}
-
-// For returns the dialect of a protocol family.
-func For(f target.Family) (Dialect, error) {
-	switch f {
-	case target.MySQL:
-		return MySQLDialect{}, nil
-	case target.Postgres:
-		return PostgresDialect{}, nil
-	}
-	return nil, fmt.Errorf("no dialect for family %q", f)
+	// RefusesBulk reports whether err is the server's (or the client's)
+	// refusal of LoadText's statement, after which rows go as INSERTs
+	// (LOAD DATA LOCAL with local_infile off).
+	RefusesBulk(err error) bool
+	// WireSupported reports whether t can be reached through the
+	// flavor's lean wire client (internal/wire); false when it has none.
+	WireSupported(t target.Target) bool
 }
