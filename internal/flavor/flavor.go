@@ -129,4 +129,126 @@ type Dialect interface {
 	// WireSupported reports whether t can be reached through the
 	// flavor's lean wire client (internal/wire); false when it has none.
 	WireSupported(t target.Target) bool
+
+	SQL
+	Server
 }
+
+// SQL is the DDL and catalogue SQL the workloads and tools share, written
+// for the flavor.
+type SQL interface {
+	// CurrentDatabase is the SQL expression of the schema that unqualified
+	// table names resolve to (DATABASE(), current_schema()).
+	CurrentDatabase() string
+	// AutoIncrement is the column definition of an integer key that the
+	// server numbers itself, for intType INTEGER or BIGINT.
+	AutoIncrement(intType string) string
+	// ColumnType is the flavor's type for a column type written in the
+	// MySQL family's words (tinyint, datetime, ...).
+	ColumnType(typ string) string
+	// TableOptions is the clause after a CREATE TABLE's columns that picks
+	// the storage engine; "" where the flavor has none.
+	TableOptions(engine string) string
+	// InsertIgnore is the verb and tail of an INSERT that skips rows whose
+	// key is there already.
+	InsertIgnore() (verb, tail string)
+	// IntDiv is the integer division operator, with spaces.
+	IntDiv() string
+	// SyncSerial is the statement that moves table's serial column's
+	// sequence past rows inserted with explicit values; "" where the
+	// server does that itself.
+	SyncSerial(table, column string) string
+	// DropTable drops a table if it exists, and what depends on it.
+	DropTable(name string) string
+	// Routine is the kind of a stored routine the workloads create
+	// (PROCEDURE, FUNCTION).
+	Routine() string
+	// AnalyzeAll refreshes the statistics of every table the workload
+	// loaded in the current database: one statement per table, or one.
+	AnalyzeAll(tables ...string) []string
+	// IndexExists counts the indexes of the current database on the
+	// table and with the name of its two placeholders (in the flavor's
+	// style, as Rebind writes them).
+	IndexExists() string
+	// UserTables counts the user's tables in the current database.
+	UserTables() string
+	// CreateDatabase creates a database (if it does not exist, where the
+	// server can say so).
+	CreateDatabase(name string) string
+	// DropDatabase drops a database if it exists.
+	DropDatabase(name string) string
+	// SystemDatabases are the server's own databases.
+	SystemDatabases() []string
+	// MaxNameLen is the longest database or table name, in bytes.
+	MaxNameLen() int
+	// SchemaPrefix is the prefix of a table name qualified by the
+	// default schema ("public."), "" where there is none.
+	SchemaPrefix() string
+}
+
+// Server is what the flavor knows of the server beyond SQL: its
+// processes, settings and client conventions.
+type Server interface {
+	// MaintenanceDatabase is a database every server has, to connect to
+	// outside the workload's ("" when the connection needs none).
+	MaintenanceDatabase() string
+	// ShowSettings lists every setting as name/value rows (a
+	// Snapshot's source).
+	ShowSettings() string
+	// DataDir asks the server for its data directory.
+	DataDir(ctx context.Context, db *sql.DB) (string, error)
+	// ServerPID is the process id of the server the session on db talks
+	// to, as this host's procfs at procRoot sees it.
+	ServerPID(ctx context.Context, db *sql.DB, procRoot string) (int, error)
+	// ProcessPerConnection reports whether the server serves each
+	// connection from a child process (to be counted with it).
+	ProcessPerConnection() bool
+	// SessionTLS reports whether the session on db is encrypted, with
+	// which protocol version and cipher.
+	SessionTLS(ctx context.Context, db *sql.DB) (enabled bool, version, cipher string, err error)
+	// TLSMode is the TLS setting of t's DSN as Open applies it, with
+	// dbarena's default when unset ("tls=false", "sslmode=disable").
+	TLSMode(t target.Target) string
+	// VerifyTLS returns t's DSN parameters set to verify the server
+	// against the CA certificate file ca.
+	VerifyTLS(params map[string]string, ca string) map[string]string
+	// PasswordEnv is the environment variable the flavor's own clients
+	// read a password from (MYSQL_PWD, PGPASSWORD).
+	PasswordEnv() string
+	// PasswordFile is the file format the flavor's own clients read
+	// passwords from.
+	PasswordFile() PasswordFile
+	// RaiseLimit tells how to raise setting to need when it cannot be
+	// set on the running server.
+	RaiseLimit(setting string, need int64) string
+	// StorageEngines reports whether tables have a storage engine to
+	// choose (--mysql-storage-engine).
+	StorageEngines() bool
+	// LiveCapture is how dbarena captures the statements of a running
+	// server.
+	LiveCapture() Capture
+}
+
+// PasswordFile is a client password file format.
+type PasswordFile int
+
+// Password file formats.
+const (
+	// OptionFile: the MySQL family's ~/.my.cnf ([client] password=).
+	OptionFile PasswordFile = iota
+	// PgPass: libpq's ~/.pgpass (host:port:db:user:password).
+	PgPass
+)
+
+// Capture is a way to capture a running server's statements.
+type Capture int
+
+// Live capture methods.
+const (
+	// CaptureProcessList samples the server's process list (or, when
+	// asked, performance_schema's statement history).
+	CaptureProcessList Capture = iota
+	// CaptureServerLog reads the statement log the server writes (in a
+	// sandbox, whose log dbarena can read).
+	CaptureServerLog
+)

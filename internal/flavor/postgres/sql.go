@@ -1,0 +1,172 @@
+package postgres
+
+import (
+	"bytes"
+	"context"
+	"database/sql"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"github.com/dbarena/dbarena/internal/flavor"
+	"github.com/dbarena/dbarena/internal/server/target"
+)
+
+// CurrentDatabase implements flavor.SQL: the schema unqualified names
+// resolve to.
+func (Dialect) CurrentDatabase() string { return "current_schema()" }
+
+// AutoIncrement implements flavor.SQL: SERIAL (INTEGER), BIGSERIAL (BIGINT).
+func (Dialect) AutoIncrement(intType string) string {
+	if strings.EqualFold(intType, "BIGINT") {
+		return "BIGSERIAL"
+	}
+	return "SERIAL"
+}
+
+// ColumnType implements flavor.SQL: tinyint is a smallint, datetime a
+// timestamp (with their precision); other types keep their names.
+func (Dialect) ColumnType(typ string) string {
+	switch {
+	case strings.HasPrefix(typ, "tinyint"):
+		return "smallint" + strings.TrimPrefix(typ, "tinyint")
+	case strings.HasPrefix(typ, "datetime"):
+		return "timestamp" + strings.TrimPrefix(typ, "datetime")
+	}
+	return typ
+}
+
+// TableOptions implements flavor.SQL: PostgreSQL has one table engine.
+func (Dialect) TableOptions(string) string { return "" }
+
+// InsertIgnore implements flavor.SQL.
+func (Dialect) InsertIgnore() (verb, tail string) { return "INSERT", " ON CONFLICT DO NOTHING" }
+
+// IntDiv implements flavor.SQL: '/' on integers truncates.
+func (Dialect) IntDiv() string { return " / " }
+
+// SyncSerial implements flavor.SQL: a SERIAL's sequence ignores explicit
+// values, so it is moved past the largest.
+func (Dialect) SyncSerial(table, column string) string {
+	return "SELECT setval(pg_get_serial_sequence('" + table + "', '" + column + "'), max(" + column + ")) FROM " + table
+}
+
+// DropTable implements flavor.SQL: CASCADE drops the foreign keys and
+// views that depend on the table.
+func (Dialect) DropTable(name string) string { return "DROP TABLE IF EXISTS " + name + " CASCADE" }
+
+// Routine implements flavor.SQL.
+func (Dialect) Routine() string { return "FUNCTION" }
+
+// AnalyzeAll implements flavor.SQL: one ANALYZE for the database.
+func (Dialect) AnalyzeAll(...string) []string { return []string{"ANALYZE"} }
+
+// IndexExists implements flavor.SQL.
+func (Dialect) IndexExists() string {
+	return "SELECT COUNT(*) FROM pg_indexes WHERE schemaname = current_schema() AND tablename = $1 AND indexname = $2"
+}
+
+// UserTables implements flavor.SQL.
+func (Dialect) UserTables() string {
+	return "SELECT count(*) FROM pg_tables WHERE schemaname NOT IN ('pg_catalog', 'information_schema')"
+}
+
+// CreateDatabase implements flavor.SQL (PostgreSQL has no IF NOT EXISTS here).
+func (d Dialect) CreateDatabase(name string) string { return "CREATE DATABASE " + d.QuoteIdent(name) }
+
+// DropDatabase implements flavor.SQL.
+func (d Dialect) DropDatabase(name string) string {
+	return "DROP DATABASE IF EXISTS " + d.QuoteIdent(name)
+}
+
+// SystemDatabases implements flavor.SQL.
+func (Dialect) SystemDatabases() []string { return []string{"postgres", "template0", "template1"} }
+
+// MaxNameLen implements flavor.SQL: NAMEDATALEN - 1.
+func (Dialect) MaxNameLen() int { return 63 }
+
+// SchemaPrefix implements flavor.SQL.
+func (Dialect) SchemaPrefix() string { return "public." }
+
+// MaintenanceDatabase implements flavor.Server.
+func (Dialect) MaintenanceDatabase() string { return "postgres" }
+
+// ShowSettings implements flavor.Server.
+func (Dialect) ShowSettings() string { return "SHOW ALL" }
+
+// DataDir implements flavor.Server (only superusers and
+// pg_read_all_settings see data_directory).
+func (Dialect) DataDir(ctx context.Context, db *sql.DB) (string, error) {
+	var dir string
+	err := db.QueryRowContext(ctx, "SHOW data_directory").Scan(&dir)
+	return dir, err
+}
+
+// ServerPID implements flavor.Server: the postmaster, parent of the
+// session's own backend. The backend must stay the same for the question
+// to make sense: one connection, one query.
+func (Dialect) ServerPID(ctx context.Context, db *sql.DB, procRoot string) (int, error) {
+	var backend int
+	if err := db.QueryRowContext(ctx, "SELECT pg_backend_pid()").Scan(&backend); err != nil {
+		return 0, err
+	}
+	b, err := os.ReadFile(filepath.Join(procRoot, strconv.Itoa(backend), "stat"))
+	if err != nil {
+		return 0, err
+	}
+	// pid (comm) state ppid ...: comm may hold spaces and parentheses.
+	i := bytes.LastIndexByte(b, ')')
+	if i < 0 {
+		return 0, fmt.Errorf("malformed %s/%d/stat", procRoot, backend)
+	}
+	f := strings.Fields(string(b[i+1:]))
+	if len(f) < 2 {
+		return 0, fmt.Errorf("malformed %s/%d/stat", procRoot, backend)
+	}
+	return strconv.Atoi(f[1])
+}
+
+// ProcessPerConnection implements flavor.Server: a backend process per
+// connection, children of the postmaster.
+func (Dialect) ProcessPerConnection() bool { return true }
+
+// SessionTLS implements flavor.Server.
+func (Dialect) SessionTLS(ctx context.Context, db *sql.DB) (enabled bool, version, cipher string, err error) {
+	err = db.QueryRowContext(ctx, `SELECT ssl, COALESCE(version, ''), COALESCE(cipher, '')
+		FROM pg_stat_ssl WHERE pid = pg_backend_pid()`).Scan(&enabled, &version, &cipher)
+	return enabled, version, cipher, err
+}
+
+// TLSMode implements flavor.Server.
+func (Dialect) TLSMode(t target.Target) string {
+	mode := t.Params["sslmode"]
+	if mode == "" {
+		mode = "disable"
+	}
+	return "sslmode=" + mode
+}
+
+// VerifyTLS implements flavor.Server.
+func (Dialect) VerifyTLS(params map[string]string, ca string) map[string]string {
+	params["sslmode"], params["sslrootcert"] = "verify-full", ca
+	return params
+}
+
+// PasswordEnv implements flavor.Server.
+func (Dialect) PasswordEnv() string { return "PGPASSWORD" }
+
+// PasswordFile implements flavor.Server.
+func (Dialect) PasswordFile() flavor.PasswordFile { return flavor.PgPass }
+
+// RaiseLimit implements flavor.Server.
+func (Dialect) RaiseLimit(setting string, need int64) string {
+	return fmt.Sprintf("ALTER SYSTEM SET %s = %d and restart the server", setting, need)
+}
+
+// StorageEngines implements flavor.Server.
+func (Dialect) StorageEngines() bool { return false }
+
+// LiveCapture implements flavor.Server.
+func (Dialect) LiveCapture() flavor.Capture { return flavor.CaptureServerLog }
