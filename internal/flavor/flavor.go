@@ -218,6 +218,11 @@ type Server interface {
 	// PasswordFile is the file format the flavor's own clients read
 	// passwords from.
 	PasswordFile() PasswordFile
+	// Limits reads the server's limits that a run asking for need could
+	// hit (connections, prepared statements, open files) and what is in
+	// use; others counts the connections of other clients among
+	// connected ones.
+	Limits(ctx context.Context, conn *sql.Conn, need Demand, others func(connected int64) int64) ([]Limit, error)
 	// RaiseLimit tells how to raise setting to need when it cannot be
 	// set on the running server.
 	RaiseLimit(setting string, need int64) string
@@ -252,3 +257,23 @@ const (
 	// sandbox, whose log dbarena can read).
 	CaptureServerLog
 )
+
+// Demand is what a run will ask of the server's limits.
+type Demand struct {
+	// Connections, PreparedPerConn and Tables are the workload's.
+	Connections, PreparedPerConn, Tables int
+	// Extra are the connections the caller opens besides the workers'.
+	Extra int
+}
+
+// Limit is one server setting compared with what a run needs.
+type Limit struct {
+	Setting    string
+	Have, Need int64
+	// Live: SET GLOBAL raises it.
+	Live bool
+	// Soft: missing it slows the run down but does not fail it.
+	Soft bool
+	// Ceiling is the most it may be raised to, 0 for no ceiling.
+	Ceiling int64
+}
