@@ -277,9 +277,9 @@ func (s *PostgresStats) Sample(ctx context.Context, now time.Time, out map[strin
 // not count in the workload database's statistics.
 func OpenServerSampler(ctx context.Context, d dialect.Dialect, t target.Target) (Sampler, error) {
 	database := t.Database
-	if d.Family() == target.Postgres && t.Database != "postgres" {
+	if m := d.MaintenanceDatabase(); m != "" && t.Database != m {
 		alt := t
-		alt.Database = "postgres"
+		alt.Database = m
 		if db, err := d.Open(alt, dialect.OpenOptions{MaxConns: 1}); err == nil {
 			pctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 			err = db.PingContext(pctx)
