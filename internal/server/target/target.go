@@ -61,6 +61,27 @@ func flavorNames() string {
 	return strings.Join(names[:len(names)-1], ", ") + " or " + names[len(names)-1]
 }
 
+// schemeAliases are the other names of flavors in DSN schemes and plans.
+var schemeAliases = map[string]Flavor{"postgresql": FlavorPostgres, "pgsql": FlavorPostgres}
+
+// lookup finds a flavor by its name or an alias (postgresql, pgsql),
+// case-insensitively.
+func lookup(name string) (Flavor, Family, bool) {
+	f := Flavor(strings.ToLower(name))
+	if a, ok := schemeAliases[string(f)]; ok {
+		f = a
+	}
+	fam, ok := families[f]
+	return f, fam, ok
+}
+
+// FamilyOf is the protocol family of a flavor named as a DSN scheme or a
+// plan writes it (mariadb, mysql, percona, postgres, postgresql, pgsql).
+func FamilyOf(name string) (Family, bool) {
+	_, fam, ok := lookup(name)
+	return fam, ok
+}
+
 // ParseFlavor validates a flavor name.
 func ParseFlavor(s string) (Flavor, error) {
 	f := Flavor(strings.ToLower(s))
@@ -143,15 +164,11 @@ func ParseDSN(dsn string) (Target, error) {
 		return Target{}, fmt.Errorf("%w: %q (want mysql://USER:PASS@HOST:PORT/DB or postgres://...)", ErrNotDSN, secret.MaskURL(dsn))
 	}
 	var t Target
-	scheme := strings.ToLower(u.Scheme)
-	if scheme == "postgresql" || scheme == "pgsql" {
-		scheme = string(FlavorPostgres)
-	}
-	fam, ok := families[Flavor(scheme)]
+	f, fam, ok := lookup(u.Scheme)
 	if !ok {
 		return Target{}, fmt.Errorf("unknown DSN scheme %q in %q (want mysql:// or postgres://)", u.Scheme, secret.MaskURL(dsn))
 	}
-	t.Flavor, t.Port = Flavor(scheme), defaultPorts[fam]
+	t.Flavor, t.Port = f, defaultPorts[fam]
 	if u.User != nil {
 		t.User = u.User.Username()
 		t.Password, _ = u.User.Password()
