@@ -158,6 +158,9 @@ type SQL interface {
 	// sequence past rows inserted with explicit values; "" where the
 	// server does that itself.
 	SyncSerial(table, column string) string
+	// LoadSession is the session setting of a connection that loads
+	// generated rows into fresh tables (checks or durability relaxed).
+	LoadSession() string
 	// DropTable drops a table if it exists, and what depends on it.
 	DropTable(name string) string
 	// Routine is the kind of a stored routine the workloads create
@@ -250,9 +253,9 @@ type Capture int
 
 // Live capture methods.
 const (
-	// CaptureProcessList samples the server's process list (or, when
+	// CaptureGeneralLog reads the general query log as a table (or, when
 	// asked, performance_schema's statement history).
-	CaptureProcessList Capture = iota
+	CaptureGeneralLog Capture = iota
 	// CaptureServerLog reads the statement log the server writes (in a
 	// sandbox, whose log dbarena can read).
 	CaptureServerLog
