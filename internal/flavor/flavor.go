@@ -17,6 +17,8 @@ import (
 	"time"
 
 	"github.com/dbarena/dbarena/internal/server/target"
+	"github.com/dbarena/dbarena/internal/wire/mysqlwire"
+	"github.com/dbarena/dbarena/internal/wire/pgwire"
 )
 
 // Kind says what the runner should do about an error.
@@ -146,6 +148,14 @@ type SQL interface {
 	// ColumnType is the flavor's type for a column type written in the
 	// MySQL family's words (tinyint, datetime, ...).
 	ColumnType(typ string) string
+	// AutoValueOnZero reports whether inserting 0 into an AutoIncrement
+	// column numbers the row as leaving the column out does.
+	AutoValueOnZero() bool
+	// Catalog lists, for the tables of the current database whose names
+	// are LIKE like: the tables (name, storage engine or ""), their
+	// columns (table, column, numbered by the server) and their indexes
+	// (table, index, primary key).
+	Catalog(like string) (tables, columns, indexes string)
 	// TableOptions is the clause after a CREATE TABLE's columns that picks
 	// the storage engine; "" where the flavor has none.
 	TableOptions(engine string) string
@@ -192,6 +202,10 @@ type SQL interface {
 // Server is what the flavor knows of the server beyond SQL: its
 // processes, settings and client conventions.
 type Server interface {
+	// Probe reports whether the server behind t answers a new connection
+	// (a server error counts as an answer: too many connections is not
+	// a freeze).
+	Probe(ctx context.Context, t target.Target) bool
 	// MaintenanceDatabase is a database every server has, to connect to
 	// outside the workload's ("" when the connection needs none).
 	MaintenanceDatabase() string
@@ -279,4 +293,16 @@ type Limit struct {
 	Soft bool
 	// Ceiling is the most it may be raised to, 0 for no ceiling.
 	Ceiling int64
+}
+
+// MySQLWire is a flavor whose servers the lean MySQL-protocol client
+// (package mysqlwire) reaches, where WireSupported says so.
+type MySQLWire interface {
+	DialWire(ctx context.Context, t target.Target, o OpenOptions) (*mysqlwire.Conn, error)
+}
+
+// PostgresWire is a flavor whose servers the lean PostgreSQL-protocol
+// client (package pgwire) reaches, where WireSupported says so.
+type PostgresWire interface {
+	DialWire(ctx context.Context, t target.Target, o OpenOptions) (*pgwire.Conn, error)
 }

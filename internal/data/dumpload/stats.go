@@ -7,8 +7,8 @@ import (
 	"strings"
 
 	"github.com/dbarena/dbarena/internal/data/checksum"
+	"github.com/dbarena/dbarena/internal/data/dump"
 	"github.com/dbarena/dbarena/internal/server/dialect"
-	"github.com/dbarena/dbarena/internal/server/target"
 )
 
 // checksums fills in each table's rows, sizes, engine and content
@@ -85,7 +85,8 @@ func (l *loader) stats(ctx context.Context) error {
 			c.close()
 		}
 	}()
-	mysql := l.t.Family() == target.MySQL
+	// A MySQL-family connection reads every database.
+	mysql := l.syntax() == dump.MySQL
 	for i := range l.res.Tables {
 		t := &l.res.Tables[i]
 		key := t.Database

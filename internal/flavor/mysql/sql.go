@@ -2,12 +2,16 @@ package mysql
 
 import (
 	"context"
+	"errors"
+
 	"database/sql"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
+
+	gomysql "github.com/go-sql-driver/mysql"
 
 	"github.com/dbarena/dbarena/internal/flavor"
 	"github.com/dbarena/dbarena/internal/server/target"
@@ -18,6 +22,17 @@ func (Dialect) CurrentDatabase() string { return "DATABASE()" }
 
 // AutoIncrement implements flavor.SQL.
 func (Dialect) AutoIncrement(intType string) string { return intType + " NOT NULL AUTO_INCREMENT" }
+
+// AutoValueOnZero implements flavor.SQL (unless sql_mode has
+// NO_AUTO_VALUE_ON_ZERO).
+func (Dialect) AutoValueOnZero() bool { return true }
+
+// Catalog implements flavor.SQL.
+func (Dialect) Catalog(like string) (tables, columns, indexes string) {
+	return "SELECT TABLE_NAME, COALESCE(ENGINE, '') FROM information_schema.TABLES WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME LIKE '" + like + "'",
+		"SELECT TABLE_NAME, COLUMN_NAME, EXTRA LIKE '%auto_increment%' FROM information_schema.COLUMNS WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME LIKE '" + like + "'",
+		"SELECT TABLE_NAME, INDEX_NAME, INDEX_NAME = 'PRIMARY' FROM information_schema.STATISTICS WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME LIKE '" + like + "'"
+}
 
 // ColumnType implements flavor.SQL: the MySQL family's own words.
 func (Dialect) ColumnType(typ string) string { return typ }
@@ -93,6 +108,21 @@ func (Dialect) MaxNameLen() int { return 64 }
 
 // SchemaPrefix implements flavor.SQL: a database is the only namespace.
 func (Dialect) SchemaPrefix() string { return "" }
+
+// Probe implements flavor.Server.
+func (d Dialect) Probe(ctx context.Context, t target.Target) bool {
+	conn, err := gomysql.NewConnector(d.Config(t, flavor.OpenOptions{}))
+	if err != nil {
+		return true // cannot tell: do not abandon anything
+	}
+	c, err := conn.Connect(ctx)
+	if err == nil {
+		c.Close()
+		return true
+	}
+	var me *gomysql.MySQLError
+	return errors.As(err, &me)
+}
 
 // MaintenanceDatabase implements flavor.Server: a connection needs no database.
 func (Dialect) MaintenanceDatabase() string { return "" }

@@ -4,11 +4,14 @@ import (
 	"bytes"
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
+
+	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/dbarena/dbarena/internal/flavor"
 	"github.com/dbarena/dbarena/internal/server/target"
@@ -24,6 +27,17 @@ func (Dialect) AutoIncrement(intType string) string {
 		return "BIGSERIAL"
 	}
 	return "SERIAL"
+}
+
+// AutoValueOnZero implements flavor.SQL: a SERIAL stores the 0.
+func (Dialect) AutoValueOnZero() bool { return false }
+
+// Catalog implements flavor.SQL: tables and partitioned tables of the
+// current schema; a column is numbered when its default is nextval().
+func (Dialect) Catalog(like string) (tables, columns, indexes string) {
+	return "SELECT c.relname, '' FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = current_schema() AND c.relkind IN ('r', 'p') AND c.relname LIKE '" + like + "'",
+		"SELECT table_name, column_name, COALESCE(column_default LIKE 'nextval(%', false) FROM information_schema.columns WHERE table_schema = current_schema() AND table_name LIKE '" + like + "'",
+		"SELECT c.relname, i.relname, x.indisprimary FROM pg_index x JOIN pg_class c ON c.oid = x.indrelid JOIN pg_class i ON i.oid = x.indexrelid JOIN pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = current_schema() AND c.relname LIKE '" + like + "'"
 }
 
 // ColumnType implements flavor.SQL: tinyint is a smallint, datetime a
@@ -93,6 +107,21 @@ func (Dialect) MaxNameLen() int { return 63 }
 
 // SchemaPrefix implements flavor.SQL.
 func (Dialect) SchemaPrefix() string { return "public." }
+
+// Probe implements flavor.Server.
+func (d Dialect) Probe(ctx context.Context, t target.Target) bool {
+	cfg, err := d.Config(t, flavor.OpenOptions{})
+	if err != nil {
+		return true // cannot tell: do not abandon anything
+	}
+	pc, err := pgconn.ConnectConfig(ctx, &cfg.Config)
+	if err == nil {
+		pc.Close(context.Background())
+		return true
+	}
+	var pe *pgconn.PgError
+	return errors.As(err, &pe)
+}
 
 // MaintenanceDatabase implements flavor.Server.
 func (Dialect) MaintenanceDatabase() string { return "postgres" }
