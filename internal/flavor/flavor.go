@@ -206,6 +206,10 @@ type Server interface {
 	// (a server error counts as an answer: too many connections is not
 	// a freeze).
 	Probe(ctx context.Context, t target.Target) bool
+	// CrossDatabase reports whether one connection reads every database
+	// of the server (db.table names); otherwise a database is chosen by
+	// connecting to it.
+	CrossDatabase() bool
 	// MaintenanceDatabase is a database every server has, to connect to
 	// outside the workload's ("" when the connection needs none).
 	MaintenanceDatabase() string
@@ -246,6 +250,9 @@ type Server interface {
 	// StorageEngines reports whether tables have a storage engine to
 	// choose (--mysql-storage-engine).
 	StorageEngines() bool
+	// StatusSource is where the server keeps the cumulative counters
+	// that the monitor samples as rates.
+	StatusSource() StatusSource
 	// LiveCapture is how dbarena captures the statements of a running
 	// server.
 	LiveCapture() Capture
@@ -260,6 +267,18 @@ const (
 	OptionFile PasswordFile = iota
 	// PgPass: libpq's ~/.pgpass (host:port:db:user:password).
 	PgPass
+)
+
+// StatusSource is where a server keeps its cumulative counters.
+type StatusSource int
+
+// Status sources.
+const (
+	// GlobalStatus: SHOW GLOBAL STATUS (Com_*, Handler_*, Innodb_*).
+	GlobalStatus StatusSource = iota
+	// StatDatabase: the pg_stat_database row of the workload's database
+	// (and the server's pg_stat_* views).
+	StatDatabase
 )
 
 // Capture is a way to capture a running server's statements.

@@ -36,11 +36,11 @@ type dialer struct {
 	db *sql.DB
 }
 
-// syntaxOf is the SQL syntax of t's server: the loader reads dumps of
+// SyntaxOf is the SQL syntax of t's server: the loader reads dumps of
 // that syntax only and talks to the server through one connection type
 // per syntax (myConn, pgConn). Every other difference between flavors is
 // the flavor's (loader.flavor).
-func syntaxOf(t target.Target) dump.Syntax {
+func SyntaxOf(t target.Target) dump.Syntax {
 	if t.Family() == target.Postgres {
 		return dump.Postgres
 	}
@@ -54,7 +54,7 @@ func dumpServer(t target.Target) dump.Server {
 }
 
 // syntax is the target's SQL syntax (the dump's: Load checks they agree).
-func (l *loader) syntax() dump.Syntax { return syntaxOf(l.t) }
+func (l *loader) syntax() dump.Syntax { return SyntaxOf(l.t) }
 
 // flavor is the target's flavor.
 func (l *loader) flavor() dialect.Dialect { return dialect.MustFor(l.t.Flavor) }

@@ -239,7 +239,7 @@ func Load(ctx context.Context, env workload.Env, o Options) (*Result, error) {
 	t := env.Target
 	// Version comments are read as this server reads them.
 	d.Server = dumpServer(t)
-	if d.Syntax != syntaxOf(t) {
+	if d.Syntax != SyntaxOf(t) {
 		return nil, &dump.BadInputError{Msg: fmt.Sprintf("%s is a %s dump; the target is %s", o.Files[0], d.Format, t.Flavor)}
 	}
 	dl, err := newDialer(t)

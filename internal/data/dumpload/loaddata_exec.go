@@ -29,9 +29,9 @@ func loadDataMode(o Options, t target.Target) (bool, error) {
 	case "", "off":
 		return false, nil
 	case "auto":
-		return syntaxOf(t) == dump.MySQL, nil
+		return SyntaxOf(t) == dump.MySQL, nil
 	case "on":
-		if syntaxOf(t) != dump.MySQL {
+		if SyntaxOf(t) != dump.MySQL {
 			return false, &dump.BadInputError{Msg: "--load-data on: LOAD DATA is the MySQL family's; the target is " + string(t.Flavor)}
 		}
 		return true, nil

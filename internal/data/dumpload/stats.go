@@ -7,7 +7,6 @@ import (
 	"strings"
 
 	"github.com/dbarena/dbarena/internal/data/checksum"
-	"github.com/dbarena/dbarena/internal/data/dump"
 	"github.com/dbarena/dbarena/internal/server/dialect"
 )
 
@@ -85,12 +84,12 @@ func (l *loader) stats(ctx context.Context) error {
 			c.close()
 		}
 	}()
-	// A MySQL-family connection reads every database.
-	mysql := l.syntax() == dump.MySQL
+	// One connection for all when it reads every database.
+	cross := l.flavor().CrossDatabase()
 	for i := range l.res.Tables {
 		t := &l.res.Tables[i]
 		key := t.Database
-		if mysql {
+		if cross {
 			key = ""
 		}
 		c := conns[key]
@@ -102,10 +101,11 @@ func (l *loader) stats(ctx context.Context) error {
 			conns[key] = c
 		}
 		var err error
-		if mysql {
-			err = mysqlTableStats(ctx, c.(*myConn), t)
-		} else {
-			err = pgTableStats(ctx, c.(*pgConn), t)
+		switch c := c.(type) {
+		case *myConn:
+			err = mysqlTableStats(ctx, c, t)
+		case *pgConn:
+			err = pgTableStats(ctx, c, t)
 		}
 		if err != nil {
 			errs = append(errs, fmt.Errorf("%s: %w", t.Name, err))

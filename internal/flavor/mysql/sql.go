@@ -124,6 +124,9 @@ func (d Dialect) Probe(ctx context.Context, t target.Target) bool {
 	return errors.As(err, &me)
 }
 
+// CrossDatabase implements flavor.Server: a database is a schema of the server.
+func (Dialect) CrossDatabase() bool { return true }
+
 // MaintenanceDatabase implements flavor.Server: a connection needs no database.
 func (Dialect) MaintenanceDatabase() string { return "" }
 
@@ -217,6 +220,9 @@ func (Dialect) RaiseLimit(setting string, need int64) string {
 
 // StorageEngines implements flavor.Server.
 func (Dialect) StorageEngines() bool { return true }
+
+// StatusSource implements flavor.Server.
+func (Dialect) StatusSource() flavor.StatusSource { return flavor.GlobalStatus }
 
 // LiveCapture implements flavor.Server.
 func (Dialect) LiveCapture() flavor.Capture { return flavor.CaptureGeneralLog }

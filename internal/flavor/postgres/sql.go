@@ -123,6 +123,9 @@ func (d Dialect) Probe(ctx context.Context, t target.Target) bool {
 	return errors.As(err, &pe)
 }
 
+// CrossDatabase implements flavor.Server: a connection sees its own database only.
+func (Dialect) CrossDatabase() bool { return false }
+
 // MaintenanceDatabase implements flavor.Server.
 func (Dialect) MaintenanceDatabase() string { return "postgres" }
 
@@ -200,6 +203,9 @@ func (Dialect) RaiseLimit(setting string, need int64) string {
 
 // StorageEngines implements flavor.Server.
 func (Dialect) StorageEngines() bool { return false }
+
+// StatusSource implements flavor.Server.
+func (Dialect) StatusSource() flavor.StatusSource { return flavor.StatDatabase }
 
 // LiveCapture implements flavor.Server.
 func (Dialect) LiveCapture() flavor.Capture { return flavor.CaptureServerLog }
