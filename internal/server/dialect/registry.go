@@ -28,6 +28,9 @@ func init() {
 	}
 }
 
+// All returns every registered dialect, in registry order.
+func All() []Dialect { return append([]Dialect(nil), flavors...) }
+
 // For returns the dialect of a protocol family.
 func For(f target.Family) (Dialect, error) {
 	for _, d := range flavors {
