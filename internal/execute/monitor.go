@@ -11,7 +11,6 @@ import (
 	"github.com/dbarena/dbarena/internal/measure/runner"
 	"github.com/dbarena/dbarena/internal/results/summary"
 	"github.com/dbarena/dbarena/internal/server/sandbox"
-	"github.com/dbarena/dbarena/internal/server/target"
 )
 
 // Monitor modes (--monitor).
@@ -79,8 +78,9 @@ func StartMonitor(ctx context.Context, home string, s *Session, mode string) *Mo
 		switch {
 		case s.NoDatabase:
 		case pid > 0:
-			// PostgreSQL serves each connection from a child of the postmaster.
-			samplers = append(samplers, monitor.NewProcessSampler(procRoot, "server", pid, s.Target.Family() == target.Postgres))
+			// PostgreSQL serves each connection from a child of the postmaster:
+			// the sampler counts the children with the server.
+			samplers = append(samplers, monitor.NewProcessSampler(procRoot, "server", pid, s.Dialect.ProcessPerConnection()))
 		default:
 			rm.note("server process not found: no server.* figures")
 		}
@@ -119,11 +119,11 @@ func serverProcess(ctx context.Context, home string, s *Session) (int, string) {
 	}
 	qctx, cancel := context.WithTimeout(ctx, sampleTimeout)
 	defer cancel()
-	pid, err := monitor.ServerPID(qctx, s.Target.Family(), s.DB, procRoot)
+	pid, err := s.Dialect.ServerPID(qctx, s.DB, procRoot)
 	if err != nil {
 		pid = 0
 	}
-	dir, _ := monitor.DataDir(qctx, s.Target.Family(), s.DB)
+	dir, _ := s.Dialect.DataDir(qctx, s.DB)
 	return pid, dir
 }
 

@@ -29,7 +29,7 @@ func Expand(p *plan.Plan, cat []catalog.Entry, discover func() ([]sandbox.Binary
 			want, _ := target.ParseFlavor(s.Catalog)
 			found := false
 			for _, e := range cat {
-				if e.Flavor.Family() == want.Family() && (want.Family() == target.Postgres || e.Flavor == want) {
+				if e.Flavor == want {
 					c := s
 					c.Catalog, c.Server, c.Name = "", e.Name, labelUnsafe.ReplaceAllString(e.Name, "-")
 					out, found = append(out, c), true
@@ -40,7 +40,7 @@ func Expand(p *plan.Plan, cat []catalog.Entry, discover func() ([]sandbox.Binary
 				discovered = true
 			}
 			for _, b := range bins {
-				if b.Flavor == want || (want.Family() == target.Postgres && b.Flavor.Family() == target.Postgres) {
+				if b.Flavor == want {
 					c := s
 					c.Catalog, c.Flavor, c.Name = "", string(b.Flavor), "system-"+string(b.Flavor)
 					out, found = append(out, c), true

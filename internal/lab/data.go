@@ -11,7 +11,7 @@ import (
 
 	"github.com/dbarena/dbarena/internal/lab/plan"
 	"github.com/dbarena/dbarena/internal/results/summary"
-	"github.com/dbarena/dbarena/internal/server/target"
+	"github.com/dbarena/dbarena/internal/server/dialect"
 )
 
 // Loader loads a plan's dump (data: in the plan or a server) into a
@@ -84,10 +84,9 @@ func (l *Lab) load(ctx context.Context, j Job, d *plan.Data, s *server, note fun
 	if l.Loader == nil {
 		return fmt.Errorf("the plan names data (line %d) but this lab has no loader", d.Line)
 	}
-	fam := "mysql"
-	engine := s.v.Engine
-	if j.Target.Family() == target.Postgres {
-		fam, engine = "postgres", ""
+	fam, engine := string(j.Target.Family()), s.v.Engine
+	if !dialect.MustFor(j.Target.Flavor).StorageEngines() {
+		engine = ""
 	}
 	lj := LoadJob{Job: j, Data: d, Dump: d.DumpFor(fam), Engine: engine, KeepLoaded: d.Reload == plan.ReloadNever}
 	if lj.Dump == "" {

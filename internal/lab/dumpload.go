@@ -124,10 +124,11 @@ func (pl DumpLoader) loaded(ctx context.Context, db *sql.DB, t target.Target, ta
 		runs[0].Tags[tagLoadDump] != tags[tagLoadDump] || runs[0].Tags["engine"] != tags["engine"] {
 		return false, err
 	}
-	q := "SELECT COUNT(*) FROM information_schema.TABLES WHERE TABLE_SCHEMA = DATABASE() AND TABLE_TYPE = 'BASE TABLE'"
-	if t.Family() == target.Postgres {
-		q = "SELECT count(*) FROM pg_tables WHERE schemaname NOT IN ('pg_catalog', 'information_schema')"
+	d, err := dialect.Of(t)
+	if err != nil {
+		return false, err
 	}
+	q := d.UserTables()
 	var n int
 	if err := db.QueryRowContext(ctx, q).Scan(&n); err != nil {
 		return false, err

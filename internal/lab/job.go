@@ -10,6 +10,7 @@ import (
 	"github.com/dbarena/dbarena/internal/measure/steady"
 	"github.com/dbarena/dbarena/internal/results/gate"
 	"github.com/dbarena/dbarena/internal/results/summary"
+	"github.com/dbarena/dbarena/internal/server/dialect"
 	"github.com/dbarena/dbarena/internal/server/target"
 	"github.com/dbarena/dbarena/internal/workload"
 )
@@ -62,7 +63,7 @@ func (j Job) Workload(reg *workload.Registry) (workload.Workload, error) {
 	fs := flagSet(j.Step.Workload)
 	w.Flags(fs)
 	for _, kv := range j.Step.Params {
-		if kv.Key == "mysql-storage-engine" && j.Target.Family() != target.MySQL {
+		if kv.Key == "mysql-storage-engine" && !dialect.MustFor(j.Target.Flavor).StorageEngines() {
 			continue
 		}
 		if err := fs.Set(kv.Key, kv.Value); err != nil {

@@ -61,12 +61,7 @@ func WithTLS(t target.Target, ca string) target.Target {
 	for k, v := range t.Params {
 		params[k] = v
 	}
-	if t.Family() == target.Postgres {
-		params["sslmode"], params["sslrootcert"] = "verify-full", ca
-	} else {
-		params[dialect.ParamTLS], params[dialect.ParamTLSCA] = "true", ca
-	}
-	t.Params = params
+	t.Params = dialect.MustFor(t.Flavor).VerifyTLS(params, ca)
 	return t
 }
 

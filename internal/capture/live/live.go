@@ -23,6 +23,8 @@ import (
 
 	"github.com/dbarena/dbarena/internal/capture"
 	"github.com/dbarena/dbarena/internal/capture/convert"
+	"github.com/dbarena/dbarena/internal/flavor"
+	"github.com/dbarena/dbarena/internal/server/dialect"
 	"github.com/dbarena/dbarena/internal/server/target"
 )
 
@@ -64,13 +66,17 @@ func Capture(ctx context.Context, o Options, w io.Writer) (convert.Result, error
 	if o.Duration <= 0 {
 		return convert.Result{}, errors.New("live capture: the duration must be positive")
 	}
-	switch o.Admin.Family() {
-	case target.MySQL:
+	d, err := dialect.Of(o.Admin)
+	if err != nil {
+		return convert.Result{}, fmt.Errorf("live capture: %w", err)
+	}
+	switch d.LiveCapture() {
+	case flavor.CaptureGeneralLog:
 		if o.PerfSchema {
 			return capturePerfSchema(ctx, o, w)
 		}
 		return captureMySQL(ctx, o, w)
-	case target.Postgres:
+	case flavor.CaptureServerLog:
 		if o.ErrorLog == "" {
 			return convert.Result{}, errors.New("live capture from PostgreSQL needs a sandbox (its log must be readable here); on another server, turn on log_statement=all, log_connections, log_disconnections and convert its log with `dbarena capture convert`")
 		}

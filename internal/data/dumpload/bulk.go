@@ -50,7 +50,7 @@ func bulkMode(o Options, t target.Target) (bool, error) {
 		if o.ContinueOnError {
 			return false, errors.New("bulk table transactions and continue-on-error exclude each other: in bulk mode a failing row discards the table's earlier rows")
 		}
-		return t.Family() == target.MySQL, nil
+		return SyntaxOf(t) == dump.MySQL, nil
 	}
 	return false, fmt.Errorf("bulk mode %q: want on or off", o.Bulk)
 }

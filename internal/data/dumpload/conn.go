@@ -11,6 +11,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 
+	"github.com/dbarena/dbarena/internal/data/dump"
 	"github.com/dbarena/dbarena/internal/server/dialect"
 	"github.com/dbarena/dbarena/internal/server/target"
 )
@@ -34,6 +35,29 @@ type dialer struct {
 	// mysql: one pool without a default database, connections pinned.
 	db *sql.DB
 }
+
+// SyntaxOf is the SQL syntax of t's server: the loader reads dumps of
+// that syntax only and talks to the server through one connection type
+// per syntax (myConn, pgConn). Every other difference between flavors is
+// the flavor's (loader.flavor).
+func SyntaxOf(t target.Target) dump.Syntax {
+	if t.Family() == target.Postgres {
+		return dump.Postgres
+	}
+	return dump.MySQL
+}
+
+// dumpServer is the server a dump's version comments are read for:
+// MariaDB runs /*M! comments, the others do not.
+func dumpServer(t target.Target) dump.Server {
+	return dump.ParseServer(t.Flavor == target.FlavorMariaDB, t.Version)
+}
+
+// syntax is the target's SQL syntax (the dump's: Load checks they agree).
+func (l *loader) syntax() dump.Syntax { return SyntaxOf(l.t) }
+
+// flavor is the target's flavor.
+func (l *loader) flavor() dialect.Dialect { return dialect.MustFor(l.t.Flavor) }
 
 func newDialer(t target.Target) (*dialer, error) {
 	d := &dialer{t: t, family: t.Family()}

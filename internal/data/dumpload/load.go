@@ -238,8 +238,8 @@ func Load(ctx context.Context, env workload.Env, o Options) (*Result, error) {
 	d.FollowIncludes = o.FollowIncludes
 	t := env.Target
 	// Version comments are read as this server reads them.
-	d.Server = dump.ParseServer(t.Flavor == target.FlavorMariaDB, t.Version)
-	if (d.Syntax == dump.Postgres) != (t.Family() == target.Postgres) {
+	d.Server = dumpServer(t)
+	if d.Syntax != SyntaxOf(t) {
 		return nil, &dump.BadInputError{Msg: fmt.Sprintf("%s is a %s dump; the target is %s", o.Files[0], d.Format, t.Flavor)}
 	}
 	dl, err := newDialer(t)
@@ -483,10 +483,7 @@ func isEOF(err error) bool { return errors.Is(err, io.EOF) }
 
 // tableName is a table's name as the loader counts it (see table).
 func (l *loader) tableName(name string) string {
-	if l.t.Family() == target.Postgres {
-		return strings.TrimPrefix(name, "public.")
-	}
-	return name
+	return strings.TrimPrefix(name, l.flavor().SchemaPrefix())
 }
 
 // RowsLostError is a load that ran to its end but lost rows: a table

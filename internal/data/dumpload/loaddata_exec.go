@@ -29,9 +29,9 @@ func loadDataMode(o Options, t target.Target) (bool, error) {
 	case "", "off":
 		return false, nil
 	case "auto":
-		return t.Family() == target.MySQL, nil
+		return SyntaxOf(t) == dump.MySQL, nil
 	case "on":
-		if t.Family() != target.MySQL {
+		if SyntaxOf(t) != dump.MySQL {
 			return false, &dump.BadInputError{Msg: "--load-data on: LOAD DATA is the MySQL family's; the target is " + string(t.Flavor)}
 		}
 		return true, nil
@@ -118,7 +118,7 @@ func (l *loader) tryLoadData(ctx context.Context, s *session, j *job) (n int64, 
 		return 0, false, nil
 	}
 	n, err = mc.loadData(ctx, ld, cs, s.ldStrict)
-	if err != nil && dialect.RefusesLocalFiles(err) {
+	if err != nil && l.flavor().RefusesBulk(err) {
 		l.disableLoadData(oneLine(err.Error()))
 		return 0, false, nil
 	}

@@ -12,7 +12,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/dbarena/dbarena/internal/data/dump"
-	"github.com/dbarena/dbarena/internal/server/target"
+	"github.com/dbarena/dbarena/internal/server/dialect"
 )
 
 // job is one unit of data work: a statement, or a whole data file.
@@ -590,23 +590,19 @@ func (l *loader) getPhase() string {
 // account. The dump's text never runs as the admin. where locates the
 // name for errors (file:line, or the --database flag).
 func (l *loader) ensureDatabase(ctx context.Context, name, create, where string, opts map[string]string) error {
-	mysql := l.t.Family() == target.MySQL
-	if err := checkDatabaseName(name, l.t.Family()); err != nil {
+	fl := l.flavor()
+	if err := checkDatabaseName(name, fl); err != nil {
 		return &dump.BadInputError{Msg: where + ": " + err.Error()}
 	}
 	if create == "" {
-		if mysql {
-			create = "CREATE DATABASE IF NOT EXISTS " + quoteMySQL(name)
-		} else {
-			create = "CREATE DATABASE " + quotePG(name)
-		}
+		create = fl.CreateDatabase(name)
 	}
 	c, err := l.dl.dial(ctx, "")
 	if err != nil {
 		return fmt.Errorf("connect: %w", err)
 	}
 	defer c.close()
-	if !mysql {
+	if l.syntax() == dump.Postgres {
 		exists, ours, err := pgDatabaseOwned(ctx, c, name)
 		switch {
 		case err != nil:
@@ -636,26 +632,13 @@ func (l *loader) ensureDatabase(ctx context.Context, name, create, where string,
 	return l.adminCreate(ctx, c, name, where, opts)
 }
 
-// reservedDatabases are the servers' own databases: never created,
-// granted or handed over by a load.
-var reservedDatabases = map[target.Family][]string{
-	target.MySQL:    {"mysql", "information_schema", "performance_schema", "sys"},
-	target.Postgres: {"postgres", "template0", "template1"},
-}
-
-// checkDatabaseName validates a database name the loader may create: not
-// a system database, no control characters, no MySQL grant wildcard '%',
-// no '\', '/' or '.', at most 64 bytes (PostgreSQL 63).
-func checkDatabaseName(name string, fam target.Family) error {
-	for _, r := range reservedDatabases[fam] {
+func checkDatabaseName(name string, fl dialect.Dialect) error {
+	for _, r := range fl.SystemDatabases() {
 		if strings.EqualFold(name, r) {
 			return fmt.Errorf("database %s is a system database: dbarena does not create, grant or load into it; load into another one with --database NAME", quoteText(name))
 		}
 	}
-	max := 64
-	if fam == target.Postgres {
-		max = 63
-	}
+	max := fl.MaxNameLen()
 	switch {
 	case name == "":
 		return errors.New("empty database name")
@@ -706,7 +689,7 @@ func (l *loader) adminCreate(ctx context.Context, c conn, name, where string, op
 		}
 		return fmt.Errorf("create database %s as admin: %w", name, err)
 	}
-	if l.t.Family() == target.MySQL {
+	if l.syntax() == dump.MySQL {
 		var who string
 		if err := c.(*myConn).c.QueryRowContext(ctx, "SELECT CURRENT_USER()").Scan(&who); err != nil {
 			return err

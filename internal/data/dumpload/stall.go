@@ -15,7 +15,7 @@ import (
 	"github.com/go-sql-driver/mysql"
 	"github.com/jackc/pgx/v5/pgconn"
 
-	"github.com/dbarena/dbarena/internal/server/target"
+	"github.com/dbarena/dbarena/internal/data/dump"
 )
 
 // A load whose server stops answering (a stopped process, a dead host)
@@ -240,7 +240,7 @@ func (l *loader) restorePassword(ctx context.Context) error {
 		return err
 	}
 	defer ac.close()
-	if l.t.Family() == target.Postgres {
+	if l.syntax() == dump.Postgres {
 		q := "ALTER ROLE " + quotePG(l.t.User) + " PASSWORD "
 		if _, err := ac.exec(ctx, q+pgString(l.t.Password)); err != nil {
 			return err

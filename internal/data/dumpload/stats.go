@@ -8,7 +8,6 @@ import (
 
 	"github.com/dbarena/dbarena/internal/data/checksum"
 	"github.com/dbarena/dbarena/internal/server/dialect"
-	"github.com/dbarena/dbarena/internal/server/target"
 )
 
 // checksums fills in each table's rows, sizes, engine and content
@@ -85,11 +84,12 @@ func (l *loader) stats(ctx context.Context) error {
 			c.close()
 		}
 	}()
-	mysql := l.t.Family() == target.MySQL
+	// One connection for all when it reads every database.
+	cross := l.flavor().CrossDatabase()
 	for i := range l.res.Tables {
 		t := &l.res.Tables[i]
 		key := t.Database
-		if mysql {
+		if cross {
 			key = ""
 		}
 		c := conns[key]
@@ -101,10 +101,11 @@ func (l *loader) stats(ctx context.Context) error {
 			conns[key] = c
 		}
 		var err error
-		if mysql {
-			err = mysqlTableStats(ctx, c.(*myConn), t)
-		} else {
-			err = pgTableStats(ctx, c.(*pgConn), t)
+		switch c := c.(type) {
+		case *myConn:
+			err = mysqlTableStats(ctx, c, t)
+		case *pgConn:
+			err = pgTableStats(ctx, c, t)
 		}
 		if err != nil {
 			errs = append(errs, fmt.Errorf("%s: %w", t.Name, err))

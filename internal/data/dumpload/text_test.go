@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/dbarena/dbarena/internal/server/dialect"
 	"github.com/dbarena/dbarena/internal/server/target"
 )
 
@@ -62,7 +63,8 @@ func TestCheckDatabaseName(t *testing.T) {
 		{"mysql", target.Postgres, true},
 		{strings.Repeat("x", 64), target.Postgres, false},
 	} {
-		if err := checkDatabaseName(c.name, c.fam); (err == nil) != c.ok {
+		d, _ := dialect.For(c.fam)
+		if err := checkDatabaseName(c.name, d); (err == nil) != c.ok {
 			t.Errorf("%q (%v): %v", c.name, c.fam, err)
 		}
 	}

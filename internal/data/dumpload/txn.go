@@ -5,7 +5,6 @@ import (
 	"fmt"
 
 	"github.com/dbarena/dbarena/internal/data/dump"
-	"github.com/dbarena/dbarena/internal/server/target"
 )
 
 // The dump's own transactions.
@@ -347,13 +346,10 @@ func (p *pool) drainAll() {
 // (its DROP DATABASE at where, under --drop-existing), as the loading
 // account, with a fixed statement on the validated name.
 func (l *loader) dropDatabase(ctx context.Context, name, where string) error {
-	if err := checkDatabaseName(name, l.t.Family()); err != nil {
+	if err := checkDatabaseName(name, l.flavor()); err != nil {
 		return &dump.BadInputError{Msg: where + ": " + err.Error()}
 	}
-	q := "DROP DATABASE IF EXISTS " + quotePG(name)
-	if l.t.Family() == target.MySQL {
-		q = "DROP DATABASE IF EXISTS " + quoteMySQL(name)
-	}
+	q := l.flavor().DropDatabase(name)
 	c, err := l.dl.dial(ctx, "")
 	if err != nil {
 		return fmt.Errorf("connect: %w", err)
@@ -364,12 +360,4 @@ func (l *loader) dropDatabase(ctx context.Context, name, where string) error {
 	}
 	l.note(fmt.Sprintf("%s: ran %s: the dump drops and creates the database, and --drop-existing was given", printable(where), printable(q)))
 	return nil
-}
-
-// syntax is the target's SQL syntax (the dump's: Load checks they agree).
-func (l *loader) syntax() dump.Syntax {
-	if l.t.Family() == target.Postgres {
-		return dump.Postgres
-	}
-	return dump.MySQL
 }

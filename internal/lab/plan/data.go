@@ -7,6 +7,8 @@ import (
 	"strings"
 
 	"gopkg.in/yaml.v3"
+
+	"github.com/dbarena/dbarena/internal/server/target"
 )
 
 // Data is a dump the lab loads into a server instead of the workload's
@@ -80,16 +82,12 @@ func parseData(key, v *yaml.Node, bad badFunc) *Data {
 			if val.Kind == yaml.MappingNode {
 				d.Dumps = map[string]string{}
 				for _, kv := range mapping(k, val, bad) {
-					fam := strings.ToLower(kv.Key)
-					switch fam {
-					case "mysql", "mariadb", "percona":
-						fam = "mysql"
-					case "postgres", "postgresql":
-						fam = "postgres"
-					default:
+					f, ok := target.FamilyOf(kv.Key)
+					if !ok {
 						bad(val, "dump for %q: want mysql or postgres", kv.Key)
 						continue
 					}
+					fam := string(f)
 					if kv.Value == "" {
 						bad(val, "dump for %s: want a file", kv.Key)
 					}
@@ -145,29 +143,27 @@ func hasKey(keys []*yaml.Node, name string) bool {
 	return false
 }
 
-// isPostgres reports whether s is a PostgreSQL server, as far as the plan
-// tells: its flavor, its DSN's scheme, or a catalogue name starting with
-// postgres or pg.
-func isPostgres(s Server) bool {
-	f := strings.ToLower(s.Flavor + s.Catalog)
-	if f == "postgres" || f == "postgresql" {
-		return true
+// family is s's protocol family as far as the plan tells: its flavor
+// or catalogue name, its DSN's scheme, or a sandbox name that starts with
+// postgres or pg; the MySQL family when nothing tells.
+func (s Server) family() target.Family {
+	if fam, ok := target.FamilyOf(s.Flavor + s.Catalog); ok {
+		return fam
 	}
-	dsn := strings.ToLower(s.DSN)
-	if strings.HasPrefix(dsn, "postgres://") || strings.HasPrefix(dsn, "postgresql://") {
-		return true
+	if scheme, _, ok := strings.Cut(s.DSN, "://"); ok {
+		if fam, ok := target.FamilyOf(scheme); ok {
+			return fam
+		}
 	}
 	n := strings.ToLower(s.Server)
-	return strings.HasPrefix(n, "postgres") || strings.HasPrefix(n, "pg")
+	if strings.HasPrefix(n, "postgres") || strings.HasPrefix(n, "pg") {
+		return target.Postgres
+	}
+	return target.MySQL
 }
 
-// Family is "postgres" for a PostgreSQL server (see isPostgres), else "mysql".
-func (s Server) Family() string {
-	if isPostgres(s) {
-		return "postgres"
-	}
-	return "mysql"
-}
+// Family is s's protocol family ("mysql" or "postgres", see family).
+func (s Server) Family() string { return string(s.family()) }
 
 // engines are server s's engine variants: its engines, else (MySQL
 // family) its data's engines.
@@ -175,7 +171,7 @@ func (p *Plan) engines(s Server) []Param {
 	if len(s.Engines) > 0 {
 		return s.Engines
 	}
-	if d := p.DataFor(s); d != nil && !isPostgres(s) {
+	if d := p.DataFor(s); d != nil && s.family() == target.MySQL {
 		return d.Engines
 	}
 	return nil

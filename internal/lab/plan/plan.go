@@ -21,9 +21,11 @@ import (
 	"strings"
 	"time"
 
+	"gopkg.in/yaml.v3"
+
 	"github.com/dbarena/dbarena/internal/measure/cpusched"
 	"github.com/dbarena/dbarena/internal/results/gate"
-	"gopkg.in/yaml.v3"
+	"github.com/dbarena/dbarena/internal/server/target"
 )
 
 // Plan is a parsed plan file.
@@ -675,11 +677,8 @@ func parseServers(key, v *yaml.Node, bad badFunc) []Server {
 }
 
 func validFlavor(f string) bool {
-	switch strings.ToLower(f) {
-	case "mariadb", "mysql", "percona", "postgres", "postgresql":
-		return true
-	}
-	return false
+	_, ok := target.FamilyOf(f)
+	return ok
 }
 
 func parseWorkloads(key, v *yaml.Node, bad badFunc) []Workload {

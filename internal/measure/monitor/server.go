@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/dbarena/dbarena/internal/flavor"
 	"github.com/dbarena/dbarena/internal/server/dialect"
 	"github.com/dbarena/dbarena/internal/server/target"
 )
@@ -44,18 +45,17 @@ func (c *counterSet) add(now time.Time, cur, gauges map[string]float64, out map[
 	c.prev, c.at = cur, now
 }
 
-// NewServerSampler returns the sampler of a server's own counters for its
-// protocol family, reading them through db (a pool of its own, one
-// connection). database is the workload's database (PostgreSQL's
-// pg_stat_database row).
-func NewServerSampler(family target.Family, db *sql.DB, database string) (Sampler, error) {
-	switch family {
-	case target.MySQL:
+// NewServerSampler returns the sampler of a server's own counters kept
+// in src, reading them through db (a pool of its own, one connection).
+// database is the workload's database (PostgreSQL's pg_stat_database row).
+func NewServerSampler(src flavor.StatusSource, db *sql.DB, database string) (Sampler, error) {
+	switch src {
+	case flavor.GlobalStatus:
 		return &MySQLStatus{db: db}, nil
-	case target.Postgres:
+	case flavor.StatDatabase:
 		return &PostgresStats{db: db, database: database}, nil
 	}
-	return nil, fmt.Errorf("no server counters for family %q", family)
+	return nil, fmt.Errorf("no server counters in source %d", src)
 }
 
 // mysqlCounters are the SHOW GLOBAL STATUS counters sampled as per-second
@@ -277,15 +277,15 @@ func (s *PostgresStats) Sample(ctx context.Context, now time.Time, out map[strin
 // not count in the workload database's statistics.
 func OpenServerSampler(ctx context.Context, d dialect.Dialect, t target.Target) (Sampler, error) {
 	database := t.Database
-	if d.Family() == target.Postgres && t.Database != "postgres" {
+	if m := d.MaintenanceDatabase(); m != "" && t.Database != m {
 		alt := t
-		alt.Database = "postgres"
+		alt.Database = m
 		if db, err := d.Open(alt, dialect.OpenOptions{MaxConns: 1}); err == nil {
 			pctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 			err = db.PingContext(pctx)
 			cancel()
 			if err == nil {
-				return NewServerSampler(d.Family(), db, database)
+				return NewServerSampler(d.StatusSource(), db, database)
 			}
 			db.Close()
 		}
@@ -294,5 +294,5 @@ func OpenServerSampler(ctx context.Context, d dialect.Dialect, t target.Target) 
 	if err != nil {
 		return nil, err
 	}
-	return NewServerSampler(d.Family(), db, database)
+	return NewServerSampler(d.StatusSource(), db, database)
 }

@@ -141,7 +141,7 @@ func TestLocalServerFacts(t *testing.T) {
 				}
 			}
 
-			pid, err := ServerPID(ctx, tg.Family(), db, "/proc")
+			pid, err := dialect.MustFor(tg.Flavor).ServerPID(ctx, db, "/proc")
 			if err != nil {
 				t.Fatalf("server pid: %v", err)
 			}
@@ -159,7 +159,7 @@ func TestLocalServerFacts(t *testing.T) {
 			if tg.Family() == target.Postgres && out["server.procs"] < 3 {
 				t.Fatalf("postmaster with %v children: its backends and workers are missing", out["server.procs"]-1)
 			}
-			if dir, err := DataDir(ctx, tg.Family(), db); err == nil && dir != "" {
+			if dir, err := dialect.MustFor(tg.Flavor).DataDir(ctx, db); err == nil && dir != "" {
 				if _, err := StorageOf("/proc", "/sys", dir); err != nil {
 					t.Errorf("storage of %s: %v", dir, err)
 				}

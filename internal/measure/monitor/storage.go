@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/dbarena/dbarena/internal/results/summary"
+	"github.com/dbarena/dbarena/internal/server/dialect"
 	"github.com/dbarena/dbarena/internal/server/target"
 )
 
@@ -183,11 +184,11 @@ var secretName = regexp.MustCompile(`(?i)password|passwd|secret|passphrase|_auth
 // server shows them). Values of secret-looking names are masked ("***"),
 // and so is t's password wherever it appears.
 func Snapshot(ctx context.Context, t target.Target, db *sql.DB) (map[string]string, error) {
-	query := "SHOW GLOBAL VARIABLES"
-	if t.Family() == target.Postgres {
-		query = "SHOW ALL"
+	d, err := dialect.Of(t)
+	if err != nil {
+		return nil, err
 	}
-	rows, err := db.QueryContext(ctx, query)
+	rows, err := db.QueryContext(ctx, d.ShowSettings())
 	if err != nil {
 		return nil, err
 	}

@@ -208,8 +208,8 @@ func FindBasedir(dir string) string {
 func sortEntries(es []Entry) {
 	sort.Slice(es, func(i, j int) bool {
 		a, b := es[i], es[j]
-		if a.Flavor != b.Flavor {
-			return a.Flavor < b.Flavor
+		if c := strings.Compare(string(a.Flavor), string(b.Flavor)); c != 0 {
+			return c < 0
 		}
 		if c := sandbox.CompareVersions(a.Version, b.Version); c != 0 {
 			return c < 0

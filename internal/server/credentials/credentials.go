@@ -13,6 +13,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/dbarena/dbarena/internal/flavor"
+	"github.com/dbarena/dbarena/internal/server/dialect"
 	"github.com/dbarena/dbarena/internal/server/target"
 )
 
@@ -61,10 +63,11 @@ func Resolve(t *target.Target, s Sources) (string, error) {
 		t.Password = pw
 		return "--password-file " + s.PasswordFile, nil
 	}
-	envs := []string{s.PasswordEnv, "MYSQL_PWD"}
-	if t.Family() == target.Postgres {
-		envs[1] = "PGPASSWORD"
+	d, err := dialect.Of(*t)
+	if err != nil {
+		return "", err
 	}
+	envs := []string{s.PasswordEnv, d.PasswordEnv()}
 	for _, k := range envs {
 		if k == "" {
 			continue
@@ -74,7 +77,7 @@ func Resolve(t *target.Target, s Sources) (string, error) {
 			return "$" + k, nil
 		}
 	}
-	if t.Family() == target.Postgres {
+	if d.PasswordFile() == flavor.PgPass {
 		return fromPgpass(t, getenv, warn)
 	}
 	return fromOptionFile(t, s.OptionFile, getenv, warn)

@@ -13,6 +13,8 @@ import (
 	"strconv"
 	"strings"
 
+	flv "github.com/dbarena/dbarena/internal/flavor"
+	"github.com/dbarena/dbarena/internal/server/dialect"
 	"github.com/dbarena/dbarena/internal/server/target"
 	"github.com/dbarena/dbarena/internal/workload"
 )
@@ -32,20 +34,10 @@ func (e *LimitError) Error() string {
 }
 
 // limit is one setting compared with what the run needs.
-type limit struct {
-	setting    string
-	have, need int64
-	// live: SET GLOBAL raises it.
-	live bool
-	// soft: missing it slows the run down but does not fail it, so Check
-	// ignores it.
-	soft bool
-	// ceiling is the most Raise sets, 0 for no ceiling.
-	ceiling int64
-}
+type limit = flv.Limit
 
-func (l limit) err(fix string) *LimitError {
-	return &LimitError{Setting: l.setting, Have: l.have, Need: l.need, Fix: fix}
+func limitErr(l limit, fix string) *LimitError {
+	return &LimitError{Setting: l.Setting, Have: l.Have, Need: l.Need, Fix: fix}
 }
 
 // Check returns the limits of the server behind db that a run asking for
@@ -61,8 +53,8 @@ func Check(ctx context.Context, db *sql.DB, flavor target.Flavor, need workload.
 	}
 	var errs []error
 	for _, l := range limits {
-		if !l.soft && l.need > l.have {
-			errs = append(errs, l.err(fixFor(flavor, l)))
+		if !l.Soft && l.Need > l.Have {
+			errs = append(errs, limitErr(l, fixFor(flavor, l)))
 		}
 	}
 	return errors.Join(errs...)
@@ -87,12 +79,12 @@ func Raise(ctx context.Context, db, admin *sql.DB, flavor target.Flavor, need wo
 	var errs []error
 	var largest map[string]int64
 	for _, l := range limits {
-		if l.need <= l.have {
+		if l.Need <= l.Have {
 			continue
 		}
-		if !l.live {
-			if !l.soft {
-				errs = append(errs, l.err(fmt.Sprintf("restart the sandbox with --set %s=%d", l.setting, l.need)))
+		if !l.Live {
+			if !l.Soft {
+				errs = append(errs, limitErr(l, fmt.Sprintf("restart the sandbox with --set %s=%d", l.Setting, l.Need)))
 			}
 			continue
 		}
@@ -101,8 +93,8 @@ func Raise(ctx context.Context, db, admin *sql.DB, flavor target.Flavor, need wo
 				return nil, err
 			}
 		}
-		if top, ok := largest[l.setting]; ok && l.need > top && !l.soft {
-			errs = append(errs, l.err(fmt.Sprintf("the server's largest value is %d", top)))
+		if top, ok := largest[l.Setting]; ok && l.Need > top && !l.Soft {
+			errs = append(errs, limitErr(l, fmt.Sprintf("the server's largest value is %d", top)))
 			continue
 		}
 		raise = append(raise, l)
@@ -111,24 +103,24 @@ func Raise(ctx context.Context, db, admin *sql.DB, flavor target.Flavor, need wo
 		return nil, errors.Join(errs...)
 	}
 	for _, l := range raise {
-		to := l.need
-		if l.ceiling > 0 && to > l.ceiling {
-			to = l.ceiling
+		to := l.Need
+		if l.Ceiling > 0 && to > l.Ceiling {
+			to = l.Ceiling
 		}
-		if to <= l.have {
+		if to <= l.Have {
 			continue
 		}
-		got, err := setGlobal(ctx, admin, l.setting, to)
+		got, err := setGlobal(ctx, admin, l.Setting, to)
 		if err != nil {
 			errs = append(errs, err)
 			continue
 		}
-		if got > l.have {
-			notes = append(notes, fmt.Sprintf("raised %s from %d to %d for this run", l.setting, l.have, got))
+		if got > l.Have {
+			notes = append(notes, fmt.Sprintf("raised %s from %d to %d for this run", l.Setting, l.Have, got))
 		}
-		if got < l.need && !l.soft {
-			l.have = got
-			errs = append(errs, l.err(fmt.Sprintf("the server's largest value is %d", got)))
+		if got < l.Need && !l.Soft {
+			l.Have = got
+			errs = append(errs, limitErr(l, fmt.Sprintf("the server's largest value is %d", got)))
 		}
 	}
 	return notes, errors.Join(errs...)
@@ -164,12 +156,10 @@ func maxima(ctx context.Context, admin *sql.DB) (map[string]int64, error) {
 // fixFor is the usual way to raise l on a server dbarena did not start.
 func fixFor(flavor target.Flavor, l limit) string {
 	switch {
-	case l.live:
-		return fmt.Sprintf("SET GLOBAL %s = %d", l.setting, l.need)
-	case flavor.Family() == target.Postgres:
-		return fmt.Sprintf("ALTER SYSTEM SET %s = %d and restart the server", l.setting, l.need)
+	case l.Live:
+		return fmt.Sprintf("SET GLOBAL %s = %d", l.Setting, l.Need)
 	}
-	return fmt.Sprintf("set %s = %d in the server's config (and its RLIMIT_NOFILE) and restart it", l.setting, l.need)
+	return dialect.MustFor(flavor).RaiseLimit(l.Setting, l.Need)
 }
 
 // measure reads the server's limits and what is in use, and works out
@@ -182,13 +172,16 @@ func measure(ctx context.Context, own []*sql.DB, flavor target.Flavor, need work
 		return nil, fmt.Errorf("preflight: %w", err)
 	}
 	defer conn.Close()
-	switch flavor.Family() {
-	case target.MySQL:
-		return measureMySQL(ctx, conn, own, need, extraConns)
-	case target.Postgres:
-		return measurePostgres(ctx, conn, own, need, extraConns)
+	d, err := dialect.ForFlavor(flavor)
+	if err != nil {
+		return nil, fmt.Errorf("preflight: %w", err)
 	}
-	return nil, fmt.Errorf("preflight: unknown flavor %q", flavor)
+	limits, err := d.Limits(ctx, conn, flv.Demand{Connections: need.Connections, PreparedPerConn: need.PreparedPerConn,
+		Tables: need.Tables, Extra: extraConns}, func(connected int64) int64 { return others(own, connected) })
+	if err != nil {
+		return nil, fmt.Errorf("preflight: %w", err)
+	}
+	return limits, nil
 }
 
 // others is how many of connected are not in the pools own.
@@ -201,49 +194,22 @@ func others(own []*sql.DB, connected int64) int64 {
 	return max(connected, 0)
 }
 
-func measureMySQL(ctx context.Context, conn *sql.Conn, own []*sql.DB, need workload.Demand, extraConns int) ([]limit, error) {
-	vars, err := readPairs(ctx, conn, "SHOW GLOBAL VARIABLES WHERE Variable_name IN "+
-		"('max_connections', 'max_prepared_stmt_count', 'open_files_limit', 'table_open_cache')")
+// setGlobal sets a global variable (the name is one of measureMySQL's) and
+// returns the value the server kept: it may clip a value out of range.
+func setGlobal(ctx context.Context, db *sql.DB, name string, v int64) (int64, error) {
+	conn, err := db.Conn(ctx)
 	if err != nil {
-		return nil, err
+		return 0, fmt.Errorf("preflight: %w", err)
 	}
-	status, err := readPairs(ctx, conn, "SHOW GLOBAL STATUS WHERE Variable_name IN "+
-		"('Threads_connected', 'Prepared_stmt_count', 'Open_files', 'Innodb_num_open_files')")
-	if err != nil {
-		return nil, err
+	defer conn.Close()
+	if _, err := conn.ExecContext(ctx, "SET GLOBAL "+name+" = "+strconv.FormatInt(v, 10)); err != nil {
+		return 0, fmt.Errorf("preflight: raise %s to %d: %w", name, v, err)
 	}
-	conns := int64(need.Connections) + int64(extraConns) + others(own, status["threads_connected"])
-	// Files: a socket per connection, those open now, one per table touched.
-	files := conns + status["open_files"] + status["innodb_num_open_files"] + int64(need.Tables) + 64
-	tables := int64(need.Connections) * int64(need.Tables)
-	return []limit{
-		{setting: "max_connections", have: vars["max_connections"], need: conns, live: true},
-		{setting: "max_prepared_stmt_count", have: vars["max_prepared_stmt_count"], live: true,
-			need: int64(need.Connections)*int64(need.PreparedPerConn) + status["prepared_stmt_count"]},
-		{setting: "open_files_limit", have: vars["open_files_limit"], need: files},
-		// Every connection keeps its tables open; the cache is capped by
-		// what the file limit leaves (MyISAM and Aria tables hold files).
-		{setting: "table_open_cache", have: vars["table_open_cache"], need: tables, live: true, soft: true,
-			ceiling: max((vars["open_files_limit"]-conns)/2, vars["table_open_cache"])},
-	}, nil
-}
-
-func measurePostgres(ctx context.Context, conn *sql.Conn, own []*sql.DB, need workload.Demand, extraConns int) ([]limit, error) {
-	var maxConns, reserved, connected int64
-	var super bool
-	err := conn.QueryRowContext(ctx, `SELECT current_setting('max_connections')::bigint,
-		current_setting('superuser_reserved_connections')::bigint
-		  + coalesce(current_setting('reserved_connections', true), '0')::bigint,
-		(SELECT count(*) FROM pg_stat_activity WHERE backend_type = 'client backend'),
-		(SELECT rolsuper FROM pg_roles WHERE rolname = current_user)`).Scan(&maxConns, &reserved, &connected, &super)
-	if err != nil {
-		return nil, fmt.Errorf("preflight: read connection limits: %w", err)
+	var got int64
+	if err := conn.QueryRowContext(ctx, "SELECT @@GLOBAL."+name).Scan(&got); err != nil {
+		return 0, fmt.Errorf("preflight: read %s: %w", name, err)
 	}
-	if super {
-		reserved = 0 // a superuser may use the reserved slots
-	}
-	conns := int64(need.Connections) + int64(extraConns) + others(own, connected) + reserved
-	return []limit{{setting: "max_connections", have: maxConns, need: conns}}, nil
+	return got, nil
 }
 
 // readPairs reads the name/value rows of a SHOW statement, names in lower
@@ -268,22 +234,4 @@ func readPairs(ctx context.Context, conn *sql.Conn, q string) (map[string]int64,
 		return nil, fmt.Errorf("preflight: %s: %w", q, err)
 	}
 	return out, nil
-}
-
-// setGlobal sets a global variable (the name is one of measureMySQL's) and
-// returns the value the server kept: it may clip a value out of range.
-func setGlobal(ctx context.Context, db *sql.DB, name string, v int64) (int64, error) {
-	conn, err := db.Conn(ctx)
-	if err != nil {
-		return 0, fmt.Errorf("preflight: %w", err)
-	}
-	defer conn.Close()
-	if _, err := conn.ExecContext(ctx, "SET GLOBAL "+name+" = "+strconv.FormatInt(v, 10)); err != nil {
-		return 0, fmt.Errorf("preflight: raise %s to %d: %w", name, v, err)
-	}
-	var got int64
-	if err := conn.QueryRowContext(ctx, "SELECT @@GLOBAL."+name).Scan(&got); err != nil {
-		return 0, fmt.Errorf("preflight: read %s: %w", name, err)
-	}
-	return got, nil
 }

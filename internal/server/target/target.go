@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
+	"sort"
 	"strconv"
 	"strings"
 
@@ -33,19 +34,68 @@ const (
 	FlavorPostgres Flavor = "postgres"
 )
 
-// ParseFlavor validates a flavor name.
-func ParseFlavor(s string) (Flavor, error) {
-	switch f := Flavor(strings.ToLower(s)); f {
-	case FlavorMariaDB, FlavorMySQL, FlavorPercona, FlavorPostgres:
-		return f, nil
-	}
-	return "", fmt.Errorf("unknown flavor %q (want mariadb, mysql, percona or postgres)", s)
+// families maps each known flavor to its protocol family: the built-in
+// ones, and those the flavor registry (package dialect) adds.
+var families = map[Flavor]Family{
+	FlavorMariaDB:  MySQL,
+	FlavorMySQL:    MySQL,
+	FlavorPercona:  MySQL,
+	FlavorPostgres: Postgres,
 }
 
-// Family returns the protocol family of the flavor.
+// defaultPorts are the families' default TCP ports.
+var defaultPorts = map[Family]int{MySQL: 3306, Postgres: 5432}
+
+// RegisterFlavor makes f a known flavor of family fam (ParseFlavor, DSN
+// schemes). The flavor registry calls it at init for every flavor it
+// lists; it is not safe to call concurrently with anything else.
+func RegisterFlavor(f Flavor, fam Family) { families[f] = fam }
+
+// flavorNames lists the known flavors for messages, sorted.
+func flavorNames() string {
+	names := make([]string, 0, len(families))
+	for f := range families {
+		names = append(names, string(f))
+	}
+	sort.Strings(names)
+	return strings.Join(names[:len(names)-1], ", ") + " or " + names[len(names)-1]
+}
+
+// schemeAliases are the other names of flavors in DSN schemes and plans.
+var schemeAliases = map[string]Flavor{"postgresql": FlavorPostgres, "pgsql": FlavorPostgres}
+
+// lookup finds a flavor by its name or an alias (postgresql, pgsql),
+// case-insensitively.
+func lookup(name string) (Flavor, Family, bool) {
+	f := Flavor(strings.ToLower(name))
+	if a, ok := schemeAliases[string(f)]; ok {
+		f = a
+	}
+	fam, ok := families[f]
+	return f, fam, ok
+}
+
+// FamilyOf is the protocol family of a flavor named as a DSN scheme or a
+// plan writes it (mariadb, mysql, percona, postgres, postgresql, pgsql).
+func FamilyOf(name string) (Family, bool) {
+	_, fam, ok := lookup(name)
+	return fam, ok
+}
+
+// ParseFlavor validates a flavor name.
+func ParseFlavor(s string) (Flavor, error) {
+	f := Flavor(strings.ToLower(s))
+	if _, ok := families[f]; ok {
+		return f, nil
+	}
+	return "", fmt.Errorf("unknown flavor %q (want %s)", s, flavorNames())
+}
+
+// Family returns the protocol family of the flavor (MySQL for an unknown
+// one).
 func (f Flavor) Family() Family {
-	if f == FlavorPostgres {
-		return Postgres
+	if fam, ok := families[f]; ok {
+		return fam
 	}
 	return MySQL
 }
@@ -114,16 +164,11 @@ func ParseDSN(dsn string) (Target, error) {
 		return Target{}, fmt.Errorf("%w: %q (want mysql://USER:PASS@HOST:PORT/DB or postgres://...)", ErrNotDSN, secret.MaskURL(dsn))
 	}
 	var t Target
-	switch strings.ToLower(u.Scheme) {
-	case "mysql", "mariadb", "percona":
-		t.Flavor = Flavor(strings.ToLower(u.Scheme))
-		t.Port = 3306
-	case "postgres", "postgresql", "pgsql":
-		t.Flavor = FlavorPostgres
-		t.Port = 5432
-	default:
+	f, fam, ok := lookup(u.Scheme)
+	if !ok {
 		return Target{}, fmt.Errorf("unknown DSN scheme %q in %q (want mysql:// or postgres://)", u.Scheme, secret.MaskURL(dsn))
 	}
+	t.Flavor, t.Port = f, defaultPorts[fam]
 	if u.User != nil {
 		t.User = u.User.Username()
 		t.Password, _ = u.User.Password()

@@ -7,7 +7,6 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/dbarena/dbarena/internal/server/target"
 	"github.com/dbarena/dbarena/internal/workload"
 )
 
@@ -21,25 +20,11 @@ type tableInfo struct {
 	engine  string // MySQL storage engine, lower case; "" on PostgreSQL
 }
 
-// catalogQueries list sbtest tables, their columns and their indexes in the
-// connection's database (MySQL) or schema (PostgreSQL).
-var catalogQueries = map[target.Family][3]string{
-	target.MySQL: {
-		"SELECT TABLE_NAME, COALESCE(ENGINE, '') FROM information_schema.TABLES WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME LIKE 'sbtest%'",
-		"SELECT TABLE_NAME, COLUMN_NAME, EXTRA LIKE '%auto_increment%' FROM information_schema.COLUMNS WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME LIKE 'sbtest%'",
-		"SELECT TABLE_NAME, INDEX_NAME, INDEX_NAME = 'PRIMARY' FROM information_schema.STATISTICS WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME LIKE 'sbtest%'",
-	},
-	target.Postgres: {
-		"SELECT c.relname, '' FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = current_schema() AND c.relkind IN ('r', 'p') AND c.relname LIKE 'sbtest%'",
-		"SELECT table_name, column_name, COALESCE(column_default LIKE 'nextval(%', false) FROM information_schema.columns WHERE table_schema = current_schema() AND table_name LIKE 'sbtest%'",
-		"SELECT c.relname, i.relname, x.indisprimary FROM pg_index x JOIN pg_class c ON c.oid = x.indrelid JOIN pg_class i ON i.oid = x.indexrelid JOIN pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = current_schema() AND c.relname LIKE 'sbtest%'",
-	},
-}
-
 // inspect reads the catalog entries of sbtest1..n; the result is indexed by
 // table number (index 0 unused).
 func inspect(ctx context.Context, env workload.Env, n int) ([]tableInfo, error) {
-	qs := catalogQueries[env.Dialect.Family()]
+	var qs [3]string
+	qs[0], qs[1], qs[2] = env.Dialect.Catalog("sbtest%")
 	out := make([]tableInfo, n+1)
 	// num is the number of table sbtestN for N in 1..n, else 0.
 	num := func(name string) int {

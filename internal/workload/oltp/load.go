@@ -5,7 +5,7 @@ import (
 	"database/sql"
 	"fmt"
 
-	"github.com/dbarena/dbarena/internal/server/target"
+	"github.com/dbarena/dbarena/internal/server/dialect"
 	"github.com/dbarena/dbarena/internal/workload"
 	"github.com/dbarena/dbarena/internal/workload/oltp/sbrand"
 )
@@ -81,7 +81,7 @@ func load(ctx context.Context, env workload.Env, c *Config, rows, threads int, p
 	if threads < 1 {
 		threads = 1
 	}
-	fam := env.Dialect.Family()
+	d := env.Dialect
 	infos, err := inspect(ctx, env, c.Tables)
 	if err != nil {
 		return err
@@ -91,7 +91,7 @@ func load(ctx context.Context, env workload.Env, c *Config, rows, threads int, p
 		if !infos[t].exists {
 			continue
 		}
-		if why := mismatch(fam, c, infos[t]); why != "" {
+		if why := mismatch(d, c, infos[t]); why != "" {
 			return fmt.Errorf("table %s was prepared with other options (%s); run `%s` first, or prepare with the options it was made with", tableName(t), why, cleanupHint)
 		}
 		if rows == 0 {
@@ -128,7 +128,7 @@ func load(ctx context.Context, env workload.Env, c *Config, rows, threads int, p
 				continue
 			}
 		}
-		l, pt, err := missingSpans(ctx, env.DB, fam, t, int64(rows))
+		l, pt, err := missingSpans(ctx, env.DB, d, t, int64(rows))
 		if err != nil {
 			return err
 		}
@@ -142,7 +142,7 @@ func load(ctx context.Context, env workload.Env, c *Config, rows, threads int, p
 
 	if err := workload.Parallel(ctx, threads, len(created), func(ctx context.Context, i int) error {
 		t := created[i]
-		if _, err := env.DB.ExecContext(ctx, createTableSQL(fam, c, t)); err != nil {
+		if _, err := env.DB.ExecContext(ctx, createTableSQL(d, c, t)); err != nil {
 			return fmt.Errorf("create table %s: %w", tableName(t), err)
 		}
 		return nil
@@ -157,17 +157,16 @@ func load(ctx context.Context, env workload.Env, c *Config, rows, threads int, p
 
 	chunks := planChunks(c, spans, threads)
 	if err := workload.Parallel(ctx, threads, len(chunks), func(ctx context.Context, i int) error {
-		return loadChunk(ctx, env.DB, fam, c, chunks[i], int64(rows), p)
+		return loadChunk(ctx, env.DB, d, c, chunks[i], int64(rows), p)
 	}); err != nil {
 		return err
 	}
 
 	return workload.Parallel(ctx, threads, c.Tables, func(ctx context.Context, i int) error {
 		t := i + 1
-		if fam == target.Postgres && c.AutoInc && chunksWithID(chunks, t) {
+		if q := d.SyncSerial(tableName(t), "id"); q != "" && c.AutoInc && chunksWithID(chunks, t) {
 			// Rows went in with explicit ids; move the SERIAL sequence past
 			// them so that later INSERTs without an id do not collide.
-			q := "SELECT setval(pg_get_serial_sequence('" + tableName(t) + "', 'id'), max(id)) FROM " + tableName(t)
 			if _, err := env.DB.ExecContext(ctx, q); err != nil {
 				return fmt.Errorf("set the id sequence of %s: %w", tableName(t), err)
 			}
@@ -234,7 +233,7 @@ func (g *rowGen) genRow(id int64, withID bool) []byte {
 
 // loadChunk writes one chunk with multi-row INSERTs of up to bulkPacketSize
 // bytes (db_bulk_insert_next()).
-func loadChunk(ctx context.Context, db *sql.DB, fam target.Family, c *Config, ch chunk, tableSize int64, p workload.Progress) error {
+func loadChunk(ctx context.Context, db *sql.DB, d dialect.Dialect, c *Config, ch chunk, tableSize int64, p workload.Progress) error {
 	conn, err := db.Conn(ctx)
 	if err != nil {
 		return err
@@ -243,12 +242,8 @@ func loadChunk(ctx context.Context, db *sql.DB, fam target.Family, c *Config, ch
 	g := newRowGen(c, ch.table, tableSize)
 	buf := make([]byte, 0, bulkPacketSize)
 	verb, tail := "INSERT", ""
-	switch {
-	case !ch.resume:
-	case fam == target.Postgres:
-		tail = " ON CONFLICT DO NOTHING"
-	default:
-		verb = "INSERT IGNORE"
+	if ch.resume {
+		verb, tail = d.InsertIgnore()
 	}
 	buf = bulkInsertHead(buf, verb, ch.table, ch.withID)
 	head, first := len(buf), ch.from

@@ -18,6 +18,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/dbarena/dbarena/internal/server/dialect"
 	"github.com/dbarena/dbarena/internal/server/target"
 	"github.com/dbarena/dbarena/internal/workload"
 	"github.com/dbarena/dbarena/internal/workload/oltp/sbrand"
@@ -182,7 +183,7 @@ func dropTables(ctx context.Context, db *sql.DB, n int) error {
 // NewWorker implements workload.Runner: thread_init() of the script.
 func (wl *Workload) NewWorker(ctx context.Context, env workload.Env, conn *sql.Conn, id int, seed int64) (workload.Worker, error) {
 	x := &sqlExecutor{conn: conn, prepared: wl.cfg.PSMode == PSAuto}
-	w, err := wl.newWorker(ctx, x, env.Dialect.Rebind, env.Dialect.Family(), id, seed)
+	w, err := wl.newWorker(ctx, x, env.Dialect, id, seed)
 	if err != nil {
 		return nil, err
 	}
@@ -190,7 +191,8 @@ func (wl *Workload) NewWorker(ctx context.Context, env workload.Env, conn *sql.C
 }
 
 // newWorker builds a worker on any executor (tests use a recorder).
-func (wl *Workload) newWorker(ctx context.Context, x executor, rebind func(string) string, fam target.Family, id int, seed int64) (*worker, error) {
+func (wl *Workload) newWorker(ctx context.Context, x executor, d dialect.Dialect, id int, seed int64) (*worker, error) {
+	rebind := d.Rebind
 	w := &worker{
 		cfg:       &wl.cfg,
 		spec:      wl.spec,
@@ -198,12 +200,12 @@ func (wl *Workload) newWorker(ctx context.Context, x executor, rebind func(strin
 		x:         x,
 		begin:     stmt{text: "BEGIN", other: true},
 		commit:    stmt{text: "COMMIT", other: true},
-		pgAutoInc: fam == target.Postgres && wl.cfg.AutoInc,
+		pgAutoInc: wl.cfg.AutoInc && !d.AutoValueOnZero(),
 		cbuf:      make([]byte, 0, 128),
 		part:      wl.part,
 	}
 	if wl.spec.kinds != nil {
-		texts := wl.stmtTexts(fam, rebind, wl.cfg.Tables)
+		texts := wl.stmtTexts(d.Family(), rebind, wl.cfg.Tables)
 		if err := w.prepareTables(ctx, texts, wl.spec.kinds(&wl.cfg)); err != nil {
 			_ = w.Close()
 			return nil, err

@@ -62,7 +62,7 @@ func newTestWorker(t testing.TB, wl *Workload, fam target.Family, id int) (*work
 	t.Helper()
 	rec := &recorder{affected: 1}
 	d, _ := dialect.For(fam)
-	w, err := wl.newWorker(context.Background(), rec, d.Rebind, fam, id, 1)
+	w, err := wl.newWorker(context.Background(), rec, d, id, 1)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -227,20 +227,20 @@ func TestDDL(t *testing.T) {
 	c := DefaultConfig()
 	mysql := "CREATE TABLE sbtest3(\n  id INTEGER NOT NULL AUTO_INCREMENT,\n  k INTEGER DEFAULT '0' NOT NULL,\n" +
 		"  c CHAR(120) DEFAULT '' NOT NULL,\n  pad CHAR(60) DEFAULT '' NOT NULL,\n  PRIMARY KEY (id)\n) /*! ENGINE = innodb */ "
-	if got := createTableSQL(target.MySQL, &c, 3); got != mysql {
+	if got := createTableSQL(dialect.MySQLDialect{}, &c, 3); got != mysql {
 		t.Errorf("mysql DDL:\n%q\nwant\n%q", got, mysql)
 	}
 	pg := "CREATE TABLE sbtest1(\n  id SERIAL,\n  k INTEGER DEFAULT '0' NOT NULL,\n" +
 		"  c CHAR(120) DEFAULT '' NOT NULL,\n  pad CHAR(60) DEFAULT '' NOT NULL,\n  PRIMARY KEY (id)\n)  "
-	if got := createTableSQL(target.Postgres, &c, 1); got != pg {
+	if got := createTableSQL(dialect.PostgresDialect{}, &c, 1); got != pg {
 		t.Errorf("pgsql DDL:\n%q\nwant\n%q", got, pg)
 	}
 	c.AutoInc, c.Secondary, c.MySQLStorageEngine = false, true, "myisam"
-	if got := createTableSQL(target.MySQL, &c, 2); !strings.Contains(got, "id INTEGER NOT NULL,\n") ||
+	if got := createTableSQL(dialect.MySQLDialect{}, &c, 2); !strings.Contains(got, "id INTEGER NOT NULL,\n") ||
 		!strings.Contains(got, "KEY xid (id)") || !strings.HasSuffix(got, "/*! ENGINE = myisam */ ") {
 		t.Errorf("mysql DDL without auto-inc: %q", got)
 	}
-	if got := createTableSQL(target.Postgres, &c, 2); !strings.Contains(got, "id INTEGER NOT NULL,\n") {
+	if got := createTableSQL(dialect.PostgresDialect{}, &c, 2); !strings.Contains(got, "id INTEGER NOT NULL,\n") {
 		t.Errorf("pgsql DDL without auto-inc: %q", got)
 	}
 	if got := createIndexSQL(12); got != "CREATE INDEX k_12 ON sbtest12(k)" {
@@ -589,7 +589,7 @@ func BenchmarkEventReadWrite(b *testing.B) {
 	wl := NewReadWrite()
 	wl.Flags(pflag.NewFlagSet("t", pflag.ContinueOnError))
 	rec := &recorder{affected: 1}
-	w, _ := wl.newWorker(context.Background(), rec, func(s string) string { return s }, target.MySQL, 0, 1)
+	w, _ := wl.newWorker(context.Background(), rec, dialect.MySQLDialect{}, 0, 1)
 	b.ReportAllocs()
 	var ev workload.Event
 	for i := 0; i < b.N; i++ {
@@ -612,7 +612,7 @@ func BenchmarkEventGeneration(b *testing.B) {
 		b.Run(name, func(b *testing.B) {
 			wl := byName(b, name).(*Workload)
 			wl.Flags(pflag.NewFlagSet("t", pflag.ContinueOnError))
-			w, err := wl.newWorker(context.Background(), nopExec{}, func(s string) string { return s }, target.MySQL, 0, 1)
+			w, err := wl.newWorker(context.Background(), nopExec{}, dialect.MySQLDialect{}, 0, 1)
 			if err != nil {
 				b.Fatal(err)
 			}

@@ -8,7 +8,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/dbarena/dbarena/internal/server/target"
+	"github.com/dbarena/dbarena/internal/server/dialect"
 )
 
 // A prepare resumes what an earlier, interrupted one left: a load writes
@@ -20,7 +20,7 @@ import (
 
 // mismatch says how an existing table differs from what c creates, "" when
 // it does not. A missing index k_N is no mismatch: prepare adds it.
-func mismatch(fam target.Family, c *Config, ti tableInfo) string {
+func mismatch(d dialect.Dialect, c *Config, ti tableInfo) string {
 	for _, col := range []string{"id", "k", "c", "pad"} {
 		if !ti.columns[col] {
 			return "it has no column " + col
@@ -37,7 +37,7 @@ func mismatch(fam target.Family, c *Config, ti tableInfo) string {
 		return "its id is not the primary key, --secondary=off asks for one"
 	case ti.kIndex && !c.CreateSecondary:
 		return "it has the index on k that --create-secondary=off leaves out"
-	case fam != target.Postgres && ti.engine != strings.ToLower(c.MySQLStorageEngine):
+	case d.StorageEngines() && ti.engine != strings.ToLower(c.MySQLStorageEngine):
 		return "it uses the storage engine " + ti.engine + ", --mysql-storage-engine asks for " + c.MySQLStorageEngine
 	}
 	return ""
@@ -126,11 +126,8 @@ func blockSize(b, rows int64) int64 { return min((b+1)*blockRows, rows) - b*bloc
 // missingSpans reads how many ids of each block of 1..rows table t holds
 // and returns the blocks that are not whole, consecutive ones merged, and
 // those of them that hold some rows, which must be emptied first.
-func missingSpans(ctx context.Context, db *sql.DB, fam target.Family, t int, rows int64) (load, partial []span, err error) {
-	div := " DIV "
-	if fam == target.Postgres {
-		div = " / "
-	}
+func missingSpans(ctx context.Context, db *sql.DB, d dialect.Dialect, t int, rows int64) (load, partial []span, err error) {
+	div := d.IntDiv()
 	q := "SELECT (id - 1)" + div + strconv.Itoa(blockRows) + ", COUNT(DISTINCT id) FROM " + tableName(t) +
 		" WHERE id BETWEEN 1 AND " + strconv.FormatInt(rows, 10) + " GROUP BY 1"
 	res, err := db.QueryContext(ctx, q)

@@ -8,8 +8,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/dbarena/dbarena/internal/server/dialect"
 	"github.com/dbarena/dbarena/internal/server/sandbox/sandboxtest"
-	"github.com/dbarena/dbarena/internal/server/target"
 	"github.com/dbarena/dbarena/internal/workload"
 )
 
@@ -254,12 +254,12 @@ func TestMismatch(t *testing.T) {
 	c := DefaultConfig()
 	good := tableInfo{exists: true, columns: map[string]bool{"id": true, "k": true, "c": true, "pad": true},
 		autoInc: true, primary: true, kIndex: true, engine: "innodb"}
-	if why := mismatch(target.MySQL, &c, good); why != "" {
+	if why := mismatch(dialect.MySQLDialect{}, &c, good); why != "" {
 		t.Errorf("sysbench's table: %s", why)
 	}
 	noIndex := good
 	noIndex.kIndex = false
-	if why := mismatch(target.MySQL, &c, noIndex); why != "" {
+	if why := mismatch(dialect.MySQLDialect{}, &c, noIndex); why != "" {
 		t.Errorf("a table without k_N (prepare adds it): %s", why)
 	}
 	for _, tc := range []struct {
@@ -275,13 +275,13 @@ func TestMismatch(t *testing.T) {
 	} {
 		c2, ti := DefaultConfig(), good
 		tc.change(&c2, &ti)
-		if why := mismatch(target.MySQL, &c2, ti); !strings.Contains(why, tc.want) {
+		if why := mismatch(dialect.MySQLDialect{}, &c2, ti); !strings.Contains(why, tc.want) {
 			t.Errorf("mismatch = %q, want it to mention %q", why, tc.want)
 		}
 	}
 	pg := good
 	pg.engine = ""
-	if why := mismatch(target.Postgres, &c, pg); why != "" {
+	if why := mismatch(dialect.PostgresDialect{}, &c, pg); why != "" {
 		t.Errorf("PostgreSQL has no engines: %s", why)
 	}
 }

@@ -3,7 +3,7 @@ package oltp
 import (
 	"strconv"
 
-	"github.com/dbarena/dbarena/internal/server/target"
+	"github.com/dbarena/dbarena/internal/server/dialect"
 )
 
 // Templates of the c and pad columns (oltp_common.lua, c_value_template and
@@ -65,26 +65,14 @@ func tableName(n int) string { return "sbtest" + strconv.Itoa(n) }
 
 // createTableSQL is oltp_common.lua's create_table() DDL for table n, byte
 // for byte, for the given protocol family.
-func createTableSQL(f target.Family, c *Config, n int) string {
+func createTableSQL(d dialect.Dialect, c *Config, n int) string {
 	idIndexDef := "PRIMARY KEY"
 	if c.Secondary {
 		idIndexDef = "KEY xid"
 	}
-	var idDef, engineDef string
-	switch f {
-	case target.Postgres:
-		if c.AutoInc {
-			idDef = "SERIAL"
-		} else {
-			idDef = "INTEGER NOT NULL"
-		}
-	default:
-		if c.AutoInc {
-			idDef = "INTEGER NOT NULL AUTO_INCREMENT"
-		} else {
-			idDef = "INTEGER NOT NULL"
-		}
-		engineDef = "/*! ENGINE = " + c.MySQLStorageEngine + " */"
+	idDef, engineDef := "INTEGER NOT NULL", d.TableOptions(c.MySQLStorageEngine)
+	if c.AutoInc {
+		idDef = d.AutoIncrement("INTEGER")
 	}
 	// string.format("CREATE TABLE sbtest%d(\n  id %s,\n ... %s (id)\n) %s %s", ...)
 	// with extra_table_options = mysql_table_options or "" (empty by default).

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/dbarena/dbarena/internal/flavor"
 	"github.com/dbarena/dbarena/internal/server/dialect"
 	"github.com/dbarena/dbarena/internal/wire/mysqlwire"
 	"github.com/dbarena/dbarena/internal/wire/pgwire"
@@ -79,16 +80,18 @@ func (wl *Workload) DialWorker(ctx context.Context, env workload.Env, id int, se
 	var err error
 	endsSession := true // false for a pooled database/sql connection
 	switch d := env.Dialect.(type) {
-	case dialect.PostgresDialect:
+	case flavor.PostgresWire:
 		var pc *pgwire.Conn
 		if pc, err = d.DialWire(ctx, env.Target, dialect.OpenOptions{Sockets: env.Sockets}); err == nil {
 			x, conn = &pgExecutor{conn: pc, prepared: wl.cfg.PSMode == PSAuto}, pc
 		}
-	default:
+	case flavor.MySQLWire:
 		var wc *mysqlwire.Conn
-		if wc, err = d.(dialect.MySQLDialect).DialWire(ctx, env.Target, dialect.OpenOptions{Sockets: env.Sockets}); err == nil {
+		if wc, err = d.DialWire(ctx, env.Target, dialect.OpenOptions{Sockets: env.Sockets}); err == nil {
 			x, conn = &wireExecutor{conn: wc, prepared: wl.cfg.PSMode == PSAuto}, wc
 		}
+	default:
+		return nil, fmt.Errorf("flavor %s has no wire client", env.Target.Flavor)
 	}
 	switch {
 	case err == nil:
@@ -102,7 +105,7 @@ func (wl *Workload) DialWorker(ctx context.Context, env workload.Env, id int, se
 	default:
 		return nil, err
 	}
-	w, err := wl.newWorker(ctx, x, env.Dialect.Rebind, env.Dialect.Family(), id, seed)
+	w, err := wl.newWorker(ctx, x, env.Dialect, id, seed)
 	if err != nil {
 		_ = conn.Close()
 		return nil, err

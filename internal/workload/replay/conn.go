@@ -38,6 +38,13 @@ type conn interface {
 	close()
 }
 
+// pgCapture reports whether a capture of a server of flavor (its
+// header's) holds PostgreSQL's SQL, which replays through pgConn.
+func pgCapture(flavor string) bool {
+	fam, _ := target.FamilyOf(flavor)
+	return fam == target.Postgres
+}
+
 // dial opens a connection to db (the target's when "") as a new session.
 func dial(ctx context.Context, env workload.Env, db string) (conn, error) {
 	if env.Dialect.Family() == target.Postgres {

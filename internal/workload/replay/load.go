@@ -120,7 +120,7 @@ func Read(r io.Reader, name string) (*Capture, error) {
 	}
 	c := &Capture{Header: rd.Header}
 	flavor := fingerprint.MySQL
-	if rd.Header.Flavor == "postgres" {
+	if pgCapture(rd.Header.Flavor) {
 		flavor = fingerprint.Postgres
 	}
 	bySession := map[string]*session{}

@@ -174,13 +174,13 @@ func (wl *Workload) Validate() []error {
 			wl.speedFlag, float64(c.Span)/1e6, float64(c.Span)/1e6/wl.speed))
 	}
 	wl.capture = c
-	wl.pg = c.Header.Flavor == "postgres"
+	wl.pg = pgCapture(c.Header.Flavor)
 	return errs
 }
 
 // SetCapture replays c instead of reading --capture (tests, benchmarks).
 func (wl *Workload) SetCapture(c *Capture) {
-	wl.capture, wl.file, wl.pg = c, "(memory)", c.Header.Flavor == "postgres"
+	wl.capture, wl.file, wl.pg = c, "(memory)", pgCapture(c.Header.Flavor)
 }
 
 // Shard implements workload.Sharder: shard i of n replays the sessions

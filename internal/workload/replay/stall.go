@@ -3,17 +3,11 @@ package replay
 import (
 	"context"
 	"database/sql/driver"
-	"errors"
 	"fmt"
 	"sync"
 	"sync/atomic"
 	"time"
 
-	"github.com/go-sql-driver/mysql"
-	"github.com/jackc/pgx/v5/pgconn"
-
-	"github.com/dbarena/dbarena/internal/server/dialect"
-	"github.com/dbarena/dbarena/internal/server/target"
 	"github.com/dbarena/dbarena/internal/workload"
 )
 
@@ -191,30 +185,5 @@ func (d *watchdog) run(ctx context.Context, stop <-chan struct{}, env workload.E
 // probe reports whether the server answers a new connection (a server
 // error counts as an answer: too many connections is not a freeze).
 func probe(ctx context.Context, env workload.Env) bool {
-	var err error
-	if env.Dialect.Family() == target.Postgres {
-		cfg, cerr := dialect.PostgresDialect{}.Config(env.Target, dialect.OpenOptions{})
-		if cerr != nil {
-			return true // cannot tell: do not abandon anything
-		}
-		var pc *pgconn.PgConn
-		if pc, err = pgconn.ConnectConfig(ctx, &cfg.Config); err == nil {
-			pc.Close(context.Background())
-			return true
-		}
-		var pe *pgconn.PgError
-		return errors.As(err, &pe)
-	}
-	cfg := dialect.MySQLDialect{}.Config(env.Target, dialect.OpenOptions{})
-	conn, err := mysql.NewConnector(cfg)
-	if err != nil {
-		return true
-	}
-	c, err := conn.Connect(ctx)
-	if err == nil {
-		c.Close()
-		return true
-	}
-	var me *mysql.MySQLError
-	return errors.As(err, &me)
+	return env.Dialect.Probe(ctx, env.Target)
 }

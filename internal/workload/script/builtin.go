@@ -8,7 +8,6 @@ import (
 	"sync"
 
 	"github.com/dbarena/dbarena/internal/server/dialect"
-	"github.com/dbarena/dbarena/internal/server/target"
 	"github.com/dbarena/dbarena/internal/workload"
 )
 
@@ -53,11 +52,11 @@ const (
 
 var tables = []string{"pgbench_history", "pgbench_tellers", "pgbench_accounts", "pgbench_branches"}
 
-func ddl(f target.Family) []string {
+func ddl(d dialect.Dialect) []string {
 	pk := " PRIMARY KEY"
 	tail := ""
-	if f == target.MySQL {
-		tail = " ENGINE=InnoDB"
+	if o := d.TableOptions("InnoDB"); o != "" {
+		tail = " " + o
 	}
 	return []string{
 		"CREATE TABLE pgbench_history (tid int, bid int, aid int, delta int, mtime timestamp NULL, filler char(22))" + tail,
@@ -75,8 +74,7 @@ func ddl(f target.Family) []string {
 // On PostgreSQL, prepare is pgbench -i itself (Init): the same statements,
 // fillfactor, filler and steps, so that the tables have pgbench's sizes.
 func (wl *Workload) Prepare(ctx context.Context, env workload.Env, threads int, p workload.Progress) error {
-	fam := env.Dialect.Family()
-	if fam == target.Postgres {
+	if !mysqlSyntax(env.Dialect) { // PostgreSQL: pgbench -i's own statements
 		o := wl.initOptions()
 		p.SetTotal(int64(wl.scale) * (accountsPerScale + tellersPerScale + branchesPerScale))
 		if err := Init(ctx, env.DB, o, nil, func(n int64) { p.Add(n, n*100) }); err != nil {
@@ -87,7 +85,7 @@ func (wl *Workload) Prepare(ctx context.Context, env workload.Env, threads int, 
 	if err := wl.Cleanup(ctx, env); err != nil {
 		return err
 	}
-	for _, q := range ddl(fam) {
+	for _, q := range ddl(env.Dialect) {
 		if _, err := env.DB.ExecContext(ctx, q); err != nil {
 			return fmt.Errorf("prepare: %w", err)
 		}
@@ -130,12 +128,10 @@ func (wl *Workload) Prepare(ctx context.Context, env workload.Env, threads int, 
 	if err := errors.Join(errs...); err != nil {
 		return err
 	}
-	if fam == target.Postgres {
-		if _, err := env.DB.ExecContext(ctx, "VACUUM ANALYZE pgbench_branches, pgbench_tellers, pgbench_accounts, pgbench_history"); err != nil {
+	for _, q := range env.Dialect.AnalyzeAll("pgbench_branches", "pgbench_tellers", "pgbench_accounts") {
+		if _, err := env.DB.ExecContext(ctx, q); err != nil {
 			return fmt.Errorf("prepare: %w", err)
 		}
-	} else if _, err := env.DB.ExecContext(ctx, "ANALYZE TABLE pgbench_branches, pgbench_tellers, pgbench_accounts"); err != nil {
-		return fmt.Errorf("prepare: %w", err)
 	}
 	return nil
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"time"
 
+	"github.com/dbarena/dbarena/internal/flavor"
 	"github.com/dbarena/dbarena/internal/server/dialect"
 	"github.com/dbarena/dbarena/internal/wire/pgwire"
 	"github.com/dbarena/dbarena/internal/workload"
@@ -27,15 +28,15 @@ var (
 // OwnsConns implements workload.Dialer: with --client auto, PostgreSQL
 // workers talk to the server through package pgwire.
 func (wl *Workload) OwnsConns(env workload.Env) bool {
-	d, ok := env.Dialect.(dialect.PostgresDialect)
-	return ok && wl.client == ClientAuto && d.WireSupported(env.Target)
+	_, ok := env.Dialect.(flavor.PostgresWire)
+	return ok && wl.client == ClientAuto && env.Dialect.WireSupported(env.Target)
 }
 
 // DialWorker implements workload.Dialer. A server that asks for an
 // authentication method pgwire does not speak gets a database/sql
 // connection of the worker's own instead.
 func (wl *Workload) DialWorker(ctx context.Context, env workload.Env, id int, seed int64) (workload.Worker, error) {
-	pc, err := env.Dialect.(dialect.PostgresDialect).DialWire(ctx, env.Target, dialect.OpenOptions{Sockets: env.Sockets})
+	pc, err := env.Dialect.(flavor.PostgresWire).DialWire(ctx, env.Target, dialect.OpenOptions{Sockets: env.Sockets})
 	if err != nil {
 		return nil, err
 	}

@@ -86,10 +86,17 @@ func (wl *Workload) NewWorker(ctx context.Context, env workload.Env, conn *sql.C
 	return wl.newWorker(ctx, env, conn, id, seed)
 }
 
+// mysqlSyntax reports whether d's server takes the MySQL family's SQL:
+// pgbench scripts are then adapted to it (mysqlText) and prepare loads
+// pgbench's tables with generic rows; PostgreSQL gets pgbench's own
+// statements and initialisation (Init). The script's SQL comes in one
+// variant per protocol family.
+func mysqlSyntax(d dialect.Dialect) bool { return d.Family() == target.MySQL }
+
 // newWorker builds a worker on conn, or, when conn is nil, one whose
 // caller gives it a wire connection.
 func (wl *Workload) newWorker(ctx context.Context, env workload.Env, conn *sql.Conn, id int, seed int64) (*worker, error) {
-	w := &worker{wl: wl, conn: conn, d: env.Dialect, mysql: env.Dialect.Family() == target.MySQL,
+	w := &worker{wl: wl, conn: conn, d: env.Dialect, mysql: mysqlSyntax(env.Dialect),
 		prepared: map[int]*sql.Stmt{}, pgNames: map[int]string{}}
 	wl.createOnce.Do(func() {
 		for _, q := range wl.createSQL {

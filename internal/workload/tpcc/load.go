@@ -10,7 +10,6 @@ import (
 	"sync"
 
 	"github.com/dbarena/dbarena/internal/server/dialect"
-	"github.com/dbarena/dbarena/internal/server/target"
 	"github.com/dbarena/dbarena/internal/workload"
 )
 
@@ -128,9 +127,8 @@ type loader struct {
 // (and foreign keys with --fk) once every unit of the database is in.
 func (wl *Workload) Prepare(ctx context.Context, env workload.Env, threads int, p workload.Progress) error {
 	c := &wl.cfg
-	fam := env.Dialect.Family()
 	for _, t := range allTables {
-		if _, err := env.DB.ExecContext(ctx, createTableSQL(fam, c.Schema, t)); err != nil {
+		if _, err := env.DB.ExecContext(ctx, createTableSQL(env.Dialect, c.Schema, t)); err != nil {
 			return fmt.Errorf("create table %s: %w", t.name, err)
 		}
 	}
@@ -267,18 +265,7 @@ func (ld *loader) unit(ctx context.Context, u unit) error {
 		return err
 	}
 	defer conn.Close()
-	if ld.env.Dialect.Family() == target.Postgres {
-		_, err = conn.ExecContext(ctx, "SET synchronous_commit = off")
-	} else {
-		// unique_checks stays on: with both checks off, MariaDB 10.6+
-		// turns the first load into an empty table into a bulk insert
-		// that locks the table until it commits, and the other loaders
-		// of that table wait (three of four threads idle for the first
-		// order_line, about 2 s of 13 at 4 warehouses; loads were 10%
-		// slower over seven alternating loads each).
-		_, err = conn.ExecContext(ctx, "SET foreign_key_checks = 0")
-	}
-	if err != nil {
+	if _, err = conn.ExecContext(ctx, ld.env.Dialect.LoadSession()); err != nil {
 		return fmt.Errorf("load %s w=%d: session settings: %w", u.part, u.w, err)
 	}
 	for _, j := range ld.gen.jobs(u) {
@@ -320,13 +307,13 @@ func (wl *Workload) postLoad(ctx context.Context, env workload.Env, threads int)
 			}
 		}
 	}
-	if env.Dialect.Family() == target.Postgres {
-		_, err := env.DB.ExecContext(ctx, "ANALYZE")
-		return err
+	names := make([]string, len(allTables))
+	for i, t := range allTables {
+		names[i] = t.name
 	}
-	for _, t := range allTables {
-		if _, err := env.DB.ExecContext(ctx, "ANALYZE TABLE "+t.name); err != nil {
-			return fmt.Errorf("analyze %s: %w", t.name, err)
+	for _, q := range env.Dialect.AnalyzeAll(names...) {
+		if _, err := env.DB.ExecContext(ctx, q); err != nil {
+			return fmt.Errorf("%s: %w", q, err)
 		}
 	}
 	return nil
@@ -352,37 +339,24 @@ func createIndexes(ctx context.Context, env workload.Env, threads int, ixs []ind
 }
 
 func schemaPredicate(env workload.Env) string {
-	if env.Dialect.Family() == target.Postgres {
-		return "table_schema = current_schema()"
-	}
-	return "table_schema = DATABASE()"
+	return "table_schema = " + env.Dialect.CurrentDatabase()
 }
 
 func indexExists(ctx context.Context, env workload.Env, ix index) (bool, error) {
-	q := "SELECT COUNT(*) FROM information_schema.statistics WHERE table_schema = DATABASE() AND table_name = ? AND index_name = ?"
-	args := []any{ix.table, ix.name}
-	if env.Dialect.Family() == target.Postgres {
-		q = "SELECT COUNT(*) FROM pg_indexes WHERE schemaname = current_schema() AND indexname = $1"
-		args = args[1:]
-	}
 	var n int
-	err := env.DB.QueryRowContext(ctx, q, args...).Scan(&n)
+	err := env.DB.QueryRowContext(ctx, env.Dialect.IndexExists(), ix.table, ix.name).Scan(&n)
 	return n > 0, err
 }
 
 // Cleanup implements workload.Cleaner: it drops the TPC-C tables and
 // dbarena's load records.
 func (wl *Workload) Cleanup(ctx context.Context, env workload.Env) error {
-	cascade := ""
-	if env.Dialect.Family() == target.Postgres {
-		cascade = " CASCADE"
-	}
 	names := []string{unitsTable, metaTable}
 	for _, t := range allTables {
 		names = append(names, t.name)
 	}
 	for _, n := range names {
-		if _, err := env.DB.ExecContext(ctx, "DROP TABLE IF EXISTS "+n+cascade); err != nil {
+		if _, err := env.DB.ExecContext(ctx, env.Dialect.DropTable(n)); err != nil {
 			return fmt.Errorf("drop %s: %w", n, err)
 		}
 	}

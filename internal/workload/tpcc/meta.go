@@ -8,7 +8,6 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/dbarena/dbarena/internal/server/target"
 	"github.com/dbarena/dbarena/internal/workload"
 )
 
@@ -124,10 +123,7 @@ func writeMeta(ctx context.Context, env workload.Env, m *meta) (*meta, error) {
 
 // tableExists reports whether name is a table of the current database.
 func tableExists(ctx context.Context, env workload.Env, db querier, name string) (bool, error) {
-	q := "SELECT COUNT(*) FROM information_schema.tables WHERE table_schema = DATABASE() AND table_name = ?"
-	if env.Dialect.Family() == target.Postgres {
-		q = "SELECT COUNT(*) FROM information_schema.tables WHERE table_schema = current_schema() AND table_name = $1"
-	}
+	q := env.Dialect.Rebind("SELECT COUNT(*) FROM information_schema.tables WHERE " + schemaPredicate(env) + " AND table_name = ?")
 	var n int
 	err := db.QueryRowContext(ctx, q, name).Scan(&n)
 	return n > 0, err
@@ -186,10 +182,8 @@ func doneUnits(ctx context.Context, db *sql.DB) (map[unit]bool, error) {
 // hasForeignKeys reports whether a table of the current schema has a
 // foreign key (tpcc-mysql's add_fkey_idx.sql, or prepare --fk).
 func hasForeignKeys(ctx context.Context, env workload.Env, q querier) (bool, error) {
-	query := "SELECT COUNT(*) FROM information_schema.table_constraints WHERE constraint_schema = DATABASE() AND constraint_type = 'FOREIGN KEY'"
-	if env.Dialect.Family() == target.Postgres {
-		query = "SELECT COUNT(*) FROM information_schema.table_constraints WHERE constraint_schema = current_schema() AND constraint_type = 'FOREIGN KEY'"
-	}
+	query := "SELECT COUNT(*) FROM information_schema.table_constraints WHERE constraint_schema = " +
+		env.Dialect.CurrentDatabase() + " AND constraint_type = 'FOREIGN KEY'"
 	var n int
 	err := q.QueryRowContext(ctx, query).Scan(&n)
 	return n > 0, err

@@ -7,7 +7,6 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/dbarena/dbarena/internal/server/target"
 	"github.com/dbarena/dbarena/internal/workload"
 )
 
@@ -331,7 +330,7 @@ END $$ LANGUAGE plpgsql`}
 
 // createProcs (re)creates the routines of the procedures shape on conn.
 func createProcs(ctx context.Context, env workload.Env, conn *sql.Conn) error {
-	if env.Dialect.Family() == target.Postgres {
+	if pgSQL(env.Dialect) {
 		for _, q := range pgProcs() {
 			if _, err := conn.ExecContext(ctx, q); err != nil {
 				return fmt.Errorf("create the procedures shape's functions: %w", err)
@@ -358,10 +357,7 @@ type execer interface {
 // dropProcs drops the routines of the procedures shape, if there.
 func dropProcs(ctx context.Context, env workload.Env, db execer) error {
 	for _, n := range procNames {
-		q := "DROP PROCEDURE IF EXISTS " + n
-		if env.Dialect.Family() == target.Postgres {
-			q = "DROP FUNCTION IF EXISTS " + n
-		}
+		q := "DROP " + env.Dialect.Routine() + " IF EXISTS " + n
 		if _, err := db.ExecContext(ctx, q); err != nil {
 			return fmt.Errorf("drop %s: %w", n, err)
 		}

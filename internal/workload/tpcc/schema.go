@@ -3,7 +3,7 @@ package tpcc
 import (
 	"strings"
 
-	"github.com/dbarena/dbarena/internal/server/target"
+	"github.com/dbarena/dbarena/internal/server/dialect"
 )
 
 // Schema variants (--schema).
@@ -113,37 +113,20 @@ var foreignKeys = []string{
 	"ALTER TABLE stock ADD CONSTRAINT fkey_stock_2 FOREIGN KEY(s_i_id) REFERENCES item(i_id)",
 }
 
-// pgType maps tpcc-mysql's MySQL column types to PostgreSQL's.
-func pgType(typ string) string {
-	switch {
-	case strings.HasPrefix(typ, "tinyint"):
-		return "smallint" + strings.TrimPrefix(typ, "tinyint")
-	case strings.HasPrefix(typ, "datetime"):
-		return "timestamp" + strings.TrimPrefix(typ, "datetime")
-	}
-	return typ
-}
-
 // createTableSQL is the CREATE TABLE of t for the family and schema
 // variant. Standard tables carry their primary key; aidpk tables an "id"
 // surrogate key (the original key becomes a unique index after the load).
-func createTableSQL(fam target.Family, schema string, t *table) string {
+func createTableSQL(d dialect.Dialect, schema string, t *table) string {
 	var b strings.Builder
 	b.WriteString("CREATE TABLE IF NOT EXISTS ")
 	b.WriteString(t.name)
 	b.WriteString(" (\n")
 	if schema == SchemaAIDPK {
-		if fam == target.Postgres {
-			b.WriteString("  id bigserial not null,\n")
-		} else {
-			b.WriteString("  id bigint not null auto_increment,\n")
-		}
+		b.WriteString("  id " + d.AutoIncrement("BIGINT") + ",\n")
 	}
 	for _, c := range t.cols {
 		name, typ, _ := strings.Cut(c, " ")
-		if fam == target.Postgres {
-			typ = pgType(typ)
-		}
+		typ = d.ColumnType(typ)
 		b.WriteString("  " + name + " " + typ + ",\n")
 	}
 	switch {
@@ -157,8 +140,8 @@ func createTableSQL(fam target.Family, schema string, t *table) string {
 		b.WriteString(strings.TrimSuffix(s, ",\n"))
 	}
 	b.WriteString("\n)")
-	if fam != target.Postgres {
-		b.WriteString(" ENGINE=InnoDB")
+	if o := d.TableOptions("InnoDB"); o != "" {
+		b.WriteString(" " + o)
 	}
 	return b.String()
 }

@@ -127,9 +127,14 @@ type texts struct {
 	lines [maxLines + 1]string
 }
 
+// pgSQL reports whether d's server takes the PostgreSQL port's statements
+// and routines (pgProcs, stockUpdateSQL) rather than tpcc-mysql's: the
+// workload's own SQL comes in one variant per protocol family.
+func pgSQL(d dialect.Dialect) bool { return d.Family() == target.Postgres }
+
 func newTexts(d dialect.Dialect, shape string) *texts {
-	defs := stmtDefs(&stmts{}, d.Family() == target.Postgres, shape)
-	t := &texts{shape: shape, pg: d.Family() == target.Postgres, fixed: make([]string, len(defs))}
+	defs := stmtDefs(&stmts{}, pgSQL(d), shape)
+	t := &texts{shape: shape, pg: pgSQL(d), fixed: make([]string, len(defs))}
 	for i, def := range defs {
 		t.fixed[i] = d.Rebind(def.sql)
 	}

@@ -3,8 +3,10 @@ package tpcc
 import (
 	"context"
 	"errors"
+	"fmt"
 	"time"
 
+	"github.com/dbarena/dbarena/internal/flavor"
 	"github.com/dbarena/dbarena/internal/server/dialect"
 	"github.com/dbarena/dbarena/internal/wire/mysqlwire"
 	"github.com/dbarena/dbarena/internal/wire/pgwire"
@@ -42,7 +44,7 @@ func (wl *Workload) DialWorker(ctx context.Context, env workload.Env, id int, se
 	var conn interface{ Close() error }
 	opts := dialect.OpenOptions{Sockets: env.Sockets}
 	switch d := env.Dialect.(type) {
-	case dialect.MySQLDialect:
+	case flavor.MySQLWire:
 		var wc *mysqlwire.Conn
 		if wc, err = d.DialWire(ctx, env.Target, opts); err == nil {
 			x, conn = &myExecutor{conn: wc}, wc
@@ -55,11 +57,13 @@ func (wl *Workload) DialWorker(ctx context.Context, env workload.Env, id int, se
 				}
 			}
 		}
-	case dialect.PostgresDialect:
+	case flavor.PostgresWire:
 		var pc *pgwire.Conn
 		if pc, err = d.DialWire(ctx, env.Target, opts); err == nil {
 			x, conn = &pgExecutor{conn: pc}, pc
 		}
+	default:
+		return nil, fmt.Errorf("flavor %s has no wire client", env.Target.Flavor)
 	}
 	switch {
 	case err == nil:

@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/dbarena/dbarena/internal/server/dialect"
-	"github.com/dbarena/dbarena/internal/server/target"
 	"github.com/dbarena/dbarena/internal/workload"
 )
 
@@ -190,7 +189,7 @@ func (wl *Workload) newWorker(ctx context.Context, env workload.Env, x executor,
 		stock:      make(stockRows, 0, maxLines),
 		rowShape:   wl.cfg.Shape == ShapeTpccMySQL,
 		proc:       wl.cfg.Shape == ShapeProcedures,
-		pg:         env.Dialect.Family() == target.Postgres,
+		pg:         pgSQL(env.Dialect),
 	}
 	w.pos = len(w.deck)
 	w.firstCB, w.itemCB, w.stockCB = w.firstRow, w.itemRow, w.stockRow

@@ -1,36 +1,42 @@
-package dialect
+// Package mysql is the MySQL family's flavor: MariaDB, MySQL and Percona
+// Server (see package flavor).
+package mysql
 
 import (
 	"context"
 	"database/sql"
-	"database/sql/driver"
 	"errors"
 	"io"
 	"net"
 	"strconv"
 	"strings"
 	"sync/atomic"
-	"syscall"
 	"time"
 
-	"github.com/go-sql-driver/mysql"
+	gomysql "github.com/go-sql-driver/mysql"
 
+	"github.com/dbarena/dbarena/internal/flavor"
 	"github.com/dbarena/dbarena/internal/server/target"
 	"github.com/dbarena/dbarena/internal/wire/mysqlwire"
 )
 
-// MySQLDialect serves MariaDB, MySQL and Percona Server.
-type MySQLDialect struct{}
+// Dialect serves MariaDB, MySQL and Percona Server.
+type Dialect struct{}
 
-var _ Dialect = MySQLDialect{}
+var _ flavor.Dialect = Dialect{}
 
-// Family implements Dialect.
-func (MySQLDialect) Family() target.Family { return target.MySQL }
+// Family implements flavor.Dialect.
+func (Dialect) Family() target.Family { return target.MySQL }
+
+// Flavors implements flavor.Dialect.
+func (Dialect) Flavors() []target.Flavor {
+	return []target.Flavor{target.FlavorMariaDB, target.FlavorMySQL, target.FlavorPercona}
+}
 
 // Config builds the driver configuration for t, without TLS: Open adds it
-// from the DSN's tls parameters (MySQLTLS).
-func (MySQLDialect) Config(t target.Target, o OpenOptions) *mysql.Config {
-	c := mysql.NewConfig()
+// from the DSN's tls parameters (TLS).
+func (Dialect) Config(t target.Target, o flavor.OpenOptions) *gomysql.Config {
+	c := gomysql.NewConfig()
 	c.User = t.User
 	c.Passwd = t.Password
 	c.DBName = t.Database
@@ -51,22 +57,22 @@ func (MySQLDialect) Config(t target.Target, o OpenOptions) *mysql.Config {
 	c.Params = map[string]string{}
 	for k, v := range t.Params {
 		if mysqlTLSParam(k) {
-			continue // Open applies them (MySQLTLS)
+			continue // Open applies them (TLS)
 		}
 		c.Params[k] = v
 	}
 	return c
 }
 
-// Open implements Dialect.
-func (d MySQLDialect) Open(t target.Target, o OpenOptions) (*sql.DB, error) {
+// Open implements flavor.Dialect.
+func (d Dialect) Open(t target.Target, o flavor.OpenOptions) (*sql.DB, error) {
 	c := d.Config(t, o)
-	tc, preferred, err := MySQLTLS(t)
+	tc, preferred, err := TLS(t)
 	if err != nil {
 		return nil, err
 	}
 	c.TLS, c.AllowFallbackToPlaintext = tc, preferred
-	conn, err := mysql.NewConnector(c)
+	conn, err := gomysql.NewConnector(c)
 	if err != nil {
 		return nil, err
 	}
@@ -81,7 +87,7 @@ func (d MySQLDialect) Open(t target.Target, o OpenOptions) (*sql.DB, error) {
 // WireSupported reports whether t can be reached with dbarena's lean wire
 // client: TCP or socket connections, with TLS or not, without other DSN
 // parameters (session variables and driver options need go-sql-driver).
-func (MySQLDialect) WireSupported(t target.Target) bool {
+func (Dialect) WireSupported(t target.Target) bool {
 	for k := range t.Params {
 		if !mysqlTLSParam(k) {
 			return false
@@ -95,10 +101,10 @@ func (MySQLDialect) WireSupported(t target.Target) bool {
 // ctx gives up the connect.
 // mysqlwire.ErrUnsupportedAuth means the server wants an authentication
 // method only go-sql-driver speaks.
-func (MySQLDialect) DialWire(ctx context.Context, t target.Target, o OpenOptions) (*mysqlwire.Conn, error) {
+func (Dialect) DialWire(ctx context.Context, t target.Target, o flavor.OpenOptions) (*mysqlwire.Conn, error) {
 	cfg := mysqlwire.Config{User: t.User, Password: t.Password, Database: t.Database, Timeout: 10 * time.Second}
 	var err error
-	if cfg.TLS, cfg.TLSPreferred, err = MySQLTLS(t); err != nil {
+	if cfg.TLS, cfg.TLSPreferred, err = TLS(t); err != nil {
 		return nil, err
 	}
 	if t.Socket != "" {
@@ -127,13 +133,13 @@ const (
 	mysqlLostConn        = 2013
 )
 
-// Classify implements Dialect.
-func (MySQLDialect) Classify(err error) Class {
+// Classify implements flavor.Dialect.
+func (Dialect) Classify(err error) flavor.Class {
 	if err == nil {
-		return Class{Kind: None}
+		return flavor.Class{Kind: flavor.None}
 	}
 	var number uint16
-	var me *mysql.MySQLError
+	var me *gomysql.MySQLError
 	var we *mysqlwire.Error
 	switch {
 	case errors.As(err, &me):
@@ -146,45 +152,31 @@ func (MySQLDialect) Classify(err error) Class {
 		switch number {
 		// sysbench's default --mysql-ignore-errors: 1213, 1020, 1205.
 		case mysqlDeadlock, mysqlLockWaitTimeout, mysqlRecordChanged:
-			return Class{Kind: Retry, Code: code}
+			return flavor.Class{Kind: flavor.Retry, Code: code}
 		case mysqlServerShutdown, mysqlConnKilled, mysqlGoneAway, mysqlLostConn:
-			return Class{Kind: ConnLost, Code: code}
+			return flavor.Class{Kind: flavor.ConnLost, Code: code}
 		}
-		return Class{Kind: Fatal, Code: code}
+		return flavor.Class{Kind: flavor.Fatal, Code: code}
 	}
-	if isConnError(err) || errors.Is(err, mysql.ErrInvalidConn) || errors.Is(err, mysqlwire.ErrClosed) {
-		return Class{Kind: ConnLost, Code: "conn"}
+	if flavor.IsConnError(err) || errors.Is(err, gomysql.ErrInvalidConn) || errors.Is(err, mysqlwire.ErrClosed) {
+		return flavor.Class{Kind: flavor.ConnLost, Code: "conn"}
 	}
 	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
-		return Class{Kind: Fatal, Code: "canceled"}
+		return flavor.Class{Kind: flavor.Fatal, Code: "canceled"}
 	}
-	return Class{Kind: Fatal, Code: "client"}
+	return flavor.Class{Kind: flavor.Fatal, Code: "client"}
 }
 
-// isConnError reports driver-independent signs of a lost connection.
-func isConnError(err error) bool {
-	var ne net.Error
-	switch {
-	case errors.Is(err, driver.ErrBadConn), errors.Is(err, sql.ErrConnDone),
-		errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF),
-		errors.Is(err, syscall.ECONNREFUSED), errors.Is(err, syscall.ECONNRESET),
-		errors.Is(err, syscall.EPIPE), errors.Is(err, syscall.ENOENT),
-		errors.As(err, &ne):
-		return true
-	}
-	return false
-}
+// Rebind implements flavor.Dialect: MySQL uses '?' already.
+func (Dialect) Rebind(q string) string { return q }
 
-// Rebind implements Dialect: MySQL uses '?' already.
-func (MySQLDialect) Rebind(q string) string { return q }
-
-// QuoteIdent implements Dialect.
-func (MySQLDialect) QuoteIdent(name string) string {
+// QuoteIdent implements flavor.Dialect.
+func (Dialect) QuoteIdent(name string) string {
 	return "`" + strings.ReplaceAll(name, "`", "``") + "`"
 }
 
-// ServerVersion implements Dialect.
-func (MySQLDialect) ServerVersion(ctx context.Context, db *sql.DB) (target.Flavor, string, error) {
+// ServerVersion implements flavor.Dialect.
+func (Dialect) ServerVersion(ctx context.Context, db *sql.DB) (target.Flavor, string, error) {
 	var version, comment string
 	if err := db.QueryRowContext(ctx, "SELECT VERSION(), @@version_comment").Scan(&version, &comment); err != nil {
 		return "", "", err
@@ -204,16 +196,16 @@ func mysqlFlavor(version, comment string) target.Flavor {
 	return target.FlavorMySQL
 }
 
-// ReadCounters implements Dialect.
-func (MySQLDialect) ReadCounters(ctx context.Context, db *sql.DB) (Counters, error) {
+// ReadCounters implements flavor.Dialect.
+func (Dialect) ReadCounters(ctx context.Context, db *sql.DB) (flavor.Counters, error) {
 	rows, err := db.QueryContext(ctx, `SHOW GLOBAL STATUS WHERE Variable_name IN
 		('Questions','Com_commit','Com_rollback','Com_select','Com_insert','Com_update','Com_delete',
 		'Innodb_rows_inserted','Handler_write','Uptime')`)
 	if err != nil {
-		return Counters{}, err
+		return flavor.Counters{}, err
 	}
 	defer rows.Close()
-	var c Counters
+	var c flavor.Counters
 	// MariaDB 10.6+ dropped Innodb_rows_*: count rows written by any
 	// engine (Handler_write) there instead.
 	handlerWrite, innodbRows := int64(0), false
@@ -221,7 +213,7 @@ func (MySQLDialect) ReadCounters(ctx context.Context, db *sql.DB) (Counters, err
 		var name string
 		var value int64
 		if err := rows.Scan(&name, &value); err != nil {
-			return Counters{}, err
+			return flavor.Counters{}, err
 		}
 		switch strings.ToLower(name) {
 		case "questions":
@@ -259,8 +251,8 @@ var mysqlSettings = []string{
 	"innodb_flush_method", "innodb_log_file_size", "max_connections", "transaction_isolation",
 }
 
-// Settings implements Dialect.
-func (MySQLDialect) Settings(ctx context.Context, db *sql.DB) (map[string]string, error) {
+// Settings implements flavor.Dialect.
+func (Dialect) Settings(ctx context.Context, db *sql.DB) (map[string]string, error) {
 	rows, err := db.QueryContext(ctx, "SHOW GLOBAL VARIABLES")
 	if err != nil {
 		return nil, err
@@ -286,15 +278,15 @@ func (MySQLDialect) Settings(ctx context.Context, db *sql.DB) (map[string]string
 // readerSeq names go-sql-driver's (process-global) reader handlers.
 var readerSeq atomic.Int64
 
-// LoadText implements Dialect: LOAD DATA LOCAL INFILE from r, which the
+// LoadText implements flavor.Dialect: LOAD DATA LOCAL INFILE from r, which the
 // driver reads through a reader handler registered under a name unique
 // in the process (the driver's registry is process-global). A server or
 // client that does not allow local files fails with an error that
-// RefusesLocalFiles reports.
-func (MySQLDialect) LoadText(ctx context.Context, conn *sql.Conn, t BulkTable, r io.Reader) (int64, error) {
+// RefusesBulk reports.
+func (Dialect) LoadText(ctx context.Context, conn *sql.Conn, t flavor.BulkTable, r io.Reader) (int64, error) {
 	name := "dbarena-bulk-" + strconv.FormatInt(readerSeq.Add(1), 10)
-	mysql.RegisterReaderHandler(name, func() io.Reader { return r })
-	defer mysql.DeregisterReaderHandler(name)
+	gomysql.RegisterReaderHandler(name, func() io.Reader { return r })
+	defer gomysql.DeregisterReaderHandler(name)
 	var q strings.Builder
 	q.WriteString("LOAD DATA LOCAL INFILE 'Reader::" + name + "'")
 	if t.Modifier != "" {
@@ -316,12 +308,12 @@ func (MySQLDialect) LoadText(ctx context.Context, conn *sql.Conn, t BulkTable, r
 	return n, nil
 }
 
-// RefusesLocalFiles reports the errors of a MySQL-family server (or
+// RefusesBulk implements flavor.Dialect: the errors of a server (or
 // client) that does not allow LOAD DATA LOCAL INFILE: 1148
 // ER_NOT_ALLOWED_COMMAND, 3948 (MySQL 8, local_infile off), 4166
 // (MariaDB), 2068 (client-side refusal). The rows then go as INSERTs.
-func RefusesLocalFiles(err error) bool {
-	var me *mysql.MySQLError
+func (Dialect) RefusesBulk(err error) bool {
+	var me *gomysql.MySQLError
 	if errors.As(err, &me) {
 		switch me.Number {
 		case 1148, 3948, 4166, 2068:

@@ -1,4 +1,4 @@
-package dialect
+package flavor
 
 import (
 	"bytes"
@@ -17,7 +17,7 @@ import (
 // NULL. That is LOAD DATA's default format and COPY's text format. Each
 // dialect sends such rows with its own statement (LoadText); a RowSink
 // streams generated rows through it and falls back to multi-row INSERTs
-// when the server refuses local files (RefusesLocalFiles).
+// when the server refuses local files (Dialect.RefusesBulk).
 
 // BulkTable is the destination of a bulk load.
 type BulkTable struct {
@@ -196,7 +196,7 @@ func (s *RowSink) InsertOnly() bool { return s.insertOnly.Load() }
 func (s *RowSink) Load(ctx context.Context, conn *sql.Conn, t BulkTable, gen func(*Rows) error) error {
 	if !s.insertOnly.Load() {
 		err := s.bulk(ctx, conn, t, gen)
-		if err == nil || !RefusesLocalFiles(err) {
+		if err == nil || !s.d.RefusesBulk(err) {
 			return err
 		}
 		s.insertOnly.Store(true)

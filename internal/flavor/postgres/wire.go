@@ -1,4 +1,4 @@
-package dialect
+package postgres
 
 import (
 	"context"
@@ -7,23 +7,24 @@ import (
 	"strings"
 	"time"
 
+	"github.com/dbarena/dbarena/internal/flavor"
 	"github.com/dbarena/dbarena/internal/server/target"
 	"github.com/dbarena/dbarena/internal/wire/pgwire"
 )
 
-// WireSupported reports whether t can be reached with dbarena's lean
+// WireSupported implements flavor.Dialect: t can be reached with dbarena's lean
 // PostgreSQL client (package pgwire): TCP or socket connections, with TLS
 // or not; other DSN parameters go to the server as run-time parameters,
 // as Config sends them.
-func (PostgresDialect) WireSupported(t target.Target) bool { return true }
+func (Dialect) WireSupported(t target.Target) bool { return true }
 
 // DialWire connects to t with the lean wire client (package pgwire) and
 // records the connection in o.Sockets so that a run can abort it; ending
 // ctx gives up the connect. TLS follows sslmode as Config does (allow is
 // plain, prefer falls back to plain). pgwire.ErrUnsupportedAuth means the
 // server wants an authentication method only pgx speaks.
-func (d PostgresDialect) DialWire(ctx context.Context, t target.Target, o OpenOptions) (*pgwire.Conn, error) {
-	pc, err := d.Config(t, OpenOptions{})
+func (d Dialect) DialWire(ctx context.Context, t target.Target, o flavor.OpenOptions) (*pgwire.Conn, error) {
+	pc, err := d.Config(t, flavor.OpenOptions{})
 	if err != nil {
 		return nil, err
 	}

@@ -1,4 +1,5 @@
-package dialect
+// Package postgres is PostgreSQL's flavor (see package flavor).
+package postgres
 
 import (
 	"context"
@@ -14,22 +15,30 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/stdlib"
 
+	"github.com/dbarena/dbarena/internal/flavor"
 	"github.com/dbarena/dbarena/internal/server/target"
 	"github.com/dbarena/dbarena/internal/wire/pgwire"
 )
 
-// PostgresDialect serves PostgreSQL.
-type PostgresDialect struct{}
+// Dialect serves PostgreSQL.
+type Dialect struct{}
 
-var _ Dialect = PostgresDialect{}
+var _ flavor.Dialect = Dialect{}
 
-// Family implements Dialect.
-func (PostgresDialect) Family() target.Family { return target.Postgres }
+// Family implements flavor.Dialect.
+func (Dialect) Family() target.Family { return target.Postgres }
+
+// Flavors implements flavor.Dialect.
+func (Dialect) Flavors() []target.Flavor { return []target.Flavor{target.FlavorPostgres} }
+
+// RefusesBulk implements flavor.Dialect: COPY FROM STDIN needs no
+// permission beyond INSERT, so no error means "use INSERTs instead".
+func (Dialect) RefusesBulk(error) bool { return false }
 
 // Config builds the driver configuration for t. Statements run through the
 // simple protocol unless a workload prepares them explicitly, so BEGIN and
 // COMMIT cost one round trip, as in sysbench.
-func (PostgresDialect) Config(t target.Target, o OpenOptions) (*pgx.ConnConfig, error) {
+func (Dialect) Config(t target.Target, o flavor.OpenOptions) (*pgx.ConnConfig, error) {
 	cfg, err := pgx.ParseConfig("")
 	if err != nil {
 		return nil, err
@@ -83,8 +92,8 @@ func (PostgresDialect) Config(t target.Target, o OpenOptions) (*pgx.ConnConfig, 
 	return cfg, nil
 }
 
-// Open implements Dialect.
-func (d PostgresDialect) Open(t target.Target, o OpenOptions) (*sql.DB, error) {
+// Open implements flavor.Dialect.
+func (d Dialect) Open(t target.Target, o flavor.OpenOptions) (*sql.DB, error) {
 	cfg, err := d.Config(t, o)
 	if err != nil {
 		return nil, err
@@ -97,10 +106,10 @@ func (d PostgresDialect) Open(t target.Target, o OpenOptions) (*sql.DB, error) {
 	return db, nil
 }
 
-// Classify implements Dialect.
-func (PostgresDialect) Classify(err error) Class {
+// Classify implements flavor.Dialect.
+func (Dialect) Classify(err error) flavor.Class {
 	if err == nil {
-		return Class{Kind: None}
+		return flavor.Class{Kind: flavor.None}
 	}
 	code := ""
 	var pe *pgconn.PgError
@@ -117,24 +126,24 @@ func (PostgresDialect) Classify(err error) Class {
 		// a delete-then-insert of the same id by two transactions ends in
 		// a unique violation that a retry resolves.
 		case code == "40P01", code == "40001", code == "55P03", code == "23505":
-			return Class{Kind: Retry, Code: code}
+			return flavor.Class{Kind: flavor.Retry, Code: code}
 		case strings.HasPrefix(code, "08"), code == "57P01", code == "57P02", code == "57P03":
-			return Class{Kind: ConnLost, Code: code}
+			return flavor.Class{Kind: flavor.ConnLost, Code: code}
 		}
-		return Class{Kind: Fatal, Code: code}
+		return flavor.Class{Kind: flavor.Fatal, Code: code}
 	}
 	var ce *pgconn.ConnectError
-	if errors.As(err, &ce) || isConnError(err) || errors.Is(err, pgwire.ErrClosed) || strings.Contains(err.Error(), "conn closed") {
-		return Class{Kind: ConnLost, Code: "conn"}
+	if errors.As(err, &ce) || flavor.IsConnError(err) || errors.Is(err, pgwire.ErrClosed) || strings.Contains(err.Error(), "conn closed") {
+		return flavor.Class{Kind: flavor.ConnLost, Code: "conn"}
 	}
 	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
-		return Class{Kind: Fatal, Code: "canceled"}
+		return flavor.Class{Kind: flavor.Fatal, Code: "canceled"}
 	}
-	return Class{Kind: Fatal, Code: "client"}
+	return flavor.Class{Kind: flavor.Fatal, Code: "client"}
 }
 
-// Rebind implements Dialect: '?' becomes $1, $2, ... outside quoted strings.
-func (PostgresDialect) Rebind(q string) string {
+// Rebind implements flavor.Dialect: '?' becomes $1, $2, ... outside quoted strings.
+func (Dialect) Rebind(q string) string {
 	if !strings.Contains(q, "?") {
 		return q
 	}
@@ -158,13 +167,13 @@ func (PostgresDialect) Rebind(q string) string {
 	return b.String()
 }
 
-// QuoteIdent implements Dialect.
-func (PostgresDialect) QuoteIdent(name string) string {
+// QuoteIdent implements flavor.Dialect.
+func (Dialect) QuoteIdent(name string) string {
 	return `"` + strings.ReplaceAll(name, `"`, `""`) + `"`
 }
 
-// ServerVersion implements Dialect.
-func (PostgresDialect) ServerVersion(ctx context.Context, db *sql.DB) (target.Flavor, string, error) {
+// ServerVersion implements flavor.Dialect.
+func (Dialect) ServerVersion(ctx context.Context, db *sql.DB) (target.Flavor, string, error) {
 	var v string
 	if err := db.QueryRowContext(ctx, "SHOW server_version").Scan(&v); err != nil {
 		return "", "", err
@@ -172,18 +181,18 @@ func (PostgresDialect) ServerVersion(ctx context.Context, db *sql.DB) (target.Fl
 	return target.FlavorPostgres, v, nil
 }
 
-// ReadCounters implements Dialect. PostgreSQL publishes a backend's
+// ReadCounters implements flavor.Dialect. PostgreSQL publishes a backend's
 // statistics when it goes idle or exits, so read them after the work's
 // connections are closed.
-func (PostgresDialect) ReadCounters(ctx context.Context, db *sql.DB) (Counters, error) {
-	var c Counters
+func (Dialect) ReadCounters(ctx context.Context, db *sql.DB) (flavor.Counters, error) {
+	var c flavor.Counters
 	err := db.QueryRowContext(ctx, `SELECT xact_commit, xact_rollback, tup_inserted, pg_postmaster_start_time()
 		FROM pg_stat_database WHERE datname = current_database()`).Scan(&c.Commits, &c.Rollbacks, &c.RowsInserted, &c.Started)
 	return c, err
 }
 
-// Settings implements Dialect.
-func (PostgresDialect) Settings(ctx context.Context, db *sql.DB) (map[string]string, error) {
+// Settings implements flavor.Dialect.
+func (Dialect) Settings(ctx context.Context, db *sql.DB) (map[string]string, error) {
 	rows, err := db.QueryContext(ctx, `SELECT name, setting || COALESCE(unit, '') FROM pg_settings
 		WHERE name IN ('shared_buffers', 'synchronous_commit', 'fsync', 'full_page_writes', 'wal_level',
 		'max_connections', 'checkpoint_timeout', 'max_wal_size', 'default_transaction_isolation', 'work_mem')`)
@@ -202,10 +211,10 @@ func (PostgresDialect) Settings(ctx context.Context, db *sql.DB) (map[string]str
 	return out, rows.Err()
 }
 
-// LoadText implements Dialect: COPY FROM STDIN in text format, streamed
+// LoadText implements flavor.Dialect: COPY FROM STDIN in text format, streamed
 // from r. Modifier has no COPY equivalent and is refused; Charset is not
 // used (the session's client_encoding applies).
-func (PostgresDialect) LoadText(ctx context.Context, conn *sql.Conn, t BulkTable, r io.Reader) (int64, error) {
+func (Dialect) LoadText(ctx context.Context, conn *sql.Conn, t flavor.BulkTable, r io.Reader) (int64, error) {
 	if t.Modifier != "" {
 		return 0, fmt.Errorf("COPY has no %s", t.Modifier)
 	}
