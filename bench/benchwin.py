@@ -156,6 +156,6 @@ class Whole:
                 return ci([(p[1][1] + p[1][2]) / (p[0][1] + p[0][2]) for p in self.pairs])
             return ci([p[1][i] / p[0][i] for p in self.pairs])
         tot = [m[1] + m[2] for m in med]
-        return (f"    whole process ({b}/{a}): own {self.rate} {med[0][0]:.0f} / {med[1][0]:.0f} = {col(0)}; "
+        return (f"    whole process, {a} / {b} = ratio {b}/{a}: own {self.rate} {med[0][0]:.0f} / {med[1][0]:.0f} = {col(0)}; "
                 f"us/{self.per} user {med[0][1]:.2f} / {med[1][1]:.2f} = {col(1)}, "
                 f"sys {med[0][2]:.2f} / {med[1][2]:.2f} = {col(2)}, total {tot[0]:.2f} / {tot[1]:.2f} = {col(3)}")
