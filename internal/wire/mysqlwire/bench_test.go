@@ -4,19 +4,18 @@ import (
 	"fmt"
 	"runtime"
 	"sync"
-	"sync/atomic"
 	"syscall"
 	"testing"
-	"time"
 
 	. "github.com/dbarena/dbarena/internal/wire/mysqlwire"
 )
 
 // BenchmarkPointSelect runs sysbench's point select (a prepared statement,
 // one row read and skipped) on 1, 4 and 16 connections, GOMAXPROCS one
-// above the connections as the runner sets it. It reports the client's CPU
-// time per query (user+system, getrusage) and queries per second; the
-// server shares the machine.
+// above the connections as the runner sets it, b.N statements shared out
+// among them. It reports the client's CPU time per query (user+system of
+// the process, getrusage) and queries per second; the server shares the
+// machine.
 //
 //	go test -run '^$' -bench PointSelect -benchtime 3s ./internal/wire/mysqlwire/
 func BenchmarkPointSelect(b *testing.B) {
@@ -27,10 +26,10 @@ func BenchmarkPointSelect(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
-	for _, threads := range []int{1, 4, 16} {
-		b.Run(fmt.Sprintf("threads=%d", threads), func(b *testing.B) {
-			defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(threads + 1))
-			stmts := make([]*Stmt, threads)
+	for _, conns := range []int{1, 4, 16} {
+		b.Run(fmt.Sprintf("threads=%d", conns), func(b *testing.B) {
+			defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(conns + 1))
+			stmts := make([]*Stmt, conns)
 			for i := range stmts {
 				c, err := Dial(cfg)
 				if err != nil {
@@ -41,40 +40,34 @@ func BenchmarkPointSelect(b *testing.B) {
 					b.Fatal(err)
 				}
 			}
-			var left atomic.Int64
-			left.Store(int64(b.N))
+			var ru [2]syscall.Rusage
 			var wg sync.WaitGroup
 			b.ResetTimer()
-			cpu0 := cpuTime()
-			start := time.Now()
+			_ = syscall.Getrusage(syscall.RUSAGE_SELF, &ru[0])
 			for i, st := range stmts {
-				wg.Add(1)
-				go func(id int64) {
-					defer wg.Done()
+				n := b.N / conns
+				if i < b.N%conns {
+					n++
+				}
+				wg.Go(func() {
+					id := uint64(i)
 					args := []any{int64(0)}
-					for left.Add(-1) >= 0 {
+					for range n {
 						id = id*6364136223846793005 + 1442695040888963407
-						args[0] = int64(uint64(id)>>33)%10000 + 1
+						args[0] = int64(id>>33)%10000 + 1
 						if err := st.Query(args); err != nil {
 							b.Error(err)
 							return
 						}
 					}
-				}(int64(i))
+				})
 			}
 			wg.Wait()
-			elapsed := time.Since(start)
-			cpu := cpuTime() - cpu0
+			_ = syscall.Getrusage(syscall.RUSAGE_SELF, &ru[1])
 			b.StopTimer()
-			b.ReportMetric(float64(cpu.Microseconds())/float64(b.N), "cpu-us/op")
-			b.ReportMetric(float64(b.N)/elapsed.Seconds(), "qps")
+			cpu := ru[1].Utime.Nano() + ru[1].Stime.Nano() - ru[0].Utime.Nano() - ru[0].Stime.Nano()
+			b.ReportMetric(float64(cpu)/1e3/float64(b.N), "cpu-us/op")
+			b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "qps")
 		})
 	}
-}
-
-// cpuTime is the process's user+system CPU time.
-func cpuTime() time.Duration {
-	var ru syscall.Rusage
-	_ = syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
