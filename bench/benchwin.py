@@ -8,9 +8,16 @@ in the window is the run time of all its threads
 (/proc/PID/task/*/schedstat, nanoseconds). Start-up, connecting and the end
 of the run stay outside the window for both tools. Pairs of runs are
 compared by the geometric mean of their ratios with a 95% interval.
+
+Each run is also measured whole: the user and system CPU of the process
+and all its threads and children from start to exit (wait4's rusage), which
+the callers divide by the queries the tool reports for its whole run, as a
+user pays for `tool ... --time N`. Both views are reported (Whole).
 """
+import collections
 import glob
 import math
+import os
 import resource
 import statistics
 import subprocess
@@ -75,16 +82,21 @@ def cpu_ns(pid):
     return total, tids
 
 
+# A measured run: the tool's stdout; the window's rate (counted per second)
+# and client CPU microseconds per count; the whole process's user and
+# system CPU seconds (wait4) and its wall seconds.
+Run = collections.namedtuple("Run", "stdout rate us user sys wall")
+
+
 def measure(args, env, count, settle, window, started=None, tally=None):
     """Run args, reading the process's CPU and the server's counter count()
     at settle and settle+window seconds after its start, or, with started (a
     compiled regular expression), after the first line of its output that
     matches (the tool's first interval report: its run is under way, set-up
     and connecting done). Without count, tally(stdout) counts the window's
-    work from the tool's own output once it ended. Returns (stdout, counted
-    per second in the window, client CPU microseconds per count)."""
+    work from the tool's own output once it ended. Returns a Run."""
     with tempfile.NamedTemporaryFile("w+") as out, tempfile.TemporaryFile("w+") as err:
-        start = time.monotonic()
+        start = begun = time.monotonic()
         p = subprocess.Popen(args, stdout=out, stderr=err, text=True, env=env)
         if started is not None:
             with open(out.name) as progress:
@@ -101,7 +113,9 @@ def measure(args, env, count, settle, window, started=None, tally=None):
         # first count took on a busy server: before the run ends.
         time.sleep(max(0.0, start + settle + window - time.monotonic()))
         (c1, tids1), t1, x1 = cpu_ns(p.pid), time.monotonic(), count() if count else 0
-        rc = p.wait()
+        _, status, ru = os.wait4(p.pid, 0)
+        wall = time.monotonic() - begun
+        rc = p.returncode = os.waitstatus_to_exitcode(status)
         out.seek(0)
         err.seek(0)
         stdout, stderr = out.read(), err.read()
@@ -115,4 +129,33 @@ def measure(args, env, count, settle, window, started=None, tally=None):
     if x1 <= x0:
         sys.exit(f"nothing counted in the window ({settle}s after the start, for {window}s): {' '.join(args)}")
     n = x1 - x0
-    return stdout, n / (t1 - t0), (c1 - c0) / 1e3 / n
+    return Run(stdout, n / (t1 - t0), (c1 - c0) / 1e3 / n, ru.ru_utime, ru.ru_stime, wall)
+
+
+class Whole:
+    """The whole-process view of a cell's pairs: per tool, its own reported
+    rate for the whole run and its user, system and total CPU microseconds
+    per unit (query or transaction) of the whole run; the ratios
+    second/first as geometric means of the pairs with 95% intervals."""
+
+    def __init__(self, first, second, rate="qps", per="q"):
+        self.names, self.rate, self.per = (first, second), rate, per
+        self.pairs = []  # ((rate, user us, sys us), (rate, user us, sys us))
+
+    def add(self, first, second):
+        """Adds a pair: for each tool (Run, units done in the whole run,
+        its own reported rate)."""
+        self.pairs.append(tuple((rate, r.user / n * 1e6, r.sys / n * 1e6) for r, n, rate in (first, second)))
+
+    def line(self):
+        a, b = self.names
+        med = [[statistics.median(p[t][i] for p in self.pairs) for i in range(3)] for t in (0, 1)]
+
+        def col(i):
+            if i == 3:
+                return ci([(p[1][1] + p[1][2]) / (p[0][1] + p[0][2]) for p in self.pairs])
+            return ci([p[1][i] / p[0][i] for p in self.pairs])
+        tot = [m[1] + m[2] for m in med]
+        return (f"    whole process, {a} / {b} = ratio {b}/{a}: own {self.rate} {med[0][0]:.0f} / {med[1][0]:.0f} = {col(0)}; "
+                f"us/{self.per} user {med[0][1]:.2f} / {med[1][1]:.2f} = {col(1)}, "
+                f"sys {med[0][2]:.2f} / {med[1][2]:.2f} = {col(2)}, total {tot[0]:.2f} / {tot[1]:.2f} = {col(3)}")

@@ -31,8 +31,6 @@ import (
 	"errors"
 	"fmt"
 	"net"
-	"runtime"
-	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -144,30 +142,15 @@ type Config struct {
 	TLSPreferred bool
 }
 
-// Connection states (Conn.state). Abort moves an open Conn to aborting,
-// shuts its socket down and leaves it aborted; Close moves it to closed
-// before it releases the socket, waiting out an Abort in progress, so that
-// Abort never touches a file descriptor that Close gave back to the system
-// (and that another connection may have been given since).
-const (
-	stateOpen int32 = iota
-	stateAborting
-	stateAborted
-	stateClosed
-)
-
 // Conn is one client connection.
 type Conn struct {
-	fd      int
-	state   atomic.Int32
-	onClose func()
-	seq     byte
-	status  uint16 // server status flags of the last OK/EOF
-	rbuf    []byte // read buffer; rbuf[rpos:rend] is unread
-	rpos    int
-	rend    int
-	wbuf    []byte // packet being built; 4 header bytes first
-	pkt     []byte // payload of a packet longer than rbuf, reassembled
+	// s is the socket, its read buffer (s.Buf[s.Pos:s.End] is unread),
+	// deadline, Abort and TLS.
+	s      rawsock.Socket
+	seq    byte
+	status uint16 // server status flags of the last OK/EOF
+	wbuf   []byte // packet being built; 4 header bytes first
+	pkt    []byte // payload of a packet longer than s.Buf, reassembled
 	// pipe is the open pipeline, pbuf its queued commands.
 	pipe *Pipeline
 	pbuf []byte
@@ -180,30 +163,13 @@ type Conn struct {
 	// result set's column count is followed by a byte that says whether
 	// the column definitions follow.
 	cacheMeta bool
-	// tls, once the handshake asked for TLS, carries every byte; its
-	// record layer reads and writes through sysRead and sysWrite.
-	tls *tls.Conn
-	// deadline ends reads and writes (SetDeadline); zero: they wait
-	// until Abort.
-	deadline time.Time
-	// wait, when set, waits for the non-blocking socket where a read
-	// would block (rawsock.Waiter: the connection shares its thread).
-	wait rawsock.Waiter
-	// drained: the last read left the socket empty, so that the next
-	// reply is announced to wait (edge-triggered): a read waits first
-	// instead of trying a recv(2) bound to find nothing.
-	drained bool
 }
 
-// newConn returns a Conn on the connected socket fd, whose reads and
-// writes wait a waitSlice at a time.
-func newConn(fd int) (*Conn, error) {
-	c := &Conn{fd: fd, rbuf: make([]byte, 16<<10), wbuf: make([]byte, 4, 4<<10)}
-	if err := setTimeouts(fd, waitSlice); err != nil {
-		syscall.Close(fd)
-		return nil, err
-	}
-	return c, nil
+// newConn returns a Conn on the socket fd (rawsock.NewSocket).
+func newConn(fd int) *Conn {
+	c := &Conn{wbuf: make([]byte, 4, 4<<10)}
+	c.s.Open(fd, nil, 16<<10, "mysqlwire", "mysql", ErrClosed)
+	return c
 }
 
 // Dial connects, authenticates and selects cfg.Database.
@@ -212,26 +178,16 @@ func Dial(cfg Config) (*Conn, error) { return DialContext(context.Background(), 
 // DialContext is Dial that gives up, with ctx's error, once ctx is done
 // (or at its deadline, if sooner than cfg.Timeout).
 func DialContext(ctx context.Context, cfg Config) (*Conn, error) {
-	timeout := cfg.Timeout
-	if timeout <= 0 {
-		timeout = 10 * time.Second
-	}
-	deadline := time.Now().Add(timeout)
-	if d, ok := ctx.Deadline(); ok && d.Before(deadline) {
-		deadline = d
-	}
+	deadline := rawsock.DialDeadline(ctx, cfg.Timeout)
 	domain, sa, err := address(ctx, cfg)
 	if err != nil {
 		return nil, err
 	}
-	fd, err := syscall.Socket(domain, syscall.SOCK_STREAM|syscall.SOCK_CLOEXEC, 0)
-	if err != nil {
-		return nil, fmt.Errorf("socket: %w", err)
-	}
-	c, err := newConn(fd)
+	fd, err := rawsock.NewSocket(domain)
 	if err != nil {
 		return nil, err
 	}
+	c := newConn(fd)
 	stop := context.AfterFunc(ctx, c.Abort)
 	defer stop()
 	network := "tcp"
@@ -250,13 +206,11 @@ func DialContext(ctx context.Context, cfg Config) (*Conn, error) {
 		return nil, err
 	}
 	c.SetDeadline(deadline)
-	if err := connectSocket(fd, sa, deadline, c.stopped, syscall.Connect); err != nil {
-		return fail(err)
-	}
-	if network == "tcp" {
-		if err := setTCPOptions(fd); err != nil {
-			return fail(err)
+	if err := rawsock.Establish(fd, sa, deadline, c.s.Stopped); err != nil {
+		if err == rawsock.ErrStopped {
+			err = ErrClosed
 		}
+		return fail(err)
 	}
 	if err := c.handshake(cfg); err != nil {
 		var se *Error
@@ -274,11 +228,8 @@ func DialContext(ctx context.Context, cfg Config) (*Conn, error) {
 	// Statements may run as long as they like, a waitSlice at a time;
 	// Abort ends them.
 	c.SetDeadline(time.Time{})
-	if w := rawsock.WaiterFrom(ctx); w != nil {
-		if err := rawsock.Adopt(w, fd); err != nil {
-			return fail(err)
-		}
-		c.wait = w
+	if err := c.s.Adopt(ctx); err != nil {
+		return fail(err)
 	}
 	return c, nil
 }
@@ -286,16 +237,6 @@ func DialContext(ctx context.Context, cfg Config) (*Conn, error) {
 // address resolves cfg's address.
 func address(ctx context.Context, cfg Config) (int, syscall.Sockaddr, error) {
 	return rawsock.Address(ctx, cfg.Socket, cfg.Addr)
-}
-
-// connectSocket connects fd to sa (rawsock.Connect), by deadline or until
-// stop reports true (ErrClosed).
-func connectSocket(fd int, sa syscall.Sockaddr, deadline time.Time, stop func() bool, connect func(int, syscall.Sockaddr) error) error {
-	err := rawsock.Connect(fd, sa, deadline, stop, connect)
-	if err == rawsock.ErrStopped {
-		return ErrClosed
-	}
-	return err
 }
 
 // TCP keep-alive of every connection (see package rawsock): a server that
@@ -308,19 +249,13 @@ const (
 	UserTimeout = rawsock.UserTimeout
 )
 
-// setTCPOptions sets TCP_NODELAY and the keep-alive.
-func setTCPOptions(fd int) error { return rawsock.SetTCPOptions(fd) }
-
-// setTimeouts bounds each read and write; 0 removes the bound.
-func setTimeouts(fd int, d time.Duration) error { return rawsock.SetTimeouts(fd, d) }
-
 // SetDeadline bounds the reads and writes of later calls; the zero time,
 // the default after Dial, lets them wait until Abort. A call still waiting
 // for the server at t fails with a timeout (a *net.OpError wrapping
 // syscall.ETIMEDOUT, whose Timeout() is true) and aborts the Conn, since
 // the reply it waited for may yet come, out of step. For the Conn's owner,
 // like every method but Abort.
-func (c *Conn) SetDeadline(t time.Time) { c.deadline = t }
+func (c *Conn) SetDeadline(t time.Time) { c.s.Deadline = t }
 
 // ServerVersion is the version string of the server's greeting.
 func (c *Conn) ServerVersion() string { return c.version }
@@ -328,20 +263,15 @@ func (c *Conn) ServerVersion() string { return c.version }
 // Abort makes the statement in flight, and every later call, fail at once
 // with ErrClosed. Safe to call from any goroutine, more than once, and
 // after Close (when it does nothing).
-func (c *Conn) Abort() {
-	if c.state.CompareAndSwap(stateOpen, stateAborting) {
-		_ = syscall.Shutdown(c.fd, syscall.SHUT_RDWR)
-		c.state.Store(stateAborted)
-	}
-}
+func (c *Conn) Abort() { c.s.Abort() }
 
 // stopped reports that the Conn was aborted or closed: no more system
 // calls on its descriptor.
-func (c *Conn) stopped() bool { return c.state.Load() != stateOpen }
+func (c *Conn) stopped() bool { return c.s.Stopped() }
 
 // OnClose sets f to run once, when Close releases the socket (replacing any
 // earlier f). Set it before the Conn is shared.
-func (c *Conn) OnClose(f func()) { c.onClose = f }
+func (c *Conn) OnClose(f func()) { c.s.OnClose(f) }
 
 // Close says goodbye to the server and releases the socket. Later calls
 // return ErrClosed (Close itself returns nil).
@@ -350,24 +280,7 @@ func (c *Conn) Close() error {
 		c.startCommand(comQuit)
 		_ = c.writePacket()
 	}
-	for {
-		switch s := c.state.Load(); s {
-		case stateClosed:
-			return nil
-		case stateAborting:
-			// Abort is between its compare-and-swap and shutdown(2) on
-			// c.fd: the descriptor must stay ours until it is done.
-			runtime.Gosched()
-		default:
-			if c.state.CompareAndSwap(s, stateClosed) {
-				err := syscall.Close(c.fd)
-				if c.onClose != nil {
-					c.onClose()
-				}
-				return err
-			}
-		}
-	}
+	return c.s.Close()
 }
 
 // handshake reads the server's greeting and authenticates
@@ -595,127 +508,20 @@ func (c *Conn) writePacket() error {
 }
 
 // write sends all of b.
-func (c *Conn) write(b []byte) error {
-	if c.tls != nil {
-		_, err := c.tls.Write(b)
-		return c.tlsError("write", err)
-	}
-	return c.sysWrite(b)
-}
+func (c *Conn) write(b []byte) error { return c.s.Write(b) }
 
-// sysWrite sends all of b on the socket, with send(2) rather than
-// write(2): the same on a socket through a shorter path in the kernel (no
-// file layer), as libmysqlclient does.
-func (c *Conn) sysWrite(b []byte) error {
-	for len(b) > 0 {
-		n, err := rawsock.Send(c.fd, b)
-		if n > 0 {
-			b = b[n:]
-		}
-		again := err == syscall.EAGAIN
-		if err = c.waited(err); err != nil {
-			return c.ioError("write", err)
-		}
-		if again && c.wait != nil {
-			rawsock.AwaitWritable(c.fd)
-		}
-	}
-	return nil
-}
+// fill reads more bytes into the read buffer, keeping its unread ones.
+func (c *Conn) fill() error { return c.s.Fill() }
 
-// waited filters the error of a raw read or write: nil for a signal or an
-// elapsed waitSlice before the deadline (the caller tries again),
-// ErrClosed after Abort, ETIMEDOUT at the deadline (which aborts).
-func (c *Conn) waited(err error) error {
-	switch {
-	case err == nil:
-		return nil
-	case c.stopped():
-		return ErrClosed
-	case err == syscall.EINTR:
-		return nil
-	case err == syscall.EAGAIN:
-		if c.deadline.IsZero() || time.Now().Before(c.deadline) {
-			return nil
-		}
-		c.Abort()
-		return syscall.ETIMEDOUT
-	}
-	return err
-}
-
-// fill reads more bytes into rbuf, keeping rbuf[rpos:rend].
-func (c *Conn) fill() error {
-	if c.rpos > 0 {
-		c.rend = copy(c.rbuf, c.rbuf[c.rpos:c.rend])
-		c.rpos = 0
-	}
-	if c.rend == len(c.rbuf) {
-		nb := make([]byte, 2*len(c.rbuf))
-		copy(nb, c.rbuf[:c.rend])
-		c.rbuf = nb
-	}
-	var n int
-	var err error
-	if c.tls != nil {
-		for n == 0 && err == nil {
-			n, err = c.tls.Read(c.rbuf[c.rend:])
-		}
-		err = c.tlsError("read", err)
-	} else {
-		n, err = c.sysRead(c.rbuf[c.rend:])
-	}
-	c.rend += n
-	return err
-}
-
-// sysRead reads at least one byte from the socket into b, with recv(2)
-// (see sysWrite).
-func (c *Conn) sysRead(b []byte) (int, error) {
-	if c.wait != nil && c.drained {
-		c.wait.Wait(c.fd)
-	}
-	for {
-		if c.stopped() {
-			return 0, ErrClosed
-		}
-		n, err := rawsock.Recv(c.fd, b)
-		if err == nil && n == 0 {
-			err = syscall.ECONNRESET // end of stream; waited reports ErrClosed after Abort
-		}
-		again := err == syscall.EAGAIN
-		if err = c.waited(err); err != nil {
-			return 0, c.ioError("read", err)
-		}
-		if n > 0 {
-			c.drained = n < len(b)
-			return n, nil
-		}
-		if again && c.wait != nil {
-			c.wait.Wait(c.fd)
-		}
-	}
-}
-
-// ioError wraps a socket error as a *net.OpError, the way callers recognise
-// a lost connection; an aborted connection reports ErrClosed, except for
-// the timeout that aborted it.
-func (c *Conn) ioError(op string, err error) error {
-	if c.stopped() && err != syscall.ETIMEDOUT {
-		return ErrClosed
-	}
-	return &net.OpError{Op: op, Net: "mysql", Err: err}
-}
-
-// header waits for the next packet's header, at c.rpos, and returns its
+// header waits for the next packet's header, at c.s.Pos, and returns its
 // payload length; the next packet sent carries the sequence number after it.
 func (c *Conn) header() (int, error) {
-	for c.rend-c.rpos < 4 {
+	for c.s.End-c.s.Pos < 4 {
 		if err := c.fill(); err != nil {
 			return 0, err
 		}
 	}
-	h := c.rbuf[c.rpos:]
+	h := c.s.Buf[c.s.Pos:]
 	c.seq = h[3] + 1
 	return int(h[0]) | int(h[1])<<8 | int(h[2])<<16, nil
 }
@@ -730,14 +536,14 @@ func (c *Conn) readPacket() ([]byte, error) {
 	if n == maxPayload {
 		return c.readLong()
 	}
-	// fill grows rbuf as the bytes come, not at the word of the header.
-	for c.rend-c.rpos < n+4 {
+	// fill grows the buffer as the bytes come, not at the word of the header.
+	for c.s.End-c.s.Pos < n+4 {
 		if err := c.fill(); err != nil {
 			return nil, err
 		}
 	}
-	p := c.rbuf[c.rpos+4 : c.rpos+4+n]
-	c.rpos += 4 + n
+	p := c.s.Buf[c.s.Pos+4 : c.s.Pos+4+n]
+	c.s.Pos += 4 + n
 	return p, nil
 }
 
@@ -749,20 +555,20 @@ func (c *Conn) readLong() ([]byte, error) {
 		if err != nil {
 			return nil, err
 		}
-		c.rpos += 4
+		c.s.Pos += 4
 		if len(c.pkt)+n > maxLong {
 			c.Abort() // out of step with the stream
 			return nil, fmt.Errorf("mysqlwire: packet over %d bytes", maxLong)
 		}
 		for left := n; left > 0; {
-			if c.rpos == c.rend {
+			if c.s.Pos == c.s.End {
 				if err := c.fill(); err != nil {
 					return nil, err
 				}
 			}
-			k := min(left, c.rend-c.rpos)
-			c.pkt = append(c.pkt, c.rbuf[c.rpos:c.rpos+k]...)
-			c.rpos += k
+			k := min(left, c.s.End-c.s.Pos)
+			c.pkt = append(c.pkt, c.s.Buf[c.s.Pos:c.s.Pos+k]...)
+			c.s.Pos += k
 			left -= k
 		}
 		if n < maxPayload {

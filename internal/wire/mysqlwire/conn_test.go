@@ -21,7 +21,7 @@ func TestMain(m *testing.M) { os.Exit(sandboxtest.Main(m)) }
 
 // server starts (or reuses) the test binary's MariaDB sandbox and returns
 // the wire configuration and a database/sql pool to check results with.
-func server(t *testing.T) (Config, *sql.DB) {
+func server(t testing.TB) (Config, *sql.DB) {
 	t.Helper()
 	tgt := sandboxtest.Start(t, target.FlavorMariaDB)
 	cfg := Config{Addr: net.JoinHostPort(tgt.Host, strconv.Itoa(tgt.Port)), User: tgt.User,

@@ -7,6 +7,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/dbarena/dbarena/internal/wire/rawsock"
 )
 
 // interruptedConnect leaves fd as a signal leaves an interrupted blocking
@@ -37,7 +39,7 @@ func tcpSocket(t *testing.T, addr net.Addr) (int, syscall.Sockaddr) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { syscall.Close(fd) })
-	if err := setTimeouts(fd, time.Second); err != nil {
+	if err := rawsock.SetTimeouts(fd, time.Second); err != nil {
 		t.Fatal(err)
 	}
 	a := addr.(*net.TCPAddr)
@@ -66,7 +68,7 @@ func TestConnectAfterEINTR(t *testing.T) {
 		got <- string(b)
 	}()
 	fd, sa := tcpSocket(t, ln.Addr())
-	if err := connectSocket(fd, sa, time.Now().Add(10*time.Second), never, interruptedConnect); err != nil {
+	if err := rawsock.Connect(fd, sa, time.Now().Add(10*time.Second), never, interruptedConnect); err != nil {
 		t.Fatalf("connect interrupted by a signal = %v", err)
 	}
 	if _, err := syscall.Write(fd, []byte("ping")); err != nil {
@@ -87,7 +89,7 @@ func TestConnectAfterEINTRRefused(t *testing.T) {
 	addr := ln.Addr()
 	ln.Close()
 	fd, sa := tcpSocket(t, addr)
-	err = connectSocket(fd, sa, time.Now().Add(10*time.Second), never, interruptedConnect)
+	err = rawsock.Connect(fd, sa, time.Now().Add(10*time.Second), never, interruptedConnect)
 	if !errors.Is(err, syscall.ECONNREFUSED) {
 		t.Fatalf("interrupted connect to a closed port = %v, want ECONNREFUSED", err)
 	}
@@ -99,7 +101,7 @@ func TestConnectAfterEINTRRefused(t *testing.T) {
 func TestConnectAfterEINTRTimeout(t *testing.T) {
 	addr := fullBacklog(t)
 	fd, sa := tcpSocket(t, addr)
-	err := connectSocket(fd, sa, time.Now().Add(300*time.Millisecond), never, interruptedConnect)
+	err := rawsock.Connect(fd, sa, time.Now().Add(300*time.Millisecond), never, interruptedConnect)
 	if !errors.Is(err, syscall.ETIMEDOUT) {
 		t.Fatalf("connect to a full accept queue = %v, want ETIMEDOUT", err)
 	}
@@ -129,7 +131,7 @@ func fullBacklog(t *testing.T) net.Addr {
 	// Fill the accept queue, never accepted.
 	for range 4 {
 		fd, sa := tcpSocket(t, addr)
-		_ = connectSocket(fd, sa, time.Now().Add(100*time.Millisecond), never, interruptedConnect)
+		_ = rawsock.Connect(fd, sa, time.Now().Add(100*time.Millisecond), never, interruptedConnect)
 	}
 	return addr
 }

@@ -9,6 +9,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/dbarena/dbarena/internal/wire/rawsock"
 )
 
 // frozen returns a Conn to a 127.0.0.1 server that accepts, reads the first
@@ -37,16 +39,13 @@ func frozen(t *testing.T, n int) (*Conn, <-chan struct{}) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	fd, err := syscall.Socket(syscall.AF_INET, syscall.SOCK_STREAM|syscall.SOCK_CLOEXEC, 0)
+	fd, err := rawsock.NewSocket(syscall.AF_INET)
 	if err != nil {
 		t.Fatal(err)
 	}
-	c, err := newConn(fd)
-	if err != nil {
-		t.Fatal(err)
-	}
+	c := newConn(fd)
 	t.Cleanup(func() { c.Close() })
-	if err := connectSocket(fd, sa, time.Now().Add(10*time.Second), c.stopped, syscall.Connect); err != nil {
+	if err := rawsock.Connect(fd, sa, time.Now().Add(10*time.Second), c.stopped, syscall.Connect); err != nil {
 		t.Fatal(err)
 	}
 	return c, got

@@ -46,8 +46,9 @@ func devNull(tb testing.TB) int {
 // replay returns a Conn on null (devNull) that reads data and then the
 // end of the stream, and whose writes are lost. It is never closed.
 func replay(null int, data []byte) *Conn {
-	c := &Conn{fd: null, rbuf: make([]byte, max(len(data), 16)), wbuf: make([]byte, 4, 64)}
-	c.rend = copy(c.rbuf, data)
+	c := &Conn{wbuf: make([]byte, 4, 64)}
+	c.s.Open(null, nil, max(len(data), 16), "mysqlwire", "mysql", ErrClosed)
+	c.s.End = copy(c.s.Buf, data)
 	return c
 }
 

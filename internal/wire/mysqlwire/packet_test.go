@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"syscall"
 	"testing"
+
+	"github.com/dbarena/dbarena/internal/wire/rawsock"
 )
 
 // TestLongPacket feeds a payload split over maxPayload-sized packets
@@ -18,15 +20,16 @@ func TestLongPacket(t *testing.T) {
 	// garbage collection that stops the world while one end waits for the
 	// other must not deadlock.
 	for _, fd := range fds {
-		if err := setTimeouts(fd, waitSlice); err != nil {
+		if err := rawsock.SetTimeouts(fd, waitSlice); err != nil {
 			t.Fatal(err)
 		}
 	}
-	c := &Conn{fd: fds[0], rbuf: make([]byte, 16<<10), wbuf: make([]byte, 4, 64)}
+	c := newConn(fds[0])
 	defer c.Close()
 	want := bytes.Repeat([]byte("0123456789abcdef"), (maxPayload+1000)/16)
 	go func() {
-		w := &Conn{fd: fds[1], wbuf: append(make([]byte, 4), want...)}
+		w := newConn(fds[1])
+		w.wbuf = append(w.wbuf[:4], want...)
 		_ = w.writePacket()
 		w.wbuf = append(w.wbuf[:4], "next"...)
 		_ = w.writePacket()

@@ -4,12 +4,6 @@ import (
 	"crypto/tls"
 	"encoding/binary"
 	"errors"
-	"fmt"
-	"io"
-	"net"
-	"syscall"
-
-	"github.com/dbarena/dbarena/internal/wire/rawsock"
 )
 
 // ErrNoTLS says that TLS was asked for (Config.TLS) but the server does not
@@ -30,33 +24,8 @@ func (c *Conn) startTLS(cfg *tls.Config, flags, ext uint32) error {
 	if err := c.writePacket(); err != nil {
 		return err
 	}
-	if c.rpos != c.rend {
-		return errors.New("mysqlwire: server sent data before the TLS handshake")
-	}
-	c.tls = tls.Client(rawsock.NetConn{ReadFunc: c.sysRead, WriteFunc: c.sysWrite, Name: "mysqlwire"}, cfg)
-	if err := c.tls.Handshake(); err != nil {
-		if c.stopped() {
-			return ErrClosed
-		}
-		return fmt.Errorf("TLS handshake: %w", err)
-	}
-	return nil
-}
-
-// tlsError maps an error of the TLS layer as ioError maps a socket's: the
-// socket's own errors come back as they are.
-func (c *Conn) tlsError(op string, err error) error {
-	var oe *net.OpError
-	switch {
-	case err == nil:
-		return nil
-	case errors.Is(err, ErrClosed), errors.As(err, &oe):
-		return err
-	case err == io.EOF: // the server's close_notify
-		return c.ioError(op, syscall.ECONNRESET)
-	}
-	return c.ioError(op, err)
+	return c.s.StartTLS(cfg)
 }
 
 // TLS reports whether the connection is encrypted.
-func (c *Conn) TLS() bool { return c.tls != nil }
+func (c *Conn) TLS() bool { return c.s.TLS() }

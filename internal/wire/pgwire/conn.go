@@ -8,7 +8,7 @@
 // SSLRequest when Config.TLS is set.
 //
 // Each connection owns a blocking socket read and written with raw system
-// calls, as libpq does and as package mysqlwire does (see waitSlice): no
+// calls, as libpq does and as package mysqlwire does (rawsock.Socket): no
 // netpoller wake-ups, no driver goroutines, no allocation per statement. A
 // waiting connection keeps its goroutine's P, so a program with N
 // connections in use wants GOMAXPROCS above N (the runner sees to it for
@@ -29,6 +29,7 @@ import (
 	"fmt"
 	"net"
 	"sync/atomic"
+	"syscall"
 	"time"
 
 	"github.com/dbarena/dbarena/internal/wire/rawsock"
@@ -67,29 +68,13 @@ type Config struct {
 	Netpoll bool
 }
 
-// Connection states (Conn.state), as in mysqlwire: Close waits out an Abort
-// in progress, so that Abort never touches a reused descriptor.
-const (
-	stateOpen int32 = iota
-	stateAborting
-	stateAborted
-	stateClosed
-)
-
 // Conn is one client connection.
 type Conn struct {
-	fd      int
-	nc      net.Conn // Config.Netpoll
-	state   atomic.Int32
-	busy    atomic.Bool // a request is waiting for its reply (Abort cancels it)
-	onClose func()
-	rbuf    []byte // read buffer; rbuf[rpos:rend] is unread
-	rpos    int
-	rend    int
-	wbuf    []byte
-	tls     *tls.Conn
-	// deadline ends reads and writes (SetDeadline).
-	deadline time.Time
+	// s is the socket (a net.Conn with Config.Netpoll), its read buffer
+	// (s.Buf[s.Pos:s.End] is unread), deadline, Abort and TLS.
+	s    rawsock.Socket
+	busy atomic.Bool // a request is waiting for its reply (Abort cancels it)
+	wbuf []byte
 
 	cancelAddr Config // where a CancelRequest goes
 	pid, key   uint32 // BackendKeyData
@@ -100,13 +85,6 @@ type Conn struct {
 	unnamed    desc
 	pipe       *Pipeline
 	auth       string // the authentication method the server asked for
-	// wait, when set, waits for the non-blocking socket where a read
-	// would block (rawsock.Waiter: the connection shares its thread).
-	wait rawsock.Waiter
-	// drained: the last read left the socket empty, so that the next
-	// reply is announced to wait (edge-triggered): a read waits first
-	// instead of trying a recv(2) bound to find nothing.
-	drained bool
 	// step is the reply Poll reads (Send).
 	step replyState
 	// results is the number of results of the last reply (Results).
@@ -117,20 +95,13 @@ type Conn struct {
 // up, with ctx's error, once ctx is done (or at its deadline, if sooner
 // than cfg.Timeout).
 func Dial(ctx context.Context, cfg Config) (*Conn, error) {
-	timeout := cfg.Timeout
-	if timeout <= 0 {
-		timeout = 10 * time.Second
-	}
-	deadline := time.Now().Add(timeout)
-	if d, ok := ctx.Deadline(); ok && d.Before(deadline) {
-		deadline = d
-	}
-	c := &Conn{fd: -1, rbuf: make([]byte, 16<<10), wbuf: make([]byte, 0, 4<<10), cancelAddr: cfg}
-	c.row.c = c
+	deadline := rawsock.DialDeadline(ctx, cfg.Timeout)
 	network := "tcp"
 	if cfg.Socket != "" {
 		network = "unix"
 	}
+	fd := -1
+	var nc net.Conn
 	var err error
 	if cfg.Netpoll {
 		addr := cfg.Addr
@@ -139,9 +110,9 @@ func Dial(ctx context.Context, cfg Config) (*Conn, error) {
 		}
 		d := net.Dialer{Deadline: deadline, KeepAliveConfig: net.KeepAliveConfig{Enable: true,
 			Idle: rawsock.KeepAliveIdle, Interval: rawsock.KeepAliveInterval, Count: rawsock.KeepAliveCount}}
-		c.nc, err = d.DialContext(ctx, network, addr)
+		nc, err = d.DialContext(ctx, network, addr)
 	} else {
-		c.fd, err = dialRaw(ctx, cfg, deadline, func() bool { return ctx.Err() != nil })
+		fd, err = dialRaw(ctx, cfg, deadline, func() bool { return ctx.Err() != nil })
 	}
 	if err != nil {
 		if ctx.Err() != nil {
@@ -152,6 +123,7 @@ func Dial(ctx context.Context, cfg Config) (*Conn, error) {
 		}
 		return nil, err
 	}
+	c := newConn(fd, nc, cfg)
 	stop := context.AfterFunc(ctx, c.Abort)
 	defer stop()
 	c.SetDeadline(deadline)
@@ -176,14 +148,54 @@ func Dial(ctx context.Context, cfg Config) (*Conn, error) {
 		return nil, &net.OpError{Op: "dial", Net: network, Err: ctx.Err()}
 	}
 	c.SetDeadline(time.Time{})
-	if w := rawsock.WaiterFrom(ctx); w != nil && c.nc == nil {
-		if err := rawsock.Adopt(w, c.fd); err != nil {
-			c.Close()
-			return nil, &net.OpError{Op: "dial", Net: network, Err: err}
-		}
-		c.wait = w
+	if err := c.s.Adopt(ctx); err != nil {
+		c.Close()
+		return nil, &net.OpError{Op: "dial", Net: network, Err: err}
 	}
 	return c, nil
+}
+
+// newConn returns a Conn on the connected socket fd, or on nc (Netpoll),
+// for cfg.
+func newConn(fd int, nc net.Conn, cfg Config) *Conn {
+	c := &Conn{wbuf: make([]byte, 0, 4<<10), cancelAddr: cfg}
+	c.s.Open(fd, nc, 16<<10, "pgwire", "postgres", ErrClosed)
+	c.row.c = c
+	// A request waiting for its reply is cancelled on the server too;
+	// busy is read before the shutdown wakes the waiting call, which
+	// clears it.
+	c.s.OnAbort(func() {
+		if c.busy.Load() && c.pid != 0 {
+			go func() { _ = c.Cancel(context.Background()) }()
+		}
+	})
+	return c
+}
+
+// address resolves cfg's address.
+func address(ctx context.Context, cfg Config) (int, syscall.Sockaddr, error) {
+	return rawsock.Address(ctx, cfg.Socket, cfg.Addr)
+}
+
+// dialRaw opens a blocking socket to cfg's address (see package rawsock),
+// connected by deadline or until stop reports true.
+func dialRaw(ctx context.Context, cfg Config, deadline time.Time, stop func() bool) (int, error) {
+	domain, sa, err := address(ctx, cfg)
+	if err != nil {
+		return -1, err
+	}
+	fd, err := rawsock.NewSocket(domain)
+	if err != nil {
+		return -1, err
+	}
+	if err := rawsock.Establish(fd, sa, deadline, stop); err != nil {
+		syscall.Close(fd)
+		if err == rawsock.ErrStopped {
+			err = ErrClosed
+		}
+		return -1, err
+	}
+	return fd, nil
 }
 
 // startup negotiates TLS, sends the startup message and authenticates,
@@ -252,12 +264,7 @@ func (c *Conn) ParameterStatus(name string) string { return c.params[name] }
 // Fd is the connection's socket (-1 with Config.Netpoll), for a
 // measurement that drives the protocol on it itself (bench/coro-cost);
 // anything it leaves unread puts the Conn out of step.
-func (c *Conn) Fd() int {
-	if c.nc != nil {
-		return -1
-	}
-	return c.fd
-}
+func (c *Conn) Fd() int { return c.s.Fd() }
 
 // TxStatus is the transaction status of the last ReadyForQuery: 'I' idle,
 // 'T' in a transaction, 'E' in a failed transaction.
@@ -267,24 +274,14 @@ func (c *Conn) TxStatus() byte { return c.txStatus }
 // the default after Dial, lets them wait until Abort. A call still waiting
 // at t fails with a timeout (a *net.OpError wrapping syscall.ETIMEDOUT) and
 // aborts the Conn. For the Conn's owner, like every method but Abort.
-func (c *Conn) SetDeadline(t time.Time) { c.deadline = t }
+func (c *Conn) SetDeadline(t time.Time) { c.s.Deadline = t }
 
 // Abort makes the request in flight, and every later call, fail at once
 // with ErrClosed: it shuts the socket down and, when a request was waiting
 // for its reply, sends the server a CancelRequest (in the background) so
 // that the statement stops there too. Safe to call from any goroutine, more
 // than once, and after Close (when it does nothing).
-func (c *Conn) Abort() {
-	if c.state.CompareAndSwap(stateOpen, stateAborting) {
-		// busy first: the shutdown wakes the waiting call, which clears it.
-		busy := c.busy.Load()
-		c.shutdown()
-		c.state.Store(stateAborted)
-		if busy && c.pid != 0 {
-			go func() { _ = c.Cancel(context.Background()) }()
-		}
-	}
-}
+func (c *Conn) Abort() { c.s.Abort() }
 
 // Cancel asks the server, on a connection of its own, to cancel the
 // statement running on c (CancelRequest with c's backend key). The server
@@ -319,11 +316,11 @@ func (c *Conn) Cancel(ctx context.Context) error {
 }
 
 // stopped reports that the Conn was aborted or closed.
-func (c *Conn) stopped() bool { return c.state.Load() != stateOpen }
+func (c *Conn) stopped() bool { return c.s.Stopped() }
 
 // OnClose sets f to run once, when Close releases the socket (replacing any
 // earlier f). Set it before the Conn is shared.
-func (c *Conn) OnClose(f func()) { c.onClose = f }
+func (c *Conn) OnClose(f func()) { c.s.OnClose(f) }
 
 // Close says goodbye to the server (Terminate) and releases the socket.
 // Later calls return ErrClosed (Close itself returns nil).
@@ -332,22 +329,7 @@ func (c *Conn) Close() error {
 		c.wbuf = append(c.wbuf[:0], 'X', 0, 0, 0, 4)
 		_ = c.flush()
 	}
-	for {
-		switch s := c.state.Load(); s {
-		case stateClosed:
-			return nil
-		case stateAborting:
-			waitAbort()
-		default:
-			if c.state.CompareAndSwap(s, stateClosed) {
-				err := c.release()
-				if c.onClose != nil {
-					c.onClose()
-				}
-				return err
-			}
-		}
-	}
+	return c.s.Close()
 }
 
 // readyFor records a ReadyForQuery's transaction status.
@@ -362,16 +344,7 @@ func (c *Conn) flush() error {
 	if c.stopped() {
 		return ErrClosed
 	}
-	err := c.write(c.wbuf)
+	err := c.s.Write(c.wbuf)
 	c.wbuf = c.wbuf[:0]
 	return err
-}
-
-// write sends all of b, through TLS when it is on.
-func (c *Conn) write(b []byte) error {
-	if c.tls != nil {
-		_, err := c.tls.Write(b)
-		return c.tlsError("write", err)
-	}
-	return c.sysWrite(b)
 }

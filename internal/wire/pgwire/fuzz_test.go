@@ -27,9 +27,10 @@ func devNull(f *testing.F) int {
 // replay returns a Conn on null that reads data and then the end of the
 // stream, and whose writes are lost. It is never closed.
 func replay(null int, data []byte) *Conn {
-	c := &Conn{fd: null, rbuf: make([]byte, max(len(data), 16)), wbuf: make([]byte, 0, 64), params: map[string]string{}}
-	c.row.c = c
-	c.rend = copy(c.rbuf, data)
+	c := newConn(null, nil, Config{})
+	c.params = map[string]string{}
+	c.s.Buf = make([]byte, max(len(data), 16))
+	c.s.End = copy(c.s.Buf, data)
 	return c
 }
 

@@ -62,36 +62,8 @@ func parseError(p []byte) error {
 	return e
 }
 
-// fill reads more bytes into rbuf, keeping rbuf[rpos:rend].
-func (c *Conn) fill() error {
-	c.room()
-	var n int
-	var err error
-	if c.tls != nil {
-		for n == 0 && err == nil {
-			n, err = c.tls.Read(c.rbuf[c.rend:])
-		}
-		err = c.tlsError("read", err)
-	} else {
-		n, err = c.sysRead(c.rbuf[c.rend:])
-	}
-	c.rend += n
-	return err
-}
-
-// room moves rbuf's unread bytes to its start, and doubles rbuf when
-// they fill it, so that there is room to read more.
-func (c *Conn) room() {
-	if c.rpos > 0 {
-		c.rend = copy(c.rbuf, c.rbuf[c.rpos:c.rend])
-		c.rpos = 0
-	}
-	if c.rend == len(c.rbuf) {
-		nb := make([]byte, 2*len(c.rbuf))
-		copy(nb, c.rbuf[:c.rend])
-		c.rbuf = nb
-	}
-}
+// fill reads more bytes into the read buffer, keeping its unread ones.
+func (c *Conn) fill() error { return c.s.Fill() }
 
 // readMsg returns the next backend message's type and payload. The
 // payload is valid until the next read.
@@ -101,29 +73,29 @@ func (c *Conn) readMsg() (byte, []byte, error) {
 		if ok || err != nil {
 			return t, p, err
 		}
-		// fill grows rbuf as the bytes come, not at the word of the header.
+		// fill grows the buffer as the bytes come, not at the word of the header.
 		if err := c.fill(); err != nil {
 			return 0, nil, err
 		}
 	}
 }
 
-// buffered returns the next message if rbuf holds all of it (ok).
+// buffered returns the next message if the read buffer holds all of it (ok).
 func (c *Conn) buffered() (t byte, p []byte, ok bool, err error) {
-	if c.rend-c.rpos < 5 {
+	if c.s.End-c.s.Pos < 5 {
 		return 0, nil, false, nil
 	}
-	h := c.rbuf[c.rpos:]
+	h := c.s.Buf[c.s.Pos:]
 	n := int(binary.BigEndian.Uint32(h[1:5]))
 	if n < 4 || n > maxMessage {
 		c.Abort() // out of step with the stream
 		return 0, nil, false, fmt.Errorf("pgwire: bad message length %d", n)
 	}
-	if c.rend-c.rpos < n+1 {
+	if c.s.End-c.s.Pos < n+1 {
 		return 0, nil, false, nil
 	}
-	p = c.rbuf[c.rpos+5 : c.rpos+1+n]
-	c.rpos += 1 + n
+	p = c.s.Buf[c.s.Pos+5 : c.s.Pos+1+n]
+	c.s.Pos += 1 + n
 	return h[0], p, true, nil
 }
 

@@ -1,10 +1,6 @@
 package pgwire
 
-import (
-	"syscall"
-
-	"github.com/dbarena/dbarena/internal/wire/rawsock"
-)
+import ()
 
 // Stepping: a caller that serves many connections from one thread, handling
 // each socket that signals on its own stack as pgbench's threads do, sends
@@ -14,7 +10,7 @@ import (
 
 // CanStep reports whether Poll can serve the Conn: a raw socket that waits
 // through a rawsock.Waiter (Dial's context carried one), without TLS.
-func (c *Conn) CanStep() bool { return c.wait != nil && c.tls == nil && c.nc == nil }
+func (c *Conn) CanStep() bool { return c.s.Shared() && !c.s.TLS() && !c.s.Netpoll() }
 
 // Send sends an unprepared statement like Query (its rows are skipped) and
 // returns without reading the reply: Poll does.
@@ -64,7 +60,7 @@ func (c *Conn) Poll() (done bool, affected int64, err error) {
 	for {
 		t, p, ok, err := c.buffered()
 		if err == nil && !ok {
-			if ok, err = c.fillNow(); err == nil {
+			if ok, err = c.s.FillNow(); err == nil {
 				if !ok {
 					return false, 0, nil
 				}
@@ -82,35 +78,5 @@ func (c *Conn) Poll() (done bool, affected int64, err error) {
 		c.busy.Store(false)
 		affected, err = c.step.result(err)
 		return true, affected, err
-	}
-}
-
-// fillNow reads what the socket holds into rbuf, without waiting: false
-// when it held nothing.
-func (c *Conn) fillNow() (bool, error) {
-	c.room()
-	b := c.rbuf[c.rend:]
-	for {
-		if c.stopped() {
-			return false, ErrClosed
-		}
-		n, err := rawsock.Recv(c.fd, b)
-		if err == nil && n == 0 {
-			err = syscall.ECONNRESET // end of stream
-		}
-		if err == syscall.EINTR {
-			continue
-		}
-		if err != nil {
-			if err == syscall.EAGAIN {
-				if err = c.waited(err); err == nil { // before the deadline
-					return false, nil
-				}
-			}
-			return false, c.ioError("read", err)
-		}
-		c.rend += n
-		c.drained = n < len(b)
-		return true, nil
 	}
 }

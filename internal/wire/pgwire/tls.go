@@ -5,11 +5,6 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
-	"io"
-	"net"
-	"syscall"
-
-	"github.com/dbarena/dbarena/internal/wire/rawsock"
 )
 
 // startTLS sends the SSLRequest and, when the server answers 'S', runs the
@@ -23,13 +18,13 @@ func (c *Conn) startTLS(cfg *tls.Config, preferred bool) error {
 	if err := c.flush(); err != nil {
 		return err
 	}
-	for c.rend == c.rpos {
+	for c.s.End == c.s.Pos {
 		if err := c.fill(); err != nil {
 			return err
 		}
 	}
-	answer := c.rbuf[c.rpos]
-	c.rpos++
+	answer := c.s.Buf[c.s.Pos]
+	c.s.Pos++
 	switch answer {
 	case 'S':
 	case 'N':
@@ -42,32 +37,8 @@ func (c *Conn) startTLS(cfg *tls.Config, preferred bool) error {
 	default:
 		return fmt.Errorf("pgwire: unexpected SSLRequest answer %q", answer)
 	}
-	if c.rpos != c.rend {
-		return errors.New("pgwire: server sent data before the TLS handshake")
-	}
-	c.tls = tls.Client(rawsock.NetConn{ReadFunc: c.sysRead, WriteFunc: c.sysWrite, Name: "pgwire"}, cfg)
-	if err := c.tls.Handshake(); err != nil {
-		if c.stopped() {
-			return ErrClosed
-		}
-		return fmt.Errorf("TLS handshake: %w", err)
-	}
-	return nil
+	return c.s.StartTLS(cfg)
 }
 
 // TLS reports whether the connection is encrypted.
-func (c *Conn) TLS() bool { return c.tls != nil }
-
-// tlsError maps an error of the TLS layer as ioError maps a socket's.
-func (c *Conn) tlsError(op string, err error) error {
-	var oe *net.OpError
-	switch {
-	case err == nil:
-		return nil
-	case errors.Is(err, ErrClosed), errors.As(err, &oe):
-		return err
-	case err == io.EOF: // the server's close_notify
-		return c.ioError(op, syscall.ECONNRESET)
-	}
-	return c.ioError(op, err)
-}
+func (c *Conn) TLS() bool { return c.s.TLS() }

@@ -2,6 +2,9 @@
 // (mysqlwire, pgwire): blocking sockets driven by raw system calls, so that
 // a waiting worker holds its OS thread as a C client does, with every wait
 // cut into WaitSlice pieces so that the Go runtime can still preempt it.
+// Socket is the one connection type both clients embed: buffered reads,
+// writes, deadline, Abort, Close, TLS and the Waiter of a shared thread;
+// the clients keep only their protocol.
 package rawsock
 
 import (
