@@ -9,6 +9,7 @@ import (
 
 	"github.com/dbarena/dbarena/internal/data/checksum"
 	"github.com/dbarena/dbarena/internal/execute"
+	"github.com/dbarena/dbarena/internal/results/console"
 	"github.com/dbarena/dbarena/internal/server/dialect"
 	"github.com/dbarena/dbarena/internal/server/target"
 )
@@ -99,7 +100,7 @@ func (a *App) checksumCmd(ctx context.Context, args []string) error {
 		database = s.Target.Database
 	}
 	fmt.Fprintf(a.Stdout, "Checksums of %s on %s %s (%s)\n", database, s.Target.Flavor, s.Target.Version, s.Target.MaskedDSN())
-	a.printChecksums(list)
+	console.Checksums(a.Stdout, list)
 	if jsonFile != "" {
 		b, err := json.MarshalIndent(checksumJSON{Format: checksumFormat, Target: s.Target.MaskedDSN(),
 			Flavor: string(s.Target.Flavor), Version: s.Target.Version, Database: database, Tables: list}, "", "  ")
@@ -111,21 +112,4 @@ func (a *App) checksumCmd(ctx context.Context, args []string) error {
 		}
 	}
 	return nil
-}
-
-// printChecksums prints one line a table.
-func (a *App) printChecksums(list []checksum.Table) {
-	w := a.Stdout
-	fmt.Fprintf(w, "%-32s %-8s %12s %10s %10s  %-17s %s\n", "table", "engine", "rows", "data MB", "index MB", "sum", "portable")
-	for _, t := range list {
-		port := "no"
-		if t.Portable {
-			port = "yes"
-		}
-		fmt.Fprintf(w, "%-32s %-8s %12d %10.2f %10.2f  %-17s %s\n", t.Name, t.Engine, t.Rows,
-			float64(t.DataBytes)/(1<<20), float64(t.IndexBytes)/(1<<20), t.Sum, port)
-	}
-	if len(list) == 0 {
-		fmt.Fprintln(w, "(no tables)")
-	}
 }

@@ -4,9 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/spf13/pflag"
@@ -15,6 +13,7 @@ import (
 	"github.com/dbarena/dbarena/internal/data/dumpload"
 	"github.com/dbarena/dbarena/internal/execute"
 	"github.com/dbarena/dbarena/internal/measure/hostinfo"
+	"github.com/dbarena/dbarena/internal/results/console"
 	"github.com/dbarena/dbarena/internal/results/summary"
 	"github.com/dbarena/dbarena/internal/secret"
 	"github.com/dbarena/dbarena/internal/server/dialect"
@@ -158,10 +157,10 @@ func (a *App) loadCmd(ctx context.Context, args []string) error {
 	}
 	ctx, stop := a.Interrupts(ctx)
 	defer stop()
-	pp := &loadProgress{w: a.Stderr}
-	o.Progress, o.ProgressEvery, o.Warn = pp.print, f.progress, pp.warn
+	pp := console.NewLoadProgress(a.Stderr)
+	o.Progress, o.ProgressEvery, o.Warn = pp.Print, f.progress, pp.Warn
 	fmt.Fprintf(a.Stdout, "Loading %s (%s, %s) into %s %s (%s): %d threads\n", strings.Join(o.Files, " "), d.Format,
-		formatBytes(d.Size), s.Target.Flavor, s.Target.Version, s.Target.MaskedDSN(), o.Threads)
+		console.Bytes(d.Size), s.Target.Flavor, s.Target.Version, s.Target.MaskedDSN(), o.Threads)
 	res, loadErr := dumpload.Load(ctx, s.Env(), o)
 	if loadErr != nil {
 		loadErr = printableError{loadErr}
@@ -172,7 +171,7 @@ func (a *App) loadCmd(ctx context.Context, args []string) error {
 		}
 		return failed(loadErr)
 	}
-	a.printLoad(res)
+	console.Load(a.Stdout, res, loadShownErrors)
 	run := res.Summary(s.Target, loadErr)
 	for _, kv := range f.tags {
 		run.Tags[kv[0]] = kv[1]
@@ -193,7 +192,7 @@ func (a *App) loadCmd(ctx context.Context, args []string) error {
 	switch {
 	case res.Interrupted:
 		return failed(fmt.Errorf("interrupted after %s, %d statements, %d rows; partial result stored as run %d",
-			formatBytes(res.Bytes), res.Statements, res.Rows, run.ID))
+			console.Bytes(res.Bytes), res.Statements, res.Rows, run.ID))
 	case loadErr != nil && dumpload.IsBadInput(loadErr):
 		return usagef("%w", loadErr)
 	case loadErr != nil:
@@ -311,90 +310,6 @@ func deferAuto(ctx context.Context, s *execute.Session, size int64) bool {
 	return size > pool
 }
 
-// loadProgress prints progress lines.
-type loadProgress struct {
-	mu sync.Mutex
-	w  io.Writer
-}
-
-func (p *loadProgress) print(pr dumpload.Progress) {
-	if pr.Done {
-		return
-	}
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	line := fmt.Sprintf("[%5.0fs] %s", pr.Elapsed.Seconds(), formatBytes(pr.Bytes))
-	if pr.TotalBytes > 0 {
-		line += fmt.Sprintf(" of %s (%.0f%%)", formatBytes(pr.TotalBytes), 100*float64(pr.Bytes)/float64(pr.TotalBytes))
-	}
-	line += fmt.Sprintf(", %d statements, %d rows, %.1f MB/s", pr.Statements, pr.Rows, pr.Rate())
-	pr.Table = dumpload.Printable(pr.Table)
-	if eta := pr.ETA(); eta > 0 && pr.Phase == "schema+data" {
-		line += fmt.Sprintf(", ETA %s", eta.Round(time.Second))
-	}
-	if pr.Phase != "schema+data" {
-		line += ", " + pr.Phase
-	} else if pr.Table != "" {
-		line += ", table " + pr.Table
-	}
-	fmt.Fprintln(p.w, line)
-}
-
-// printLoad prints the per-table summary and the failed statements.
-func (a *App) printLoad(r *dumpload.Result) {
-	w := a.Stdout
-	fmt.Fprintln(w)
-	if len(r.Tables) > 0 {
-		fmt.Fprintf(w, "%-32s %-8s %10s %10s %10s %10s %10s  %s\n", "table", "engine", "sent", "loaded", "rows", "data MB", "index MB", "checksum")
-		for _, t := range r.Tables {
-			name := t.Name
-			if len(r.Databases) > 1 {
-				name = t.Database + "." + t.Name
-			}
-			name = dumpload.Printable(name)
-			rows, sent := fmt.Sprint(t.Rows), fmt.Sprint(t.Sent)
-			if t.Rows < 0 {
-				rows = "-"
-			}
-			if t.Sent < 0 {
-				sent = "?"
-			}
-			fmt.Fprintf(w, "%-32s %-8s %10s %10d %10s %10.1f %10.1f  %s\n", name, t.Engine, sent, t.Loaded, rows,
-				float64(t.DataBytes)/1e6, float64(t.IndexBytes)/1e6, t.Checksum)
-		}
-	}
-	state := "loaded"
-	if r.Interrupted {
-		state = "interrupted"
-	}
-	rate := 0.0
-	if s := r.Duration.Seconds(); s > 0 {
-		rate = float64(r.Bytes) / 1e6 / s
-	}
-	fmt.Fprintf(w, "\n%s %s in %.1fs (%.1f MB/s): %d statements, %d rows, %d tables", state, formatBytes(r.Bytes),
-		r.Duration.Seconds(), rate, r.Statements, r.Rows, len(r.Tables))
-	if len(r.Databases) > 0 {
-		fmt.Fprintf(w, " in %s", dumpload.Printable(strings.Join(r.Databases, ", ")))
-	}
-	fmt.Fprintln(w)
-	for _, n := range r.Notes {
-		fmt.Fprintln(w, "note: "+dumpload.Printable(n))
-	}
-	if r.ErrorCount > 0 {
-		fmt.Fprintf(w, "%d statements failed", r.ErrorCount)
-		if r.ErrorCount > loadShownErrors {
-			fmt.Fprintf(w, " (first %d; all in --json)", loadShownErrors)
-		}
-		fmt.Fprintln(w, ":")
-		for i, e := range r.Errors {
-			if i == loadShownErrors {
-				break
-			}
-			fmt.Fprintf(w, "  %s: %s\n", dumpload.Printable(e.Where()), dumpload.Printable(e.Error))
-		}
-	}
-}
-
 func writeLoadJSON(path string, doc *loadJSON) error {
 	b, err := json.MarshalIndent(doc, "", "  ")
 	if err != nil {
@@ -411,25 +326,6 @@ type printableError struct{ err error }
 
 func (e printableError) Error() string { return dumpload.Printable(e.err.Error()) }
 func (e printableError) Unwrap() error { return e.err }
-
-func (p *loadProgress) warn(msg string) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	fmt.Fprintln(p.w, "warning: "+msg)
-}
-
-// formatBytes renders a size in B, KB, MB or GB (decimal).
-func formatBytes(n int64) string {
-	switch {
-	case n >= 1e9:
-		return fmt.Sprintf("%.2f GB", float64(n)/1e9)
-	case n >= 1e6:
-		return fmt.Sprintf("%.1f MB", float64(n)/1e6)
-	case n >= 1e3:
-		return fmt.Sprintf("%.1f KB", float64(n)/1e3)
-	}
-	return fmt.Sprintf("%d B", n)
-}
 
 // validLoadFormat reports a --format value dump.OpenAs takes.
 func validLoadFormat(f string) bool {

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"github.com/dbarena/dbarena/internal/results/console"
 	"github.com/dbarena/dbarena/internal/results/store"
 	"github.com/dbarena/dbarena/internal/results/summary"
 	"github.com/dbarena/dbarena/internal/scaleout/shard"
@@ -189,9 +190,9 @@ func (a *App) resultsShow(ctx context.Context, args []string) error {
 		fmt.Fprintf(a.Stdout, "Tags: %s\n", formatTags(run.Tags))
 	}
 	if run.Shards != nil {
-		a.printSharded(run)
+		console.Sharded(a.Stdout, run)
 	} else {
-		a.printSummary(run)
+		console.Summary(a.Stdout, run)
 	}
 	if w, err := a.Registry.New(run.Workload); err == nil {
 		if rep, ok := w.(workload.Reporter); ok {

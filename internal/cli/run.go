@@ -14,10 +14,12 @@ import (
 	"github.com/dbarena/dbarena/internal/execute"
 	"github.com/dbarena/dbarena/internal/measure/hostinfo"
 	"github.com/dbarena/dbarena/internal/measure/runner"
+	"github.com/dbarena/dbarena/internal/results/console"
 	"github.com/dbarena/dbarena/internal/results/store"
 	"github.com/dbarena/dbarena/internal/results/summary"
 	"github.com/dbarena/dbarena/internal/secret"
 	"github.com/dbarena/dbarena/internal/server/dialect"
+	"github.com/dbarena/dbarena/internal/server/target"
 	"github.com/dbarena/dbarena/internal/workload"
 )
 
@@ -232,7 +234,7 @@ func (a *App) runOnce(ctx context.Context, st *store.Store, s *execute.Session, 
 	run := out.Run
 	if !o.quiet {
 		printEndIntervals(a, w, o)
-		a.printSummary(run)
+		console.Summary(a.Stdout, run)
 		if p.rep != nil {
 			fmt.Fprint(a.Stdout, p.rep.FormatSummary(run))
 		}
@@ -283,14 +285,25 @@ func (p *runPrinter) Interval(iv runner.Interval, figures map[string]float64) {
 	if p.quiet {
 		return
 	}
-	figure := hostFigure(figures)
+	figure := console.HostFigure(figures)
 	if p.rep != nil {
 		fmt.Fprintln(p.a.Stdout, p.rep.FormatInterval(workload.IntervalReport{Start: iv.Start, End: iv.End,
 			Warmup: iv.Warmup, Threads: iv.Threads, PerType: iv.PerType, Queries: iv.Queries,
 			Events: iv.Events, Errors: iv.Errors, Late: iv.Late, P95: iv.P95})+figure)
 		return
 	}
-	fmt.Fprintln(p.a.Stdout, formatInterval(iv, p.spec.Config.Warmup)+figure)
+	fmt.Fprintln(p.a.Stdout, console.Interval(iv, p.spec.Config.Warmup)+figure)
+}
+
+// maskArgs returns the command line with passwords masked: whatever looks
+// like one (secret.MaskCommand), and the target's own password wherever it
+// appears.
+func maskArgs(args []string, t target.Target) []string {
+	out := secret.MaskCommand(args)
+	for i := range out {
+		out[i] = t.Mask(out[i])
+	}
+	return out
 }
 
 // exitFor maps an error of the run pipeline to its exit code.

@@ -11,13 +11,13 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"text/tabwriter"
 	"time"
 
 	"github.com/spf13/pflag"
 
 	"github.com/dbarena/dbarena/internal/execute"
 	"github.com/dbarena/dbarena/internal/measure/runner"
+	"github.com/dbarena/dbarena/internal/results/console"
 	"github.com/dbarena/dbarena/internal/results/store"
 	"github.com/dbarena/dbarena/internal/results/summary"
 	"github.com/dbarena/dbarena/internal/scaleout/shard"
@@ -346,32 +346,8 @@ func localShardArgs(args []string) []string {
 	return out
 }
 
-// printSharded prints a merged sharded run: the summary, then each shard.
-func (a *App) printSharded(run *summary.Run) {
-	a.printSummary(run)
-	if len(run.Notes) > 0 {
-		fmt.Fprintln(a.Stdout, "\nNotes:")
-		for _, n := range run.Notes {
-			fmt.Fprintln(a.Stdout, "    "+n)
-		}
-	}
-	fmt.Fprintln(a.Stdout, "\nShards:")
-	tw := tabwriter.NewWriter(a.Stdout, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "    SHARD\tHOST\tSTATUS\tRUN\tTHREADS\tEVENTS\tTPS\tP95 MS\tSTART SKEW MS")
-	for _, s := range run.Shards {
-		var events int64
-		var p95 float64
-		if s.Totals != nil {
-			events = s.Totals.Events
-		}
-		if s.LatencyMS != nil {
-			p95 = s.LatencyMS.P95
-		}
-		fmt.Fprintf(tw, "    %d/%d\t%s\t%s\t%d\t%d\t%d\t%.2f\t%.2f\t%.1f\n", s.Index, s.Count, s.Host, s.Status, s.Run,
-			s.Threads, events, s.TPS, p95, s.StartSkewMS)
-	}
-	tw.Flush()
-}
+// printSharded prints a merged sharded run (console.Sharded).
+func (a *App) printSharded(run *summary.Run) { console.Sharded(a.Stdout, run) }
 
 // loadRun reads a stored run by its number, or a sharded run by its
 // --run-id, merged. Not found is a usage error.

@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/dbarena/dbarena/internal/execute"
+	"github.com/dbarena/dbarena/internal/results/console"
 	"github.com/dbarena/dbarena/internal/server/dialect"
 	"github.com/dbarena/dbarena/internal/workload"
 )
@@ -128,13 +129,13 @@ func (a *App) prepare(ctx context.Context, args []string) error {
 	defer stop()
 	fmt.Fprintf(a.Stdout, "Preparing %s on %s %s (%s) with %d threads\n",
 		w.Name(), s.Target.Flavor, s.Target.Version, s.Target.MaskedDSN(), c.threads)
-	prog := newProgress(a.Stdout)
+	prog := console.NewProgress(a.Stdout)
 	mon := execute.StartMonitor(context.WithoutCancel(ctx), a.home(), s, c.monitor)
 	defer mon.Stop()
-	prog.suffix = func(elapsed time.Duration) string { return hostFigure(mon.ProgressSample(elapsed)) }
-	prog.start()
+	prog.Suffix = func(elapsed time.Duration) string { return console.HostFigure(mon.ProgressSample(elapsed)) }
+	prog.Start()
 	err = p.Prepare(ctx, s.Env(), c.threads, prog)
-	prog.stop()
+	prog.Stop()
 	a.printLoadMonitor(mon)
 	if err != nil {
 		if ctx.Err() != nil {
