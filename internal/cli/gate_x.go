@@ -7,16 +7,15 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"slices"
 
 	"github.com/spf13/pflag"
 
 	"github.com/dbarena/dbarena/internal/lab"
 	"github.com/dbarena/dbarena/internal/lab/plan"
+	"github.com/dbarena/dbarena/internal/results/console"
 	"github.com/dbarena/dbarena/internal/results/gate"
 	"github.com/dbarena/dbarena/internal/results/store"
 	"github.com/dbarena/dbarena/internal/results/summary"
-	"github.com/dbarena/dbarena/internal/scaleout/shard"
 )
 
 // gateOptions are run's CI gate flags: --threshold, --junit, --md-summary
@@ -227,7 +226,7 @@ func (a *App) planGates(res lab.Result, judged []*summary.Run) error {
 				if run.Plan != nil {
 					where = fmt.Sprintf("round %d %s", run.Plan.Round, run.Plan.Cell)
 				}
-				fmt.Fprintf(a.Stdout, "%s [%s%s]\n", gate.Line(r), where, stepRunRef(run))
+				fmt.Fprintf(a.Stdout, "%s [%s%s]\n", gate.Line(r), where, console.StepRunRef(run))
 			}
 		}
 	}
@@ -244,29 +243,12 @@ func (a *App) planFailOn(ctx context.Context, st *store.Store, name, session str
 	if len(limits) == 0 {
 		return nil
 	}
-	rows, err := st.List(ctx, store.Filter{Tags: map[string]string{lab.TagPlan: name, lab.TagSession: session}})
+	runs, err := lab.SessionRuns(ctx, st, name, session)
 	if err != nil {
 		return failed(err)
 	}
-	slices.Reverse(rows) // oldest first: cells in schedule order
-	var runs []*summary.Run
-	for _, r := range rows {
-		run, err := st.Run(ctx, r.ID)
-		if err != nil {
-			return failed(err)
-		}
-		runs = append(runs, run)
-	}
-	if runs, err = shard.MergeRuns(ctx, st, runs); err != nil {
-		return failed(err)
-	}
 	if len(base) == 0 { // as printPlanStats: the server of the first cell
-		for _, r := range runs {
-			if r.Plan != nil {
-				base = []plan.Param{{Key: "server", Value: r.Plan.Coords["server"]}}
-				break
-			}
-		}
+		base = lab.DefaultBaseline(runs)
 	}
 	pairs := plan.BaselinePairs(runs, base)
 	fmt.Fprintln(a.Stdout)
@@ -280,13 +262,13 @@ func (a *App) planFailOn(ctx context.Context, st *store.Store, name, session str
 		var js []gate.Judgement
 		for _, l := range limits {
 			j := gate.Judge(l, p.Base, p.Runs)
-			fmt.Fprintf(a.Stdout, "%s [%s vs %s]\n", j.Line(), cellLabel(p.Cell), cellLabel(p.Baseline))
+			fmt.Fprintf(a.Stdout, "%s [%s vs %s]\n", j.Line(), console.CellLabel(p.Cell), console.CellLabel(p.Baseline))
 			if j.Verdict == gate.Fail {
 				fails++
 			}
 			js = append(js, j)
 		}
-		suites = append(suites, gate.CompareSuite(fmt.Sprintf("plan %s %s vs baseline %s", name, cellLabel(p.Cell), cellLabel(p.Baseline)), js))
+		suites = append(suites, gate.CompareSuite(fmt.Sprintf("plan %s %s vs baseline %s", name, console.CellLabel(p.Cell), console.CellLabel(p.Baseline)), js))
 	}
 	if err := writeGates(c.junit, c.md, suites); err != nil {
 		return failed(err)

@@ -11,6 +11,7 @@ import (
 	"github.com/dbarena/dbarena/internal/lab"
 	"github.com/dbarena/dbarena/internal/lab/plan"
 	"github.com/dbarena/dbarena/internal/measure/hostinfo"
+	"github.com/dbarena/dbarena/internal/results/console"
 	"github.com/dbarena/dbarena/internal/results/summary"
 	"github.com/dbarena/dbarena/internal/server/catalog"
 	"github.com/dbarena/dbarena/internal/server/target"
@@ -114,7 +115,7 @@ func (a *App) planCheck(args []string) error {
 	steps := p.Schedule()
 	fmt.Fprintf(a.Stdout, "Plan %s: %d servers, %d cells, %d rounds, %d runs, %s\n",
 		p.Name, len(p.Variants()), len(p.Cells()), p.Rounds, len(steps), lab.EstimatePlan(p, a.Registry))
-	if l := shardsLine(p); l != "" {
+	if l := console.ShardsLine(p); l != "" {
 		fmt.Fprintln(a.Stdout, l)
 	}
 	return nil
@@ -159,7 +160,7 @@ func (a *App) planRun(ctx context.Context, args []string) error {
 		Sandboxes: lab.Local{Manager: a.sandboxes(), Catalog: catalog.Open(a.home())},
 		Pipeline: lab.Steps{Registry: a.Registry, Store: st, Home: a.home(), Host: host, Version: Version,
 			Command: command},
-		Observer: planPrinter{w: a.Stdout, p: p},
+		Observer: console.PlanProgress{W: a.Stdout, Plan: p},
 		Loader:   lab.DumpLoader{Store: st, Host: host, Version: Version, Command: command},
 		Shards:   a.planShards(st, o.results),
 		Judged:   func(run *summary.Run) { judged = append(judged, run) },
