@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"strconv"
 	"strings"
 	"time"
 
@@ -119,21 +118,23 @@ func (a *App) run(ctx context.Context, args []string) error {
 	if err := validate(o.validate(fs), w.Validate()); err != nil {
 		return err
 	}
-	picked, err := execute.Configure(w, &o.cfg, execute.Given{Threads: fs.Changed("threads"),
+	req := a.runRequest(w, &o, execute.Given{Threads: fs.Changed("threads"),
 		Time: fs.Changed("time"), Events: fs.Changed("events"), IgnoreErrors: fs.Changed("ignore-errors")})
-	if err != nil {
-		return exitFor(err)
-	}
-	o.shard.workloadThreads = picked
 	if err := o.shard.resolve(a.Getenv, o.rounds); err != nil {
 		return err
 	}
 	if o.shard.local {
+		if err := req.Configure(); err != nil {
+			return exitFor(err)
+		}
+		if _, err := execute.ShardConfig(req.Config, 0, o.shard.count, req.ThreadsPicked()); err != nil {
+			return usagef("%w", err)
+		}
 		return a.runLocalShards(ctx, &o)
 	}
-	execute.SetThreads(w, o.cfg.Threads)
-	if err := a.prepareShard(w, &o); err != nil {
-		return err
+	req.Shard = a.shardPart(&o)
+	if err := req.Configure(); err != nil {
+		return exitFor(err)
 	}
 	if o.jsonPath != "" {
 		if err := checkWritable(o.jsonPath); err != nil {
@@ -145,10 +146,8 @@ func (a *App) run(ctx context.Context, args []string) error {
 		return err
 	}
 	defer st.Close()
-
-	var open func(context.Context) (*execute.Session, error)
 	if detached {
-		if open, err = a.detachedSessions(ctx, w, &o, dbTarget); err != nil {
+		if req.Open, err = a.detachedSessions(ctx, w, &o, dbTarget); err != nil {
 			return err
 		}
 	} else {
@@ -156,114 +155,99 @@ func (a *App) run(ctx context.Context, args []string) error {
 		if err != nil {
 			return err
 		}
-		open = func(ctx context.Context) (*execute.Session, error) {
-			return execute.Connect(ctx, t, dialect.OpenOptions{MaxConns: o.cfg.Threads})
+		req.Open = func(ctx context.Context) (*execute.Session, error) {
+			return execute.Connect(ctx, t, dialect.OpenOptions{MaxConns: req.Config.Threads})
 		}
 	}
 	ctx, stop := a.Interrupts(ctx)
 	defer stop()
-	host := hostinfo.Collect()
-	if err := a.joinShard(ctx, st, &o, host.Hostname); err != nil {
-		return err
-	}
-	// A fresh pool per round: closing it ends the server sessions, so the
-	// server's own counters are complete when they are read.
-	return a.runRounds(ctx, st, w, &o, host, func() (*execute.Session, error) { return open(ctx) })
+	req.Host = hostinfo.Collect()
+	return a.runRounds(ctx, st, req, &o)
 }
 
-// runRounds runs the workload o.rounds times, each on a session from
-// connect, and returns the first failure of a round.
-func (a *App) runRounds(ctx context.Context, st *store.Store, w workload.Workload, o *runOptions, host summary.Host, connect func() (*execute.Session, error)) error {
-	var runErr error
-	for round := 1; round <= o.rounds; round++ {
-		if o.rounds > 1 {
-			fmt.Fprintf(a.Stdout, "\nRound %d of %d\n", round, o.rounds)
-		}
-		s, err := connect()
-		if err != nil {
-			return exitFor(err)
-		}
-		run, err := a.runOnce(ctx, st, s, w, o, round, host)
-		s.Close()
-		if err != nil {
+// runRequest is the request of a run of w with the options o.
+func (a *App) runRequest(w workload.Workload, o *runOptions, given execute.Given) *execute.Request {
+	return &execute.Request{Workload: w, Config: o.cfg, Given: given, Monitor: o.monitor, Home: a.home(),
+		Tags: o.tags, Plan: o.plan, Version: Version, Rounds: o.rounds, Judge: o.gates.judgeFunc(),
+		Command: func(t target.Target) []string { return maskArgs(a.Args, t) }}
+}
+
+// runRounds runs a configured request through the run service, printing
+// each round, and returns the first failure of a round.
+func (a *App) runRounds(ctx context.Context, st *store.Store, req *execute.Request, o *runOptions) error {
+	o.cfg = req.Config
+	p := &runPrinter{a: a, o: o, st: st, w: req.Workload}
+	p.rep, _ = req.Workload.(workload.Reporter)
+	if err := execute.Rounds(ctx, st, req, p); err != nil {
+		if ee := (*exitError)(nil); errors.As(err, &ee) {
 			return err
 		}
-		a.gateRound(o, run)
-		switch run.Status {
-		case summary.StatusInterrupted:
-			return failed(fmt.Errorf("interrupted; partial result stored as run %d", run.ID))
-		case summary.StatusFailed, summary.StatusDegraded:
-			if runErr == nil {
-				msg := run.Error
-				if run.Status == summary.StatusDegraded {
-					msg = "degraded: " + strings.Join(run.Notes, "; ")
-				}
-				runErr = failed(fmt.Errorf("run %d %s", run.ID, oneLine(msg)))
-			}
-		}
+		return exitFor(err)
 	}
-	return a.gateEnd(o, runErr)
+	return a.gateEnd(o, p.runErr)
 }
 
-// runOnce runs the workload once through the run pipeline, prints the
-// result and writes --json. A run that could not be stored is still
-// written to --json (or a file in the working directory) and the error
-// says where.
-func (a *App) runOnce(ctx context.Context, st *store.Store, s *execute.Session, w workload.Workload,
-	o *runOptions, round int, host summary.Host) (*summary.Run, error) {
-	tags := map[string]string{}
-	for _, kv := range o.tags {
-		tags[kv[0]] = kv[1]
+// runPrinter prints a run as it goes (execute.RoundObserver): the opening
+// line, notes and the interval lines (sysbench's, or the workload's own),
+// then each round's summary; it writes --json and keeps each round's
+// outcome.
+type runPrinter struct {
+	a      *App
+	o      *runOptions
+	st     *store.Store
+	w      workload.Workload
+	rep    workload.Reporter
+	spec   *execute.Spec
+	runErr error // the first failed or degraded round
+}
+
+func (p *runPrinter) Round(i, n int) {
+	if n > 1 {
+		fmt.Fprintf(p.a.Stdout, "\nRound %d of %d\n", i, n)
 	}
-	if o.rounds > 1 {
-		tags["round"] = strconv.Itoa(round)
-	}
-	spec := execute.Spec{
-		Workload: w, Config: o.cfg, Monitor: o.monitor, Home: a.home(),
-		Tags: tags, Plan: o.plan, Host: host,
-		Dbarena: summary.Dbarena{Version: Version, Command: maskArgs(a.Args, s.Target)},
-		Judge:   o.gates.judgeFunc(),
-	}
-	shardSpec(&spec, o)
-	p := &runPrinter{a: a, quiet: o.quiet}
-	p.rep, _ = w.(workload.Reporter)
-	out, err := execute.Run(ctx, st, s, spec, p)
-	if err != nil {
-		return nil, exitFor(err)
-	}
-	run := out.Run
+}
+
+// Ran prints the round's result and writes --json. A run that could not
+// be stored is still written to --json (or a file in the working
+// directory) and the error says where.
+func (p *runPrinter) Ran(out *execute.Outcome) error {
+	a, o, run := p.a, p.o, out.Run
 	if !o.quiet {
-		printEndIntervals(a, w, o)
+		printEndIntervals(a, p.w, o)
 		console.Summary(a.Stdout, run)
 		if p.rep != nil {
 			fmt.Fprint(a.Stdout, p.rep.FormatSummary(run))
 		}
 	}
 	if err := out.Keep(o.jsonPath); err != nil {
-		return nil, failed(err)
+		return failed(err)
 	}
 	if !o.quiet {
-		fmt.Fprintf(a.Stdout, "\nStored as run %d (%s) in %s\n", run.ID, run.Status, st.Location())
+		fmt.Fprintf(a.Stdout, "\nStored as run %d (%s) in %s\n", run.ID, run.Status, p.st.Location())
 		if o.shard.sharded() {
 			fmt.Fprintf(a.Stdout, "Shard %d of %d of run %s: `dbarena results show %s` merges the shards\n",
 				o.shard.index, o.shard.count, o.shard.key, o.shard.key)
 		}
 	}
-	return run, nil
-}
-
-// runPrinter prints a run as it goes: the opening line, notes and the
-// interval lines (sysbench's, or the workload's own).
-type runPrinter struct {
-	a     *App
-	quiet bool
-	rep   workload.Reporter
-	spec  *execute.Spec
+	a.gateRound(o, run)
+	switch run.Status {
+	case summary.StatusInterrupted:
+		return failed(fmt.Errorf("interrupted; partial result stored as run %d", run.ID))
+	case summary.StatusFailed, summary.StatusDegraded:
+		if p.runErr == nil {
+			msg := run.Error
+			if run.Status == summary.StatusDegraded {
+				msg = "degraded: " + strings.Join(run.Notes, "; ")
+			}
+			p.runErr = failed(fmt.Errorf("run %d %s", run.ID, oneLine(msg)))
+		}
+	}
+	return nil
 }
 
 func (p *runPrinter) Begin(s *execute.Session, spec *execute.Spec, notes []string) {
 	p.spec = spec
-	if p.quiet {
+	if p.o.quiet {
 		return
 	}
 	w := p.a.Stdout
@@ -282,7 +266,7 @@ func (p *runPrinter) Begin(s *execute.Session, spec *execute.Spec, notes []strin
 }
 
 func (p *runPrinter) Interval(iv runner.Interval, figures map[string]float64) {
-	if p.quiet {
+	if p.o.quiet {
 		return
 	}
 	figure := console.HostFigure(figures)

@@ -16,12 +16,10 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/dbarena/dbarena/internal/execute"
-	"github.com/dbarena/dbarena/internal/measure/runner"
 	"github.com/dbarena/dbarena/internal/results/console"
 	"github.com/dbarena/dbarena/internal/results/store"
 	"github.com/dbarena/dbarena/internal/results/summary"
 	"github.com/dbarena/dbarena/internal/scaleout/shard"
-	"github.com/dbarena/dbarena/internal/workload"
 )
 
 // jobIndexEnv is the shard index Kubernetes gives each pod of an Indexed
@@ -44,23 +42,9 @@ type shardOptions struct {
 
 	// index and count, once resolved; count is 0 for an ordinary run.
 	index, count int
-	barrier      *shard.Barrier
 	// resultsFromEnv: the store came from $DBARENA_RESULTS (a pod's
 	// Secret), so its password is not on the command line.
 	resultsFromEnv bool
-	// workloadThreads: the workload picked the threads (a replay: one per
-	// session open at once); each shard then picks its own, for its part.
-	workloadThreads bool
-}
-
-// splitConfig is cfg's part for shard i of n. Threads a workload picked
-// (workloadThreads) are not split: each shard's workload picks its own
-// after Shard, so the check is only that every shard can have one.
-func (o *shardOptions) splitConfig(cfg runner.Config, i int) (runner.Config, error) {
-	if o.workloadThreads {
-		cfg.Threads = max(cfg.Threads, o.count)
-	}
-	return shard.Config(cfg, i, o.count)
 }
 
 func (o *shardOptions) flags(fs *pflag.FlagSet) {
@@ -130,45 +114,22 @@ func (o *shardOptions) resolve(getenv func(string) string, rounds int) error {
 // sharded reports whether this process runs one shard of a run.
 func (o *shardOptions) sharded() bool { return o.count > 0 && !o.local }
 
-// prepareShard narrows the run to this process's shard: the workload's own
-// part (workload.Sharder) and the threads, events and rate.
-func (a *App) prepareShard(w workload.Workload, o *runOptions) error {
+// shardPart is the shard this process runs, for its request (nil for a
+// whole run); a shard without --results takes its store from
+// $DBARENA_RESULTS (a pod's Secret).
+func (a *App) shardPart(o *runOptions) *execute.Shard {
 	s := &o.shard
 	if !s.sharded() {
 		return nil
 	}
-	if hb := a.Getenv(shard.HeartbeatEnv); hb != "" {
-		// A local shard: tell the coordinator this process still runs.
-		if err := shard.StartHeartbeat(hb); err != nil {
-			return usagef("%w", err)
-		}
-	}
-	cfg, err := s.splitConfig(o.cfg, s.index)
-	if err != nil {
-		return usagef("%w", err)
-	}
-	o.cfg = cfg
-	if sh, ok := w.(workload.Sharder); ok {
-		if err := sh.Shard(s.index, s.count); err != nil {
-			return usagef("%w", err)
-		}
-	} else if s.count > 1 {
-		return usagef("workload %s cannot be split in shards", w.Name())
-	}
-	if d, ok := w.(workload.Defaulter); ok && d.RunDefaults().Threads > 0 {
-		// A workload that picks its threads (a replay) plays its own
-		// part of the work on them, numbered from 0: its threads, once
-		// it knows its part, or the shard's share of --threads.
-		if s.workloadThreads {
-			o.cfg.Threads = d.RunDefaults().Threads
-		}
-		o.cfg.FirstWorker = 0
-		execute.SetThreads(w, o.cfg.Threads)
-	}
 	if o.results == "" && a.Getenv(resultsEnv) != "" {
 		o.results, s.resultsFromEnv = a.Getenv(resultsEnv), true
 	}
-	return nil
+	return &execute.Shard{Index: s.index, Count: s.count, Key: s.key, BarrierTimeout: s.timeout,
+		Heartbeat: a.Getenv(shard.HeartbeatEnv),
+		Waiting: func(missing []int) {
+			fmt.Fprintf(a.Stderr, "dbarena: shard %d of run %s waits for shards %s\n", s.index, s.key, joinInts(missing))
+		}}
 }
 
 // openRunStore opens the run's results store. One named by
@@ -186,39 +147,6 @@ func (a *App) openRunStore(ctx context.Context, o *runOptions) (*store.Store, er
 		return nil, unreachable(fmt.Errorf("$%s: %w", resultsEnv, err))
 	}
 	return nil, usagef("$%s: %w", resultsEnv, err)
-}
-
-// joinShard registers this shard at its run's start barrier.
-func (a *App) joinShard(ctx context.Context, st *store.Store, o *runOptions, host string) error {
-	s := &o.shard
-	if !s.sharded() {
-		return nil
-	}
-	s.barrier = &shard.Barrier{St: st, Key: s.key, Index: s.index, Count: s.count, Host: host, Timeout: s.timeout,
-		Waiting: func(missing []int) {
-			fmt.Fprintf(a.Stderr, "dbarena: shard %d of run %s waits for shards %s\n", s.index, s.key, joinInts(missing))
-		}}
-	if err := s.barrier.Join(ctx); err != nil {
-		if errors.Is(err, store.ErrShardStarted) {
-			return usagef("%w", err)
-		}
-		return failed(err)
-	}
-	return nil
-}
-
-// shardSpec makes spec this process's shard of its run.
-func shardSpec(spec *execute.Spec, o *runOptions) {
-	s := &o.shard
-	if !s.sharded() {
-		return
-	}
-	spec.RunKey = s.key
-	spec.Shard = &summary.Shard{Index: s.index, Count: s.count}
-	spec.Config.Barrier = s.barrier.Wait
-	spec.Config.IntervalHistograms = true
-	spec.Tags[shard.TagRun] = s.key
-	spec.Tags[shard.TagIndex] = strconv.Itoa(s.index)
 }
 
 // shardCommand makes the command that runs one local shard: this binary
@@ -248,9 +176,6 @@ func (a *App) runLocalShards(ctx context.Context, o *runOptions) error {
 		var b [3]byte
 		_, _ = rand.Read(b[:])
 		s.key = "local-" + time.Now().UTC().Format("20060102-150405") + "-" + hex.EncodeToString(b[:])
-	}
-	if _, err := s.splitConfig(o.cfg, 0); err != nil {
-		return usagef("%w", err)
 	}
 	if s.unresponsive <= 0 {
 		return usagef("--shard-timeout %v: want a positive duration", s.unresponsive)

@@ -8,6 +8,7 @@ import (
 	"github.com/dbarena/dbarena/internal/execute"
 	"github.com/dbarena/dbarena/internal/measure/runner"
 	"github.com/dbarena/dbarena/internal/results/summary"
+	"github.com/dbarena/dbarena/internal/server/dialect"
 	"github.com/dbarena/dbarena/internal/server/target"
 	"github.com/dbarena/dbarena/internal/workload"
 )
@@ -40,9 +41,10 @@ func (st Steps) Prepare(ctx context.Context, j Job) error {
 	return execute.PrepareOn(ctx, j.Target, w, loaders, discardProgress{})
 }
 
-// Run implements Pipeline: it runs the step once and stores it. A run the
-// store refused is kept in a file of the working directory, and the error
-// says where.
+// Run implements Pipeline: it runs the step once and stores it, through
+// the run service as `dbarena run` does (execute.Request). A run the store
+// refused is kept in a file of the working directory, and the error says
+// where.
 func (st Steps) Run(ctx context.Context, j Job) (*summary.Run, error) {
 	w, err := j.Workload(st.Registry)
 	if err != nil {
@@ -51,52 +53,64 @@ func (st Steps) Run(ctx context.Context, j Job) (*summary.Run, error) {
 	if _, ok := w.(workload.Runner); !ok {
 		return nil, fmt.Errorf("workload %s has no run step", w.Name())
 	}
-	cfg, err := j.RunConfig(w)
-	if err != nil {
+	r := j.Request(w)
+	r.Home, r.Host, r.Version, r.Command = st.Home, st.Host, st.Version, st.Command
+	if err := configure(r); err != nil {
 		return nil, err
 	}
-	tags := map[string]string{}
-	for _, kv := range j.Tags() {
-		tags[kv[0]] = kv[1]
-	}
-	spec := execute.Spec{Workload: w, Config: cfg, Home: st.Home, Tags: tags, Plan: j.Ref(), Host: st.Host,
-		Dbarena: summary.Dbarena{Version: st.Version}}
-	if st.Command != nil {
-		spec.Dbarena.Command = st.Command(j.Target)
-	}
-	spec.Judge = j.Judge()
-	out, err := execute.RunOn(ctx, st.Store, j.Target, spec, quiet{})
-	if err != nil {
+	var q quiet
+	if err := execute.Rounds(ctx, st.Store, r, &q); err != nil {
 		return nil, err
 	}
-	if err := out.Keep(""); err != nil {
-		return nil, err
+	return q.run, nil
+}
+
+// Request is the job's run of w as a request to the run service: the
+// plan's threads, duration (fixed when the plan gives one), warm-up and
+// report interval, the step's tags, plan reference and thresholds, on a
+// session of its own to the job's target each round.
+func (j Job) Request(w workload.Workload) *execute.Request {
+	_, durationSet := j.Plan.Lines["duration"]
+	r := &execute.Request{Workload: w, Config: j.Config(), Tags: j.Tags(), Plan: j.Ref(), Rounds: 1, Judge: j.Judge(),
+		Given: execute.Given{Threads: true, Time: durationSet, TimeFixed: true}}
+	r.Open = func(ctx context.Context) (*execute.Session, error) {
+		return execute.Connect(ctx, j.Target, dialect.OpenOptions{MaxConns: execute.Conns(w, r.Config.Threads)})
 	}
-	return out.Run, nil
+	return r
 }
 
 // RunConfig is the runner configuration of the job's run of w, with w's
-// capabilities applied as for `dbarena run` (execute.Configure): the
-// plan's threads, its duration when it gives one.
+// capabilities applied as for `dbarena run` (Request, Configure).
 func (j Job) RunConfig(w workload.Workload) (runner.Config, error) {
-	cfg := j.Config()
-	execute.SetThreads(w, j.Threads())
-	_, durationSet := j.Plan.Lines["duration"]
-	if _, err := execute.Configure(w, &cfg, execute.Given{Threads: true, Time: durationSet, TimeFixed: true}); err != nil {
-		return cfg, err
-	}
-	if errs := cfg.Validate(); len(errs) > 0 {
-		return cfg, errors.Join(errs...)
-	}
-	return cfg, nil
+	r := j.Request(w)
+	err := configure(r)
+	return r.Config, err
 }
 
-// quiet is the Observer of a plan step: plan run prints one line per cell
-// (Observer.Ran) instead.
-type quiet struct{}
+// configure applies the request's capabilities and validates its
+// configuration.
+func configure(r *execute.Request) error {
+	if err := r.Configure(); err != nil {
+		return err
+	}
+	if errs := r.Config.Validate(); len(errs) > 0 {
+		return errors.Join(errs...)
+	}
+	return nil
+}
 
-func (quiet) Begin(*execute.Session, *execute.Spec, []string) {}
-func (quiet) Interval(runner.Interval, map[string]float64)    {}
+// quiet is the RoundObserver of a plan step: plan run prints one line per
+// cell (Observer.Ran) instead. It keeps the run, or, when the store
+// refused it, a file of it.
+type quiet struct{ run *summary.Run }
+
+func (*quiet) Begin(*execute.Session, *execute.Spec, []string) {}
+func (*quiet) Interval(runner.Interval, map[string]float64)    {}
+func (*quiet) Round(int, int)                                  {}
+func (q *quiet) Ran(out *execute.Outcome) error {
+	q.run = out.Run
+	return out.Keep("")
+}
 
 // discardProgress ignores load progress (plan run prints a line per cell).
 type discardProgress struct{}
