@@ -7,10 +7,8 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"sort"
 	"strconv"
 	"strings"
-	"text/tabwriter"
 
 	"github.com/dbarena/dbarena/internal/results/console"
 	"github.com/dbarena/dbarena/internal/results/store"
@@ -115,27 +113,7 @@ func (a *App) resultsList(ctx context.Context, args []string) error {
 		}
 		return a.printJSON(rows)
 	}
-	tw := tabwriter.NewWriter(a.Stdout, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "ID\tSTARTED\tWORKLOAD\tSERVER\tTHREADS\tTPS\tQPS\tP95 MS\tSTATUS\tTAGS")
-	for _, r := range rows {
-		fmt.Fprintf(tw, "%d\t%s\t%s\t%s %s\t%d\t%.2f\t%.2f\t%.2f\t%s\t%s\n", r.ID,
-			r.StartedAt.Local().Format("2006-01-02 15:04:05"), r.Workload, r.Flavor, r.Version,
-			r.Threads, r.TPS, r.QPS, r.P95MS, r.Status, formatTags(r.Tags))
-	}
-	return tw.Flush()
-}
-
-func formatTags(tags map[string]string) string {
-	keys := make([]string, 0, len(tags))
-	for k := range tags {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	parts := make([]string, len(keys))
-	for i, k := range keys {
-		parts[i] = k + "=" + tags[k]
-	}
-	return strings.Join(parts, ",")
+	return console.RunList(a.Stdout, rows)
 }
 
 func (a *App) resultsShow(ctx context.Context, args []string) error {
@@ -166,34 +144,7 @@ func (a *App) resultsShow(ctx context.Context, args []string) error {
 	if asJSON {
 		return a.printJSON(run)
 	}
-	name := strconv.FormatInt(run.ID, 10)
-	if run.ID == 0 {
-		name = run.RunKey
-	}
-	threads := strconv.Itoa(run.Threads) + " threads"
-	if run.Jobs > 0 {
-		threads += " on " + strconv.Itoa(run.Jobs) + " jobs"
-	}
-	if run.Sched != "" {
-		threads += " (" + run.Sched + " policy)"
-	}
-	fmt.Fprintf(a.Stdout, "Run %s: %s on %s %s (%s), %s, %s\n", name, run.Workload,
-		run.Target.Flavor, run.Target.Version, run.Target.DSN, threads, run.Status)
-	if run.Target.TLS != nil {
-		fmt.Fprintf(a.Stdout, "TLS: %s\n", run.Target.TLS)
-	}
-	fmt.Fprintf(a.Stdout, "Started %s, dbarena %s on %s (%s, %d cores)\n",
-		run.StartedAt.Local().Format("2006-01-02 15:04:05"), run.Dbarena.Version, run.Host.Hostname,
-		run.Host.CPUModel, run.Host.Cores)
-	fmt.Fprintf(a.Stdout, "Command: %s\n", strings.Join(run.Dbarena.Command, " "))
-	if len(run.Tags) > 0 {
-		fmt.Fprintf(a.Stdout, "Tags: %s\n", formatTags(run.Tags))
-	}
-	if run.Shards != nil {
-		console.Sharded(a.Stdout, run)
-	} else {
-		console.Summary(a.Stdout, run)
-	}
+	console.Run(a.Stdout, run)
 	if w, err := a.Registry.New(run.Workload); err == nil {
 		if rep, ok := w.(workload.Reporter); ok {
 			fmt.Fprint(a.Stdout, rep.FormatSummary(run))
