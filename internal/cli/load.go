@@ -14,9 +14,7 @@ import (
 	"github.com/dbarena/dbarena/internal/execute"
 	"github.com/dbarena/dbarena/internal/measure/hostinfo"
 	"github.com/dbarena/dbarena/internal/results/console"
-	"github.com/dbarena/dbarena/internal/results/summary"
 	"github.com/dbarena/dbarena/internal/secret"
-	"github.com/dbarena/dbarena/internal/server/dialect"
 	"github.com/dbarena/dbarena/internal/server/target"
 )
 
@@ -136,51 +134,22 @@ func (a *App) loadCmd(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	if (d.Syntax == dump.Postgres) != (t.Family() == target.Postgres) {
-		return usagef("%s is a %s dump and the target is %s", o.Files[0], d.Format, t.Flavor)
-	}
-	if t.Sandbox != "" {
-		if adm, err := a.sandboxes().Admin(t.Sandbox); err == nil {
-			o.Admin = &adm
-		}
-	}
-	s, err := execute.Connect(ctx, t, dialect.OpenOptions{MaxConns: 1})
+	pp := console.NewLoadProgress(a.Stderr)
+	o.Progress, o.ProgressEvery, o.Warn = pp.Print, f.progress, pp.Warn
+	out, err := execute.Load(ctx, st, execute.LoadRequest{Target: t, Dump: d, Options: o, DeferAuto: f.deferIndexes == "auto",
+		Home: a.home(), Tags: f.tags, Host: hostinfo.Collect(), Version: Version, Interrupts: a.Interrupts,
+		Command: func(t target.Target) []string { return maskArgs(a.Args, t) },
+		Began: func(s *execute.Session) {
+			fmt.Fprintf(a.Stdout, "Loading %s (%s, %s) into %s %s (%s): %d threads\n", strings.Join(o.Files, " "), d.Format,
+				console.Bytes(d.Size), s.Target.Flavor, s.Target.Version, s.Target.MaskedDSN(), o.Threads)
+		}})
 	if err != nil {
 		return exitFor(err)
 	}
-	defer s.Close()
-	if err := checkEngines(ctx, s, &f, o.Rewrite); err != nil {
-		return err
-	}
-	if f.deferIndexes == "auto" && s.Target.Family() == target.MySQL {
-		o.DeferIndexes = deferAuto(ctx, s, d.Size)
-	}
-	ctx, stop := a.Interrupts(ctx)
-	defer stop()
-	pp := console.NewLoadProgress(a.Stderr)
-	o.Progress, o.ProgressEvery, o.Warn = pp.Print, f.progress, pp.Warn
-	fmt.Fprintf(a.Stdout, "Loading %s (%s, %s) into %s %s (%s): %d threads\n", strings.Join(o.Files, " "), d.Format,
-		console.Bytes(d.Size), s.Target.Flavor, s.Target.Version, s.Target.MaskedDSN(), o.Threads)
-	res, loadErr := dumpload.Load(ctx, s.Env(), o)
-	if loadErr != nil {
-		loadErr = printableError{loadErr}
-	}
-	if res == nil { // nothing started
-		if dumpload.IsBadInput(loadErr) {
-			return usagef("%w", loadErr)
-		}
-		return failed(loadErr)
-	}
+	res, run, loadErr, storeErr := out.Result, out.Run, out.Err, out.StoreErr
 	console.Load(a.Stdout, res, loadShownErrors)
-	run := res.Summary(s.Target, loadErr)
-	for _, kv := range f.tags {
-		run.Tags[kv[0]] = kv[1]
-	}
-	run.Host = hostinfo.Collect()
-	run.Dbarena = summary.Dbarena{Version: Version, Command: maskArgs(a.Args, s.Target)}
-	_, storeErr := st.SaveRun(context.WithoutCancel(ctx), run)
 	if f.jsonPath != "" {
-		doc := loadJSON{Format: loadJSONFormat, RunID: run.ID, Target: s.Target.MaskedDSN(), Result: res}
+		doc := loadJSON{Format: loadJSONFormat, RunID: run.ID, Target: out.Target.MaskedDSN(), Result: res}
 		if err := writeLoadJSON(f.jsonPath, &doc); err != nil {
 			return failed(fmt.Errorf("--json: %w", err))
 		}
@@ -275,41 +244,6 @@ func isEngineWord(s string) bool {
 	return s != ""
 }
 
-// checkEngines rejects --engine / --engine-map engines the server lacks.
-func checkEngines(ctx context.Context, s *execute.Session, f *loadFlags, rw dump.Rewrite) error {
-	if f.engine == "" && f.engineMap == "" {
-		return nil
-	}
-	if s.Target.Family() != target.MySQL {
-		return usagef("--engine and --engine-map apply to MySQL-family servers; the target is %s", s.Target.Flavor)
-	}
-	have, err := dumpload.ServerEngines(ctx, s.DB)
-	if err != nil {
-		return failed(err)
-	}
-	if f.engine != "" {
-		if m := dumpload.MissingEngine(have, []string{f.engine}); m != "" {
-			return usagef("--engine %s: the server has no such engine (it has %s)", m, strings.Join(have, ", "))
-		}
-	}
-	if m := dumpload.MissingEngine(have, rw.Engines()); m != "" {
-		return usagef("--engine-map: the server has no engine %s (it has %s)", m, strings.Join(have, ", "))
-	}
-	return nil
-}
-
-// deferAuto defers secondary indexes when the dump is larger than the
-// InnoDB buffer pool, where maintaining them row by row means random I/O
-// (170 MB dump: 73 s deferred against 115 s with a 128 MB buffer pool; with
-// 1 GB the gain was smaller, 44 s against 50 s).
-func deferAuto(ctx context.Context, s *execute.Session, size int64) bool {
-	var pool int64
-	if err := s.DB.QueryRowContext(ctx, "SELECT @@innodb_buffer_pool_size").Scan(&pool); err != nil {
-		return false
-	}
-	return size > pool
-}
-
 func writeLoadJSON(path string, doc *loadJSON) error {
 	b, err := json.MarshalIndent(doc, "", "  ")
 	if err != nil {
@@ -318,14 +252,6 @@ func writeLoadJSON(path string, doc *loadJSON) error {
 	// The file holds statement text from the dump: readable by its owner only.
 	return writePrivate(path, append(b, '\n'))
 }
-
-// printableError shows an error of a load with control characters
-// escaped (text from a dump must not drive the terminal); errors.As and
-// errors.Is still see the error.
-type printableError struct{ err error }
-
-func (e printableError) Error() string { return dumpload.Printable(e.err.Error()) }
-func (e printableError) Unwrap() error { return e.err }
 
 // validLoadFormat reports a --format value dump.OpenAs takes.
 func validLoadFormat(f string) bool {
