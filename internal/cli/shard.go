@@ -2,13 +2,10 @@ package cli
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"os"
 	"os/exec"
-	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -173,9 +170,7 @@ func (a *App) localShards() shard.Local {
 func (a *App) runLocalShards(ctx context.Context, o *runOptions) error {
 	s := &o.shard
 	if s.key == "" {
-		var b [3]byte
-		_, _ = rand.Read(b[:])
-		s.key = "local-" + time.Now().UTC().Format("20060102-150405") + "-" + hex.EncodeToString(b[:])
+		s.key = shard.NewKey()
 	}
 	if s.unresponsive <= 0 {
 		return usagef("--shard-timeout %v: want a positive duration", s.unresponsive)
@@ -189,17 +184,17 @@ func (a *App) runLocalShards(ctx context.Context, o *runOptions) error {
 	defer stop()
 	local := a.localShards()
 	local.Output, local.Store, local.Unresponsive = a.Stderr, st, s.unresponsive
-	exits, err := local.Run(ctx, localShardArgs(a.Args[1:]), s.key, s.count)
+	exits, err := local.Run(ctx, shard.ChildArgs(a.Args[1:]), s.key, s.count)
 	if err != nil {
 		return failed(err)
 	}
-	if silent := unresponsiveShard(exits); silent != nil {
+	if silent := shard.Unresponsive(exits); silent != nil {
 		msg := silent.Error() + "; the other shards were stopped"
 		fmt.Fprintf(a.Stderr, "dbarena: %s\n", msg)
 		if err := st.FailShardRun(context.WithoutCancel(ctx), s.key, s.count, msg); err != nil {
 			return failed(err)
 		}
-	} else if early := stoppedBy(exits); early != nil {
+	} else if early := shard.StoppedBy(exits); early != nil {
 		fmt.Fprintf(a.Stderr, "dbarena: %s; the other shards were stopped at the start barrier\n", oneLine(early.Error()))
 	}
 	run, err := shard.Load(context.WithoutCancel(ctx), st, s.key)
@@ -220,55 +215,6 @@ func (a *App) runLocalShards(ctx context.Context, o *runOptions) error {
 		return failed(fmt.Errorf("run %s %s: %s", s.key, run.Status, oneLine(strings.Join(append([]string{run.Error}, run.Notes...), "; "))))
 	}
 	return nil
-}
-
-// unresponsiveShard returns why Local killed the shard that stopped
-// answering, if one did.
-func unresponsiveShard(exits []error) *shard.UnresponsiveError {
-	for _, e := range exits {
-		if ue := (*shard.UnresponsiveError)(nil); errors.As(e, &ue) {
-			return ue
-		}
-	}
-	return nil
-}
-
-// stoppedBy returns the exit error of the shard whose failure before the
-// start stopped the others (shard.ErrStopped), if one did.
-func stoppedBy(exits []error) error {
-	if !slices.ContainsFunc(exits, func(e error) bool { return errors.Is(e, shard.ErrStopped) }) {
-		return nil
-	}
-	for _, e := range exits {
-		if e != nil && !errors.Is(e, shard.ErrStopped) {
-			return e
-		}
-	}
-	return nil
-}
-
-// localShardArgs is the command line of a local shard: the parent's, less
-// the flags that make it the parent (--local, --shards, --run-id, --json).
-func localShardArgs(args []string) []string {
-	var out []string
-	for i := 0; i < len(args); i++ {
-		name, _, hasValue := strings.Cut(strings.TrimLeft(args[i], "-"), "=")
-		if !strings.HasPrefix(args[i], "--") {
-			out = append(out, args[i])
-			continue
-		}
-		switch name {
-		case "local":
-			continue
-		case "shards", "run-id", "json":
-			if !hasValue {
-				i++ // the value is the next argument
-			}
-			continue
-		}
-		out = append(out, args[i])
-	}
-	return out
 }
 
 // printSharded prints a merged sharded run (console.Sharded).
