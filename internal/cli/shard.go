@@ -221,26 +221,12 @@ func (a *App) runLocalShards(ctx context.Context, o *runOptions) error {
 func (a *App) printSharded(run *summary.Run) { console.Sharded(a.Stdout, run) }
 
 // loadRun reads a stored run by its number, or a sharded run by its
-// --run-id, merged. Not found is a usage error.
+// --run-id, merged (shard.Find). Not found is a usage error.
 func (a *App) loadRun(ctx context.Context, st *store.Store, arg string) (*summary.Run, error) {
-	if id, err := strconv.ParseInt(arg, 10, 64); err == nil && id > 0 {
-		run, err := st.Run(ctx, id)
-		if errors.Is(err, store.ErrNotFound) {
-			return nil, usagef("no run %d in %s", id, st.Location())
-		}
-		if err != nil {
-			return nil, failed(err)
-		}
-		return run, nil
-	}
-	if shard.CheckKey(arg) != nil {
-		return nil, usagef("%q is not a run ID (a number, or the --run-id of a sharded run)", arg)
-	}
-	run, err := shard.Load(ctx, st, arg)
-	if errors.Is(err, store.ErrNotFound) {
-		return nil, usagef("%q is not a run ID, nor the --run-id of a sharded run in %s", arg, st.Location())
-	}
-	if err != nil {
+	run, err := shard.Find(ctx, st, arg)
+	if bad := (*shard.NoSuchRun)(nil); errors.As(err, &bad) {
+		return nil, usagef("%w", err)
+	} else if err != nil {
 		return nil, failed(err)
 	}
 	return run, nil
