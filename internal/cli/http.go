@@ -3,7 +3,6 @@ package cli
 import (
 	"context"
 	"fmt"
-	"strings"
 
 	"github.com/spf13/pflag"
 
@@ -54,13 +53,4 @@ func detachedFlags(w workload.Workload, fs *pflag.FlagSet, dbTarget *string) {
 	fs.StringVar(dbTarget, "db-target", "", "the database behind the application: sandbox:NAME or a DSN; its server is monitored and the run stored against it")
 	_ = fs.MarkHidden("target")
 	_ = fs.MarkHidden("connect")
-}
-
-// targetLabel is how the run's opening line names s: the masked DSN, or
-// the address of a Standalone session.
-func targetLabel(s *execute.Session) string {
-	if s.NoDatabase {
-		return strings.TrimSpace(s.Target.Host)
-	}
-	return s.Target.MaskedDSN()
 }

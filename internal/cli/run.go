@@ -175,9 +175,7 @@ func (a *App) runRequest(w workload.Workload, o *runOptions, given execute.Given
 // runRounds runs a configured request through the run service, printing
 // each round, and returns the first failure of a round.
 func (a *App) runRounds(ctx context.Context, st *store.Store, req *execute.Request, o *runOptions) error {
-	o.cfg = req.Config
-	p := &runPrinter{a: a, o: o, st: st, w: req.Workload}
-	p.rep, _ = req.Workload.(workload.Reporter)
+	p := &runPrinter{RunProgress: &console.RunProgress{W: a.Stdout, Quiet: o.quiet, Workload: req.Workload}, a: a, o: o, st: st}
 	if err := execute.Rounds(ctx, st, req, p); err != nil {
 		if ee := (*exitError)(nil); errors.As(err, &ee) {
 			return err
@@ -192,12 +190,10 @@ func (a *App) runRounds(ctx context.Context, st *store.Store, req *execute.Reque
 // then each round's summary; it writes --json and keeps each round's
 // outcome.
 type runPrinter struct {
+	*console.RunProgress
 	a      *App
 	o      *runOptions
 	st     *store.Store
-	w      workload.Workload
-	rep    workload.Reporter
-	spec   *execute.Spec
 	runErr error // the first failed or degraded round
 }
 
@@ -212,13 +208,7 @@ func (p *runPrinter) Round(i, n int) {
 // directory) and the error says where.
 func (p *runPrinter) Ran(out *execute.Outcome) error {
 	a, o, run := p.a, p.o, out.Run
-	if !o.quiet {
-		printEndIntervals(a, p.w, o)
-		console.Summary(a.Stdout, run)
-		if p.rep != nil {
-			fmt.Fprint(a.Stdout, p.rep.FormatSummary(run))
-		}
-	}
+	p.Ended(run)
 	if err := out.Keep(o.jsonPath); err != nil {
 		return failed(err)
 	}
@@ -243,40 +233,6 @@ func (p *runPrinter) Ran(out *execute.Outcome) error {
 		}
 	}
 	return nil
-}
-
-func (p *runPrinter) Begin(s *execute.Session, spec *execute.Spec, notes []string) {
-	p.spec = spec
-	if p.o.quiet {
-		return
-	}
-	w := p.a.Stdout
-	fmt.Fprintf(w, "Running %s on %s %s (%s): %d threads", spec.Workload.Name(), s.Target.Flavor, s.Target.Version,
-		targetLabel(s), spec.Config.Threads)
-	if spec.Config.Rate > 0 {
-		fmt.Fprintf(w, ", fixed rate %g events/s", spec.Config.Rate)
-	}
-	fmt.Fprintln(w)
-	for _, l := range notes {
-		fmt.Fprintln(w, l)
-	}
-	if p.rep != nil && spec.Config.ReportInterval > 0 {
-		fmt.Fprintln(w, p.rep.IntervalHeader())
-	}
-}
-
-func (p *runPrinter) Interval(iv runner.Interval, figures map[string]float64) {
-	if p.o.quiet {
-		return
-	}
-	figure := console.HostFigure(figures)
-	if p.rep != nil {
-		fmt.Fprintln(p.a.Stdout, p.rep.FormatInterval(workload.IntervalReport{Start: iv.Start, End: iv.End,
-			Warmup: iv.Warmup, Threads: iv.Threads, PerType: iv.PerType, Queries: iv.Queries,
-			Events: iv.Events, Errors: iv.Errors, Late: iv.Late, P95: iv.P95})+figure)
-		return
-	}
-	fmt.Fprintln(p.a.Stdout, console.Interval(iv, p.spec.Config.Warmup)+figure)
 }
 
 // maskArgs returns the command line with passwords masked: whatever looks
