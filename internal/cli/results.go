@@ -150,7 +150,7 @@ func (a *App) resultsShow(ctx context.Context, args []string) error {
 			fmt.Fprint(a.Stdout, rep.FormatSummary(run))
 		}
 	}
-	printThresholds(a.Stdout, run)
+	console.Thresholds(a.Stdout, run)
 	return nil
 }
 

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"github.com/dbarena/dbarena/internal/results/gate"
 	"github.com/dbarena/dbarena/internal/results/store"
 	"github.com/dbarena/dbarena/internal/results/summary"
 )
@@ -69,4 +70,16 @@ func Tags(tags map[string]string) string {
 		parts[i] = k + "=" + tags[k]
 	}
 	return strings.Join(parts, ",")
+}
+
+// Thresholds prints the stored threshold results of a run (results
+// show), one PASS/FAIL line each.
+func Thresholds(w io.Writer, run *summary.Run) {
+	if len(run.Thresholds) == 0 {
+		return
+	}
+	fmt.Fprintln(w, "\nThresholds:")
+	for _, r := range run.Thresholds {
+		fmt.Fprintln(w, "    "+gate.Line(r))
+	}
 }
