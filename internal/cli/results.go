@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"slices"
 	"strconv"
 	"strings"
 
@@ -272,43 +271,14 @@ func joinIDs(ids []int64) string {
 	return strings.Join(s, ", ")
 }
 
-// exportSelection resolves the run IDs given to results export: numbers
-// (and lists of them, 1,2) are runs; a sharded run's --run-id is the run
-// with its shards' runs (every one stored, oldest first), exported whole.
+// exportSelection resolves the run IDs given to results export
+// (shard.ExportSelection); one that names no run is a usage error.
 func exportSelection(ctx context.Context, st *store.Store, args []string) ([]int64, []string, error) {
-	var (
-		ids  []int64
-		keys []string
-	)
-	for _, a := range args {
-		for _, f := range strings.Split(a, ",") {
-			f = strings.TrimSpace(f)
-			if id, err := strconv.ParseInt(f, 10, 64); err == nil {
-				if id < 1 {
-					return nil, nil, usagef("results export: %q is not a run ID", f)
-				}
-				ids = append(ids, id)
-				continue
-			}
-			if shard.CheckKey(f) != nil {
-				return nil, nil, usagef("results export: %q is not a run ID (a number, or the --run-id of a sharded run)", f)
-			}
-			if _, err := st.ShardRun(ctx, f); errors.Is(err, store.ErrNotFound) {
-				return nil, nil, usagef("results export: %q is not a run ID, nor the --run-id of a sharded run in %s", f, st.Location())
-			} else if err != nil {
-				return nil, nil, failed(err)
-			}
-			rows, err := st.List(ctx, store.Filter{Tags: map[string]string{shard.TagRun: f}})
-			if err != nil {
-				return nil, nil, failed(err)
-			}
-			for _, r := range slices.Backward(rows) { // newest first
-				ids = append(ids, r.ID)
-			}
-			if !slices.Contains(keys, f) {
-				keys = append(keys, f)
-			}
-		}
+	ids, keys, err := shard.ExportSelection(ctx, st, args)
+	if bad := (*shard.NoSuchRun)(nil); errors.As(err, &bad) {
+		return nil, nil, usagef("%w", err)
+	} else if err != nil {
+		return nil, nil, failed(err)
 	}
 	return ids, keys, nil
 }

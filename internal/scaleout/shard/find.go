@@ -4,7 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
+	"strings"
 
 	"github.com/dbarena/dbarena/internal/results/store"
 	"github.com/dbarena/dbarena/internal/results/summary"
@@ -41,4 +43,45 @@ func Find(ctx context.Context, st Finder, arg string) (*summary.Run, error) {
 		return nil, &NoSuchRun{fmt.Sprintf("%q is not a run ID, nor the --run-id of a sharded run in %s", arg, st.Location())}
 	}
 	return run, err
+}
+
+// ExportSelection resolves the run IDs given to results export: numbers
+// (and lists of them, 1,2) are runs; a sharded run's --run-id is the run
+// with its shards' runs (every one stored, oldest first), exported whole.
+func ExportSelection(ctx context.Context, st Finder, args []string) ([]int64, []string, error) {
+	var (
+		ids  []int64
+		keys []string
+	)
+	for _, a := range args {
+		for _, f := range strings.Split(a, ",") {
+			f = strings.TrimSpace(f)
+			if id, err := strconv.ParseInt(f, 10, 64); err == nil {
+				if id < 1 {
+					return nil, nil, &NoSuchRun{fmt.Sprintf("results export: %q is not a run ID", f)}
+				}
+				ids = append(ids, id)
+				continue
+			}
+			if CheckKey(f) != nil {
+				return nil, nil, &NoSuchRun{fmt.Sprintf("results export: %q is not a run ID (a number, or the --run-id of a sharded run)", f)}
+			}
+			if _, err := st.ShardRun(ctx, f); errors.Is(err, store.ErrNotFound) {
+				return nil, nil, &NoSuchRun{fmt.Sprintf("results export: %q is not a run ID, nor the --run-id of a sharded run in %s", f, st.Location())}
+			} else if err != nil {
+				return nil, nil, err
+			}
+			rows, err := st.List(ctx, store.Filter{Tags: map[string]string{TagRun: f}})
+			if err != nil {
+				return nil, nil, err
+			}
+			for _, r := range slices.Backward(rows) { // newest first
+				ids = append(ids, r.ID)
+			}
+			if !slices.Contains(keys, f) {
+				keys = append(keys, f)
+			}
+		}
+	}
+	return ids, keys, nil
 }
