@@ -2,7 +2,6 @@ package cli
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"strings"
 	"time"
@@ -17,18 +16,6 @@ import (
 	"github.com/dbarena/dbarena/internal/secret"
 	"github.com/dbarena/dbarena/internal/server/target"
 )
-
-// loadJSONFormat is the --json file of `dbarena load`.
-const loadJSONFormat = "dbarena.load/v1"
-
-// loadJSON is the --json document: the stored run's id and the whole
-// load result (every failed statement, per-table figures).
-type loadJSON struct {
-	Format string           `json:"format"`
-	RunID  int64            `json:"run_id,omitempty"`
-	Target string           `json:"target"`
-	Result *dumpload.Result `json:"result"`
-}
 
 // loadShownErrors is how many failed statements the output lists.
 const loadShownErrors = 10
@@ -69,7 +56,7 @@ func (f *loadFlags) flags(fs *pflag.FlagSet) {
 	fs.IntVar(&f.threads, "threads", def.Threads, "data connections loading in parallel")
 	fs.BoolVar(&f.continueOnError, "continue-on-error", false, "count and list failing statements and go on")
 	fs.BoolVar(&f.noChecksum, "no-checksum", false, "skip the per-table content checksums after the load (rows and sizes are still read)")
-	fs.StringVar(&f.jsonPath, "json", "", "write the load result ("+loadJSONFormat+", every error listed) to this file")
+	fs.StringVar(&f.jsonPath, "json", "", "write the load result ("+dumpload.JSONFormat+", every error listed) to this file")
 	fs.StringVar(&f.results, "results", "", "results store (as for run); default $DBARENA_HOME/results.db")
 	fs.Var(keyValues{&f.tags}, "tag", "KEY=VALUE label stored with the run (repeatable)")
 	durationFlag(fs, &f.progress, "progress-interval", 5*time.Second, "print a progress line to stderr every interval")
@@ -149,8 +136,7 @@ func (a *App) loadCmd(ctx context.Context, args []string) error {
 	res, run, loadErr, storeErr := out.Result, out.Run, out.Err, out.StoreErr
 	console.Load(a.Stdout, res, loadShownErrors)
 	if f.jsonPath != "" {
-		doc := loadJSON{Format: loadJSONFormat, RunID: run.ID, Target: out.Target.MaskedDSN(), Result: res}
-		if err := writeLoadJSON(f.jsonPath, &doc); err != nil {
+		if err := dumpload.WriteJSON(f.jsonPath, dumpload.Document{RunID: run.ID, Target: out.Target.MaskedDSN(), Result: res}); err != nil {
 			return failed(fmt.Errorf("--json: %w", err))
 		}
 	}
@@ -242,15 +228,6 @@ func isEngineWord(s string) bool {
 		}
 	}
 	return s != ""
-}
-
-func writeLoadJSON(path string, doc *loadJSON) error {
-	b, err := json.MarshalIndent(doc, "", "  ")
-	if err != nil {
-		return err
-	}
-	// The file holds statement text from the dump: readable by its owner only.
-	return writePrivate(path, append(b, '\n'))
 }
 
 // validLoadFormat reports a --format value dump.OpenAs takes.

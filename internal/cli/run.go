@@ -257,9 +257,6 @@ func exitFor(err error) error {
 	return failed(err)
 }
 
-// writePrivate writes a file for the user, mode 0600 (secret.WriteFile).
-var writePrivate = secret.WriteFile
-
 // checkWritable fails early when a path cannot be written.
 func checkWritable(path string) error {
 	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE, 0o600)
