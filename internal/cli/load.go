@@ -162,53 +162,28 @@ func (a *App) loadCmd(ctx context.Context, args []string) error {
 func (f *loadFlags) options(files []string) (dumpload.Options, error) {
 	o := dumpload.Options{Files: files, Database: f.database, Threads: f.threads, ContinueOnError: f.continueOnError,
 		NoChecksum: f.noChecksum, DeferIndexes: f.deferIndexes == "on", LoadData: f.loadData, Bulk: f.bulk,
-		StallTimeout: f.stallTimeout, DropExisting: f.dropExisting, Format: f.format, FollowIncludes: f.followIncludes}
+		StallTimeout: f.stallTimeout, DropExisting: f.dropExisting, Format: f.format, FollowIncludes: f.followIncludes,
+		Rewrite: dump.Rewrite{Engine: f.engine, TableOptions: strings.TrimSpace(f.tableOpts), KeepDefiners: f.keepDefiners}}
 	if len(files) == 0 {
 		return o, usagef("no dump given: dbarena load FILE... (see dbarena load --help)")
-	}
-	if f.threads < 1 {
-		return o, usagef("--threads must be at least 1")
 	}
 	switch f.deferIndexes {
 	case "on", "off", "auto":
 	default:
 		return o, usagef("--defer-indexes %q: want on, off or auto", f.deferIndexes)
 	}
-	if !validLoadFormat(f.format) {
-		return o, usagef("--format %q: want auto, mysqldump, pg_dump, mysql or psql", f.format)
-	}
-	switch f.bulk {
-	case "on", "off":
-	default:
-		return o, usagef("--bulk %q: want on or off", f.bulk)
-	}
-	if f.bulk == "on" && f.continueOnError {
-		return o, usagef("--bulk on and --continue-on-error exclude each other: in a table's one transaction a failing row discards the table's earlier rows")
-	}
-	switch f.loadData {
-	case "on", "off", "auto":
-	default:
-		return o, usagef("--load-data %q: want on, off or auto", f.loadData)
-	}
 	if f.progress <= 0 {
 		return o, usagef("--progress-interval must be positive")
 	}
-	if f.stallTimeout < 0 || (f.stallTimeout > 0 && f.stallTimeout < time.Second) {
-		return o, usagef("--stall-timeout %s: want 0 (no bound) or at least 1s", f.stallTimeout)
+	if err := o.Validate(); err != nil {
+		return o, usagef("%w", err)
 	}
-	if f.engine != "" && !isEngineWord(f.engine) {
-		return o, usagef("--engine %q: not an engine name", f.engine)
-	}
-	o.Rewrite = dump.Rewrite{Engine: f.engine, TableOptions: strings.TrimSpace(f.tableOpts), KeepDefiners: f.keepDefiners}
 	if f.engineMap != "" {
 		m, err := dump.ParseEngineMap(f.engineMap)
 		if err != nil {
 			return o, usagef("--engine-map: %w", err)
 		}
 		o.Rewrite.EngineMap = m
-	}
-	if strings.ContainsAny(o.Rewrite.TableOptions, ";'\"`\\") {
-		return o, usagef("--table-options %q: only NAME=VALUE words, without quotes or ;", f.tableOpts)
 	}
 	return o, nil
 }
@@ -219,26 +194,4 @@ func onOff(b bool) string {
 		return "on"
 	}
 	return "off"
-}
-
-func isEngineWord(s string) bool {
-	for _, c := range s {
-		if !(c == '_' || c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z') {
-			return false
-		}
-	}
-	return s != ""
-}
-
-// validLoadFormat reports a --format value dump.OpenAs takes.
-func validLoadFormat(f string) bool {
-	if f == "auto" {
-		return true
-	}
-	for _, x := range dump.Formats {
-		if string(x) == f {
-			return true
-		}
-	}
-	return false
 }
