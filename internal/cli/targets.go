@@ -3,8 +3,6 @@ package cli
 import (
 	"context"
 	"fmt"
-	"net/url"
-	"strings"
 
 	"github.com/dbarena/dbarena/internal/execute"
 	"github.com/dbarena/dbarena/internal/server/credentials"
@@ -25,44 +23,14 @@ func (a *App) resolveTarget(ctx context.Context, spec string, cred credentialFla
 	return t, nil
 }
 
-// resultsPasswordEnv is the variable a --results DSN without a password
-// reads first; DBARENA_PASSWORD belongs to --target.
-const resultsPasswordEnv = "DBARENA_RESULTS_PASSWORD"
-
 // resolveStoreDSN returns a --results location with the password of a DSN
-// filled in from DBARENA_RESULTS_PASSWORD, MYSQL_PWD or PGPASSWORD, and
-// ~/.pgpass or ~/.my.cnf. File paths and unparsable DSNs come back as
-// they are (store.Open reports the latter).
+// filled in (execute.StoreDSN).
 func (a *App) resolveStoreDSN(loc string) (string, error) {
-	if !strings.Contains(loc, "://") {
-		return loc, nil
-	}
-	u, err := url.Parse(loc)
+	loc, err := execute.StoreDSN(loc, a.credentialSources(credentialFlags{}, execute.ResultsPasswordEnv), a.warnArgvPassword)
 	if err != nil {
-		return loc, nil
+		return "", usagef("%w", err)
 	}
-	switch u.Scheme {
-	case "mysql", "mariadb", "postgres", "postgresql":
-	default:
-		return loc, nil // not a store DSN: store.Open says why
-	}
-	if _, ok := u.User.Password(); ok {
-		a.warnArgvPassword("--results", resultsPasswordEnv)
-		return loc, nil
-	}
-	t, err := target.ParseDSN(loc)
-	if err != nil {
-		return loc, nil
-	}
-	src, err := credentials.Resolve(&t, a.credentialSources(credentialFlags{}, resultsPasswordEnv))
-	if err != nil {
-		return "", usagef("--results: %w", err)
-	}
-	if src == "" {
-		return loc, nil
-	}
-	u.User = url.UserPassword(u.User.Username(), t.Password)
-	return u.String(), nil
+	return loc, nil
 }
 
 func (a *App) credentialSources(cred credentialFlags, env string) credentials.Sources {

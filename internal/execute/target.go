@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/url"
 	"strings"
 
 	"github.com/dbarena/dbarena/internal/server/credentials"
@@ -75,4 +76,47 @@ func (ts Targets) Resolve(ctx context.Context, spec string) (target.Target, erro
 		return target.Target{}, wrap(BadInput, err)
 	}
 	return t, nil
+}
+
+// ResultsPasswordEnv is the variable a --results DSN without a password
+// reads first; DBARENA_PASSWORD belongs to --target.
+const ResultsPasswordEnv = "DBARENA_RESULTS_PASSWORD"
+
+// StoreDSN returns a --results location with the password of a DSN
+// filled in from DBARENA_RESULTS_PASSWORD, MYSQL_PWD or PGPASSWORD, and
+// ~/.pgpass or ~/.my.cnf. File paths and unparsable DSNs come back as
+// they are (store.Open reports the latter); a
+// DSN with a password works but draws the argvPassword warning.
+func StoreDSN(loc string, src credentials.Sources, argvPassword func(flag, instead string)) (string, error) {
+	if !strings.Contains(loc, "://") {
+		return loc, nil
+	}
+	u, err := url.Parse(loc)
+	if err != nil {
+		return loc, nil
+	}
+	switch u.Scheme {
+	case "mysql", "mariadb", "postgres", "postgresql":
+	default:
+		return loc, nil // not a store DSN: store.Open says why
+	}
+	if _, ok := u.User.Password(); ok {
+		if argvPassword != nil {
+			argvPassword("--results", ResultsPasswordEnv)
+		}
+		return loc, nil
+	}
+	t, err := target.ParseDSN(loc)
+	if err != nil {
+		return loc, nil
+	}
+	from, err := credentials.Resolve(&t, src)
+	if err != nil {
+		return "", fmt.Errorf("--results: %w", err)
+	}
+	if from == "" {
+		return loc, nil
+	}
+	u.User = url.UserPassword(u.User.Username(), t.Password)
+	return u.String(), nil
 }
