@@ -7,7 +7,6 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/dbarena/dbarena/internal/execute"
-	"github.com/dbarena/dbarena/internal/server/dialect"
 	"github.com/dbarena/dbarena/internal/workload"
 )
 
@@ -18,19 +17,13 @@ import (
 // target of the workload's name.
 func (a *App) detachedSessions(ctx context.Context, w workload.Workload, o *runOptions, dbTarget string) (func(context.Context) (*execute.Session, error), error) {
 	if dbTarget == "" {
-		addr := w.Name()
-		if or, ok := w.(workload.Originer); ok {
-			addr = or.Origin()
-		}
-		return func(context.Context) (*execute.Session, error) { return execute.Standalone(w.Name(), addr), nil }, nil
+		return execute.DetachedOpener(w, nil), nil
 	}
 	t, err := a.resolveTarget(ctx, dbTarget, o.cred)
 	if err != nil {
 		return nil, fmt.Errorf("--db-target: %w", err)
 	}
-	return func(ctx context.Context) (*execute.Session, error) {
-		return execute.Connect(ctx, t, dialect.OpenOptions{MaxConns: 2})
-	}, nil
+	return execute.DetachedOpener(w, &t), nil
 }
 
 // refuseDatabaseFlags refuses the flags a Detached workload has no use for.
