@@ -15,28 +15,14 @@ import (
 	"github.com/dbarena/dbarena/internal/workload"
 )
 
-// pickWorkload finds the workload named on the command line (the first
-// argument, or any argument that names a registered workload, so that
-// sysbench's `oltp_read_write --threads=4 run` order also works).
+// pickWorkload finds the workload named on the command line
+// (workload.Registry.Pick); none is a usage error.
 func (a *App) pickWorkload(cmd string, args []string) (workload.Workload, []string, error) {
-	known := map[string]bool{}
-	for _, n := range a.Registry.Names() {
-		known[n] = true
+	w, rest, err := a.Registry.Pick(cmd, args)
+	if err != nil {
+		return nil, nil, usagef("%w", err)
 	}
-	for i, arg := range args {
-		if known[arg] {
-			w, err := a.Registry.New(arg)
-			if err != nil {
-				return nil, nil, usagef("%w", err)
-			}
-			rest := append(append([]string{}, args[:i]...), args[i+1:]...)
-			return w, rest, nil
-		}
-	}
-	if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
-		return nil, nil, usagef("unknown workload %q (see `dbarena workloads`)", args[0])
-	}
-	return nil, nil, usagef("name a workload: dbarena %s WORKLOAD [flags] (see `dbarena workloads`)", cmd)
+	return w, rest, nil
 }
 
 // validate joins every configuration problem into one line.
