@@ -36,16 +36,11 @@ func (f *captureFilterFlags) filter(loc *time.Location) (capture.Filter, []error
 	var errs []error
 	out := capture.Filter{Databases: f.databases, Users: f.users, Sessions: f.sessions, Kinds: f.kinds, ReadOnly: f.readOnly}
 	parse := func(flag, v string) time.Time {
-		if v == "" {
-			return time.Time{}
+		t, err := capture.ParseTime(v, loc)
+		if err != nil {
+			errs = append(errs, fmt.Errorf("--%s %w", flag, err))
 		}
-		for _, layout := range []string{time.RFC3339Nano, "2006-01-02 15:04:05", "2006-01-02T15:04:05", "2006-01-02"} {
-			if t, err := time.ParseInLocation(layout, v, loc); err == nil {
-				return t
-			}
-		}
-		errs = append(errs, fmt.Errorf("--%s %q: want RFC 3339 or YYYY-MM-DD HH:MM:SS", flag, v))
-		return time.Time{}
+		return t
 	}
 	out.Since, out.Until = parse("since", f.since), parse("until", f.until)
 	return out, errs
