@@ -66,17 +66,6 @@ func (f *loadFlags) flags(fs *pflag.FlagSet) {
 	fs.BoolVar(&f.dropExisting, "drop-existing", false, "drop each table the dump creates just before its CREATE TABLE (PostgreSQL: with CASCADE), and a database the dump drops and creates again (without --database) just before its CREATE DATABASE: to load again (a dump's DROP DATABASE never runs otherwise)")
 }
 
-const loadUsage = `dbarena load FILE... [flags]
-  Load SQL dumps into a target or sandbox: mysqldump / mariadb-dump files,
-  mydumper directories, pg_dump plain SQL, custom or directory archives
-  (through pg_restore); .gz and .zst are read as they are. Schema first,
-  then the data over --threads connections, then triggers, views, routines
-  (and pg_dump's indexes and constraints). The load is stored as a run of
-  workload "load" (see results, report, compare).
-
-Flags:
-`
-
 func (a *App) loadCmd(ctx context.Context, args []string) error {
 	var f loadFlags
 	fs := newFlagSet("load")

@@ -17,16 +17,6 @@ import (
 	"github.com/dbarena/dbarena/internal/server/target"
 )
 
-const planUsage = `dbarena plan COMMAND
-
-  check FILE                      validate a plan without running it
-  run FILE [--resume] [--scale F] [--results PATH]
-                                  run every cell of the plan, store each round
-  show NAME [--results PATH] [--json]
-                                  per-cell statistics of the plan's latest session
-  cells FILE [--scale F]          list the runs in schedule order
-`
-
 func (a *App) plan(ctx context.Context, args []string) error {
 	if len(args) == 0 {
 		return usagef("name a plan command: check, run, show, cells")

@@ -14,12 +14,6 @@ import (
 	"github.com/dbarena/dbarena/internal/scaleout/shard"
 )
 
-const reportUsage = `dbarena report [IDS...] [--tag KEY=VALUE ...] [--plan NAME] [--workload NAME]
-  --format html|md|csv|json -o FILE [--baseline SERIES] [--title TEXT] [--csv-rows run|cell]
-  [--max-time-series N] [--results PATH]
-dbarena compare ID_A ID_B [--fail-on tps:-5%,p95:+10%] [--junit FILE] [--md-summary FILE] [--results PATH]
-`
-
 // reportFormats maps --format values (and -o extensions) to formats.
 var reportFormats = map[string]string{"html": "html", "htm": "html", "md": "md", "markdown": "md", "csv": "csv", "json": "json"}
 

@@ -16,17 +16,6 @@ import (
 	"github.com/dbarena/dbarena/internal/workload"
 )
 
-const resultsUsage = `dbarena results COMMAND
-
-  list [--json] [--tag KEY=VALUE ...] [--workload NAME] [--limit N] [--results PATH|DSN]
-  show ID [--json] [--results PATH|DSN]
-  export ID... -o FILE [--results PATH|DSN]   runs (a sharded run's --run-id: whole) to a file (JSON lines, dbarena.export/v1); -o - for stdout
-  import FILE [--results PATH|DSN]            runs from an export file, all or none, with new ids; runs already in the store are skipped
-                                              FILE may also be sql-bench's RUN-* file, one of its output/* files, or its
-                                              output directory (every result file in it): each file becomes a run of
-                                              workload sql-bench with its per-operation seconds, beside micro runs
-`
-
 func (a *App) results(ctx context.Context, args []string) error {
 	if len(args) == 0 {
 		return usagef("name a results command: list, show, export, import")

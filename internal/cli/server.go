@@ -14,20 +14,6 @@ import (
 	"github.com/dbarena/dbarena/internal/server/target"
 )
 
-const serverUsage = `dbarena server COMMAND
-
-  start NAME [--flavor mariadb|mysql|percona|postgres] [--basedir DIR] [--port N]
-             [--profile default|durable|fast] [--set KEY=VALUE ...] [--allow-unsafe-set]
-             [--buffer-pool SIZE]
-             [--user U] [--password-file FILE | --password P] [--database DB]
-             [--server CATALOGUE-NAME] [--allocator system|jemalloc|tcmalloc] [--tls]
-  stop NAME | restart NAME | rm NAME
-  list [--json]
-  show NAME [--json]
-  import PATH [--name NAME]   register an unpacked server directory or tarball in the catalogue
-  forget NAME                 remove a server from the catalogue (its files stay)
-`
-
 func (a *App) server(ctx context.Context, args []string) error {
 	if len(args) == 0 {
 		return usagef("name a server command: start, stop, restart, rm, list, show, import, forget")
