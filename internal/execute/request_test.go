@@ -66,8 +66,9 @@ func TestRequestRounds(t *testing.T) {
 		t.Fatal(err)
 	}
 	run := obs.runs[0]
-	if run.RunKey != "req-test" || run.Shard == nil || run.Tags[shard.TagRun] != "req-test" || run.TypeHistograms == nil {
-		t.Errorf("shard run: key %q, shard %v, tags %v", run.RunKey, run.Shard, run.Tags)
+	if run.RunKey != "req-test" || run.Shard == nil || run.Shard.Count != 1 || run.Tags[shard.TagRun] != "req-test" ||
+		run.Tags[shard.TagIndex] != "0" || run.Status != summary.StatusComplete {
+		t.Errorf("shard run: %s, key %q, shard %+v, tags %v", run.Status, run.RunKey, run.Shard, run.Tags)
 	}
 }
 
