@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
 
 	"github.com/dbarena/dbarena/internal/results/console"
 	"github.com/dbarena/dbarena/internal/server/catalog"
@@ -132,19 +131,10 @@ func (a *App) serverStart(ctx context.Context, m *sandbox.Manager, args []string
 }
 
 // checkBasedir reports a basedir that is missing or holds no usable
-// server, naming the flag it came from (exit 2).
+// server (sandbox.CheckBasedir), naming the flag it came from (exit 2).
 func checkBasedir(m *sandbox.Manager, flag, dir string) error {
-	fi, err := os.Stat(dir)
-	switch {
-	case err != nil:
-		return usagef("%s: no such directory", flag)
-	case !fi.IsDir():
-		return usagef("%s: not a directory", flag)
-	}
-	if _, err := m.Inspect(dir); errors.Is(err, sandbox.ErrNoServer) {
-		return usagef("%s: no mariadbd, mysqld or postgres under bin/, sbin/ or libexec/", flag)
-	} else if err != nil {
-		return usagef("%s: %v", flag, err)
+	if err := m.CheckBasedir(dir); err != nil {
+		return usagef("%s: %w", flag, err)
 	}
 	return nil
 }
