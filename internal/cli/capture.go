@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"os"
 	"runtime/debug"
-	"sort"
 	"strings"
 	"time"
 
@@ -13,6 +12,7 @@ import (
 
 	"github.com/dbarena/dbarena/internal/capture"
 	"github.com/dbarena/dbarena/internal/capture/convert"
+	"github.com/dbarena/dbarena/internal/results/console"
 )
 
 // captureFilterFlags are the filters of capture and capture convert.
@@ -36,16 +36,11 @@ func (f *captureFilterFlags) filter(loc *time.Location) (capture.Filter, []error
 	var errs []error
 	out := capture.Filter{Databases: f.databases, Users: f.users, Sessions: f.sessions, Kinds: f.kinds, ReadOnly: f.readOnly}
 	parse := func(flag, v string) time.Time {
-		if v == "" {
-			return time.Time{}
+		t, err := capture.ParseTime(v, loc)
+		if err != nil {
+			errs = append(errs, fmt.Errorf("--%s %w", flag, err))
 		}
-		for _, layout := range []string{time.RFC3339Nano, "2006-01-02 15:04:05", "2006-01-02T15:04:05", "2006-01-02"} {
-			if t, err := time.ParseInLocation(layout, v, loc); err == nil {
-				return t
-			}
-		}
-		errs = append(errs, fmt.Errorf("--%s %q: want RFC 3339 or YYYY-MM-DD HH:MM:SS", flag, v))
-		return time.Time{}
+		return t
 	}
 	out.Since, out.Until = parse("since", f.since), parse("until", f.until)
 	return out, errs
@@ -147,47 +142,6 @@ func (a *App) captureConvert(ctx context.Context, args []string) error {
 	if err != nil {
 		return usagef("%v", err)
 	}
-	a.reportConversion(res, *out, time.Since(start))
+	console.Conversion(a.Stderr, res, *out, time.Since(start))
 	return nil
-}
-
-// reportConversion says on stderr what a conversion did, what it left out
-// and why.
-func (a *App) reportConversion(res convert.Result, out string, took time.Duration) {
-	if out == "" {
-		out = "standard output"
-	}
-	rate := ""
-	if took > 0 {
-		rate = fmt.Sprintf(" in %.2fs, %.0f MB/s", took.Seconds(), float64(res.Bytes)/1e6/max(took.Seconds(), 1e-9))
-	}
-	fmt.Fprintf(a.Stderr, "dbarena capture: %d events to %s (%d lines, %.1f MB of log%s)\n",
-		res.Events, out, res.Stats.Lines, float64(res.Bytes)/1e6, rate)
-	if res.Stats.Skipped > 0 {
-		fmt.Fprintf(a.Stderr, "dbarena capture: skipped %d malformed lines (--skip-bad); the first: %s\n", res.Stats.Skipped, res.Stats.FirstBad)
-	}
-	for _, n := range res.Stats.Notes {
-		fmt.Fprintf(a.Stderr, "dbarena capture: %s\n", n)
-	}
-	for _, w := range res.Stats.Warnings {
-		fmt.Fprintf(a.Stderr, "dbarena capture: warning: %s\n", w)
-	}
-	if res.Stats.Filtered > 0 {
-		fmt.Fprintf(a.Stderr, "dbarena capture: %d events left out by the filters\n", res.Stats.Filtered)
-	}
-	if res.Stats.Masked > 0 {
-		fmt.Fprintf(a.Stderr, "dbarena capture: masked the passwords of %d statements\n", res.Stats.Masked)
-	}
-	if len(res.Stats.Ignored) > 0 {
-		keys := make([]string, 0, len(res.Stats.Ignored))
-		for k := range res.Stats.Ignored {
-			keys = append(keys, k)
-		}
-		sort.Strings(keys)
-		parts := make([]string, len(keys))
-		for i, k := range keys {
-			parts[i] = fmt.Sprintf("%s: %d", k, res.Stats.Ignored[k])
-		}
-		fmt.Fprintf(a.Stderr, "dbarena capture: log entries that are not events: %s\n", strings.Join(parts, ", "))
-	}
 }

@@ -5,8 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"time"
@@ -16,7 +14,7 @@ import (
 	"github.com/dbarena/dbarena/internal/capture"
 	"github.com/dbarena/dbarena/internal/capture/convert"
 	"github.com/dbarena/dbarena/internal/capture/live"
-	"github.com/dbarena/dbarena/internal/server/dialect"
+	"github.com/dbarena/dbarena/internal/results/console"
 	"github.com/dbarena/dbarena/internal/server/sandbox"
 	"github.com/dbarena/dbarena/internal/server/target"
 )
@@ -95,11 +93,11 @@ func (a *App) captureLive(ctx context.Context, args []string) error {
 	}
 	ctx, stop := a.Interrupts(ctx)
 	defer stop()
-	res, err := a.writeCapture(out, func(w io.Writer) (convert.Result, error) { return live.Capture(ctx, o, w) })
+	res, err := convert.Write(out, a.Stdout, func(w io.Writer) (convert.Result, error) { return live.Capture(ctx, o, w) })
 	if err != nil {
 		return failed(fmt.Errorf("%s", o.Admin.Mask(err.Error())))
 	}
-	a.reportConversion(res, out, 0)
+	console.Conversion(a.Stderr, res, out, 0)
 	return nil
 }
 
@@ -119,56 +117,12 @@ func (a *App) convertGeneralTable(ctx context.Context, spec string, cred credent
 		return usagef("--from %s needs a MySQL-family --target", convert.MySQLGeneralTable)
 	}
 	start := time.Now()
-	res, err := a.writeCapture(out, func(w io.Writer) (convert.Result, error) {
-		var res convert.Result
-		db, err := dialect.MySQLDialect{}.Open(t, dialect.OpenOptions{MaxConns: 1})
-		if err != nil {
-			return res, err
-		}
-		defer db.Close()
-		conn, err := db.Conn(ctx)
-		if err != nil {
-			return res, err
-		}
-		defer conn.Close()
-		since := ""
-		if !o.Filter.Since.IsZero() {
-			since = o.Filter.Since.UTC().Format("2006-01-02 15:04:05.999999")
-			conn.ExecContext(ctx, "SET time_zone = '+00:00'")
-		}
-		c := convert.NewCollector(o.Filter, &res.Stats)
-		in := &capture.Input{Name: "mysql.general_log", Stats: &res.Stats}
-		if err := live.ReadGeneralTable(ctx, conn, since, in, c.Add); err != nil {
-			return res, err
-		}
-		h, err := c.Write(w, capture.Header{Flavor: "mysql", Source: convert.MySQLGeneralTable})
-		res.Header, res.Events = h, int64(c.Len())
-		return res, err
+	res, err := convert.Write(out, a.Stdout, func(w io.Writer) (convert.Result, error) {
+		return live.ConvertGeneralTable(ctx, t, o.Filter, w)
 	})
 	if err != nil {
 		return failed(fmt.Errorf("%s", t.Mask(err.Error())))
 	}
-	a.reportConversion(res, out, time.Since(start))
+	console.Conversion(a.Stderr, res, out, time.Since(start))
 	return nil
-}
-
-// writeCapture runs write on a.Stdout, or on a temporary file
-// renamed to out when it succeeds.
-func (a *App) writeCapture(out string, write func(io.Writer) (convert.Result, error)) (convert.Result, error) {
-	if out == "" {
-		return write(a.Stdout)
-	}
-	tmp, err := os.CreateTemp(filepath.Dir(out), "."+filepath.Base(out)+".*")
-	if err != nil {
-		return convert.Result{}, err
-	}
-	defer os.Remove(tmp.Name())
-	res, err := write(tmp)
-	if cerr := tmp.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
-		return res, err
-	}
-	return res, os.Rename(tmp.Name(), out)
 }

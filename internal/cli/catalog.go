@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"time"
@@ -13,14 +12,6 @@ import (
 	"github.com/dbarena/dbarena/internal/server/catalog"
 	"github.com/dbarena/dbarena/internal/server/sandbox"
 )
-
-// catalogEntryOut is one catalogue line of `server list --json`.
-type catalogEntryOut struct {
-	Name    string `json:"name"`
-	Flavor  string `json:"flavor"`
-	Version string `json:"version"`
-	Basedir string `json:"basedir"`
-}
 
 // catalogServer looks a catalogue name up (exit 2 when unknown).
 func (a *App) catalogServer(name string) (catalog.Entry, error) {
@@ -66,8 +57,11 @@ func (a *App) serverImport(ctx context.Context, m *sandbox.Manager, args []strin
 		if !catalog.IsArchive(src) {
 			return usagef("%s: want a server directory or a tarball (.tar, .tar.gz, .tgz, .tar.xz, .tar.bz2, .tar.zst)", fs.Arg(0))
 		}
-		if dir, err = a.unpack(ctx, src); err != nil {
-			return err
+		var ae *catalog.ArchiveError
+		if dir, err = catalog.Unpack(ctx, a.home(), src); errors.As(err, &ae) {
+			return usagef("%w", err)
+		} else if err != nil {
+			return failed(err)
 		}
 	}
 	basedir := catalog.FindBasedir(dir)
@@ -88,37 +82,6 @@ func (a *App) serverImport(ctx context.Context, m *sandbox.Manager, args []strin
 			e.Name, e.Flavor, e.Version, e.Basedir, e.Name)
 	}
 	return nil
-}
-
-// unpack extracts a tarball under $DBARENA_HOME/servers with tar(1).
-func (a *App) unpack(ctx context.Context, tarball string) (string, error) {
-	base := filepath.Base(tarball)
-	for _, suf := range []string{".tar.gz", ".tgz", ".tar.xz", ".txz", ".tar.bz2", ".tar.zst", ".tar"} {
-		if strings.HasSuffix(strings.ToLower(base), suf) {
-			base = base[:len(base)-len(suf)]
-			break
-		}
-	}
-	dest := filepath.Join(a.home(), "servers", base)
-	if _, err := os.Stat(dest); err == nil {
-		return dest, nil // unpacked before
-	}
-	tmp := dest + ".part"
-	if err := os.RemoveAll(tmp); err != nil {
-		return "", failed(err)
-	}
-	if err := os.MkdirAll(tmp, 0o755); err != nil {
-		return "", failed(err)
-	}
-	out, err := exec.CommandContext(ctx, "tar", "-xaf", tarball, "-C", tmp).CombinedOutput()
-	if err != nil {
-		os.RemoveAll(tmp)
-		return "", usagef("%s: unpack: %v: %s", tarball, err, oneLine(string(out)))
-	}
-	if err := os.Rename(tmp, dest); err != nil {
-		return "", failed(err)
-	}
-	return dest, nil
 }
 
 func (a *App) serverForget(args []string) error {

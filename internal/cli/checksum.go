@@ -2,28 +2,16 @@ package cli
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
 
 	"github.com/dbarena/dbarena/internal/data/checksum"
 	"github.com/dbarena/dbarena/internal/execute"
+	"github.com/dbarena/dbarena/internal/results/console"
 	"github.com/dbarena/dbarena/internal/server/dialect"
 	"github.com/dbarena/dbarena/internal/server/target"
 )
-
-// checksumJSON is the --json file of `dbarena checksum`.
-type checksumJSON struct {
-	Format   string           `json:"format"`
-	Target   string           `json:"target"`
-	Flavor   string           `json:"flavor"`
-	Version  string           `json:"version"`
-	Database string           `json:"database"`
-	Tables   []checksum.Table `json:"tables"`
-}
-
-const checksumFormat = "dbarena.checksum/v1"
 
 // checksumCmd prints per-table rows, sizes and content checksums.
 func (a *App) checksumCmd(ctx context.Context, args []string) error {
@@ -69,8 +57,8 @@ func (a *App) checksumCmd(ctx context.Context, args []string) error {
 	}
 	s, err := execute.Connect(ctx, t, dialect.OpenOptions{MaxConns: 1})
 	if err != nil {
-		if noDatabase(err) {
-			return checksumNoDatabase(database, t.Database, t.MaskedDSN(), err)
+		if checksum.NoDatabase(err) {
+			return usagef("%s", checksum.NoDatabaseMessage(database, t.Database, t.MaskedDSN(), err))
 		}
 		return exitFor(err)
 	}
@@ -91,7 +79,7 @@ func (a *App) checksumCmd(ctx context.Context, args []string) error {
 		}
 		var nd *checksum.NoDatabaseError
 		if errors.As(err, &nd) {
-			return checksumNoDatabase(database, s.Target.Database, s.Target.MaskedDSN(), nd)
+			return usagef("%s", checksum.NoDatabaseMessage(database, s.Target.Database, s.Target.MaskedDSN(), nd))
 		}
 		return failed(fmt.Errorf("%s", s.Target.Mask(err.Error())))
 	}
@@ -99,33 +87,12 @@ func (a *App) checksumCmd(ctx context.Context, args []string) error {
 		database = s.Target.Database
 	}
 	fmt.Fprintf(a.Stdout, "Checksums of %s on %s %s (%s)\n", database, s.Target.Flavor, s.Target.Version, s.Target.MaskedDSN())
-	a.printChecksums(list)
+	console.Checksums(a.Stdout, list)
 	if jsonFile != "" {
-		b, err := json.MarshalIndent(checksumJSON{Format: checksumFormat, Target: s.Target.MaskedDSN(),
-			Flavor: string(s.Target.Flavor), Version: s.Target.Version, Database: database, Tables: list}, "", "  ")
-		if err != nil {
-			return failed(err)
-		}
-		if err := writePrivate(jsonFile, append(b, '\n')); err != nil {
+		if err := checksum.WriteJSON(jsonFile, checksum.Document{Target: s.Target.MaskedDSN(),
+			Flavor: string(s.Target.Flavor), Version: s.Target.Version, Database: database, Tables: list}); err != nil {
 			return failed(fmt.Errorf("--json: %w", err))
 		}
 	}
 	return nil
-}
-
-// printChecksums prints one line a table.
-func (a *App) printChecksums(list []checksum.Table) {
-	w := a.Stdout
-	fmt.Fprintf(w, "%-32s %-8s %12s %10s %10s  %-17s %s\n", "table", "engine", "rows", "data MB", "index MB", "sum", "portable")
-	for _, t := range list {
-		port := "no"
-		if t.Portable {
-			port = "yes"
-		}
-		fmt.Fprintf(w, "%-32s %-8s %12d %10.2f %10.2f  %-17s %s\n", t.Name, t.Engine, t.Rows,
-			float64(t.DataBytes)/(1<<20), float64(t.IndexBytes)/(1<<20), t.Sum, port)
-	}
-	if len(list) == 0 {
-		fmt.Fprintln(w, "(no tables)")
-	}
 }

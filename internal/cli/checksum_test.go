@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/dbarena/dbarena/internal/data/checksum"
 	"github.com/dbarena/dbarena/internal/server/sandbox"
 )
 
@@ -35,17 +36,17 @@ func TestChecksumCommand(t *testing.T) {
 		"CREATE TABLE ck_items (id int PRIMARY KEY, name varchar(40), added date)",
 		"INSERT INTO ck_items VALUES (3,'three, with MyISAM','2021-12-31'),(1,'one','2020-01-01'),(2,NULL,NULL)")
 	dir := t.TempDir()
-	read := func(path string) checksumJSON {
+	read := func(path string) checksum.Document {
 		t.Helper()
 		b, err := os.ReadFile(path)
 		if err != nil {
 			t.Fatal(err)
 		}
-		var c checksumJSON
+		var c checksum.Document
 		if err := json.Unmarshal(b, &c); err != nil {
 			t.Fatal(err)
 		}
-		if c.Format != checksumFormat || len(c.Tables) != 1 {
+		if c.Format != checksum.Format || len(c.Tables) != 1 {
 			t.Fatalf("%s: %+v", path, c)
 		}
 		return c

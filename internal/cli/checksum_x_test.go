@@ -76,7 +76,7 @@ func checksumTables(t *testing.T, args ...string) map[string]checksum.Table {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var c checksumJSON
+	var c checksum.Document
 	if err := json.Unmarshal(b, &c); err != nil {
 		t.Fatal(err)
 	}

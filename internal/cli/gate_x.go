@@ -1,22 +1,18 @@
 package cli
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
-	"io"
-	"os"
-	"slices"
 
 	"github.com/spf13/pflag"
 
 	"github.com/dbarena/dbarena/internal/lab"
 	"github.com/dbarena/dbarena/internal/lab/plan"
+	"github.com/dbarena/dbarena/internal/results/console"
 	"github.com/dbarena/dbarena/internal/results/gate"
 	"github.com/dbarena/dbarena/internal/results/store"
 	"github.com/dbarena/dbarena/internal/results/summary"
-	"github.com/dbarena/dbarena/internal/scaleout/shard"
 )
 
 // gateOptions are run's CI gate flags: --threshold, --junit, --md-summary
@@ -79,18 +75,6 @@ func (g *gateOptions) judgeFunc() func(*summary.Run) {
 	return g.judge
 }
 
-// printThresholds prints the stored threshold results of a run (results
-// show), one PASS/FAIL line each.
-func printThresholds(w io.Writer, run *summary.Run) {
-	if len(run.Thresholds) == 0 {
-		return
-	}
-	fmt.Fprintln(w, "\nThresholds:")
-	for _, r := range run.Thresholds {
-		fmt.Fprintln(w, "    "+gate.Line(r))
-	}
-}
-
 // gateRound prints a round's PASS/FAIL lines and keeps its outcome.
 func (a *App) gateRound(o *runOptions, run *summary.Run) {
 	g := &o.gates
@@ -116,7 +100,7 @@ func (a *App) gateEnd(o *runOptions, runErr error) error {
 	if len(g.parsed) == 0 {
 		return runErr
 	}
-	if err := writeGates(g.junit, g.mdPath, g.suites); err != nil && runErr == nil {
+	if err := gate.WriteFiles(g.junit, g.mdPath, g.suites); err != nil && runErr == nil {
 		runErr = failed(err)
 	}
 	if runErr == nil && g.failures > 0 {
@@ -127,30 +111,6 @@ func (a *App) gateEnd(o *runOptions, runErr error) error {
 		runErr = failed(fmt.Errorf("%s; the result is stored", what))
 	}
 	return runErr
-}
-
-// writeGates writes the gate outcomes to the --junit and --md-summary
-// files, when given.
-func writeGates(junit, md string, suites []gate.Suite) error {
-	for _, f := range []struct {
-		flag, path string
-		write      func(*bytes.Buffer) error
-	}{
-		{"--junit", junit, func(b *bytes.Buffer) error { return gate.WriteJUnit(b, suites) }},
-		{"--md-summary", md, func(b *bytes.Buffer) error { return gate.WriteMarkdown(b, suites) }},
-	} {
-		if f.path == "" {
-			continue
-		}
-		var b bytes.Buffer
-		if err := f.write(&b); err != nil {
-			return fmt.Errorf("%s %s: %w", f.flag, f.path, err)
-		}
-		if err := os.WriteFile(f.path, b.Bytes(), 0o644); err != nil {
-			return fmt.Errorf("%s: %w", f.flag, err)
-		}
-	}
-	return nil
 }
 
 // compareGate is compare's --fail-on, --junit and --md-summary.
@@ -192,19 +152,13 @@ func (a *App) judgeCompare(c *compareGate, limits []gate.Limit, names [2]string,
 	if len(limits) == 0 {
 		return nil
 	}
-	var js []gate.Judgement
-	fails := 0
+	js, fails := gate.JudgeAll(limits, sides[0], sides[1])
 	fmt.Fprintln(a.Stdout)
-	for _, l := range limits {
-		j := gate.Judge(l, sides[0], sides[1])
+	for _, j := range js {
 		fmt.Fprintln(a.Stdout, j.Line())
-		if j.Verdict == gate.Fail {
-			fails++
-		}
-		js = append(js, j)
 	}
 	name := fmt.Sprintf("dbarena compare %s %s (B against baseline A)", names[0], names[1])
-	if err := writeGates(c.junit, c.md, []gate.Suite{gate.CompareSuite(name, js)}); err != nil {
+	if err := gate.WriteFiles(c.junit, c.md, []gate.Suite{gate.CompareSuite(name, js)}); err != nil {
 		return failed(err)
 	}
 	if fails > 0 {
@@ -227,7 +181,7 @@ func (a *App) planGates(res lab.Result, judged []*summary.Run) error {
 				if run.Plan != nil {
 					where = fmt.Sprintf("round %d %s", run.Plan.Round, run.Plan.Cell)
 				}
-				fmt.Fprintf(a.Stdout, "%s [%s%s]\n", gate.Line(r), where, stepRunRef(run))
+				fmt.Fprintf(a.Stdout, "%s [%s%s]\n", gate.Line(r), where, console.StepRunRef(run))
 			}
 		}
 	}
@@ -244,51 +198,30 @@ func (a *App) planFailOn(ctx context.Context, st *store.Store, name, session str
 	if len(limits) == 0 {
 		return nil
 	}
-	rows, err := st.List(ctx, store.Filter{Tags: map[string]string{lab.TagPlan: name, lab.TagSession: session}})
+	runs, err := lab.SessionRuns(ctx, st, name, session)
 	if err != nil {
 		return failed(err)
 	}
-	slices.Reverse(rows) // oldest first: cells in schedule order
-	var runs []*summary.Run
-	for _, r := range rows {
-		run, err := st.Run(ctx, r.ID)
-		if err != nil {
-			return failed(err)
-		}
-		runs = append(runs, run)
-	}
-	if runs, err = shard.MergeRuns(ctx, st, runs); err != nil {
-		return failed(err)
-	}
 	if len(base) == 0 { // as printPlanStats: the server of the first cell
-		for _, r := range runs {
-			if r.Plan != nil {
-				base = []plan.Param{{Key: "server", Value: r.Plan.Coords["server"]}}
-				break
-			}
-		}
+		base = lab.DefaultBaseline(runs)
 	}
 	pairs := plan.BaselinePairs(runs, base)
 	fmt.Fprintln(a.Stdout)
 	if len(pairs) == 0 {
 		fmt.Fprintln(a.Stdout, "--fail-on: no cell has a baseline cell with complete rounds to be judged against")
-		return writeGates(c.junit, c.md, nil)
+		return gate.WriteFiles(c.junit, c.md, nil)
 	}
 	var suites []gate.Suite
 	fails := 0
 	for _, p := range pairs {
-		var js []gate.Judgement
-		for _, l := range limits {
-			j := gate.Judge(l, p.Base, p.Runs)
-			fmt.Fprintf(a.Stdout, "%s [%s vs %s]\n", j.Line(), cellLabel(p.Cell), cellLabel(p.Baseline))
-			if j.Verdict == gate.Fail {
-				fails++
-			}
-			js = append(js, j)
+		js, n := gate.JudgeAll(limits, p.Base, p.Runs)
+		for _, j := range js {
+			fmt.Fprintf(a.Stdout, "%s [%s vs %s]\n", j.Line(), console.CellLabel(p.Cell), console.CellLabel(p.Baseline))
 		}
-		suites = append(suites, gate.CompareSuite(fmt.Sprintf("plan %s %s vs baseline %s", name, cellLabel(p.Cell), cellLabel(p.Baseline)), js))
+		fails += n
+		suites = append(suites, gate.CompareSuite(fmt.Sprintf("plan %s %s vs baseline %s", name, console.CellLabel(p.Cell), console.CellLabel(p.Baseline)), js))
 	}
-	if err := writeGates(c.junit, c.md, suites); err != nil {
+	if err := gate.WriteFiles(c.junit, c.md, suites); err != nil {
 		return failed(err)
 	}
 	if fails > 0 {

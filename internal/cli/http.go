@@ -3,12 +3,10 @@ package cli
 import (
 	"context"
 	"fmt"
-	"strings"
 
 	"github.com/spf13/pflag"
 
 	"github.com/dbarena/dbarena/internal/execute"
-	"github.com/dbarena/dbarena/internal/server/dialect"
 	"github.com/dbarena/dbarena/internal/workload"
 )
 
@@ -19,19 +17,13 @@ import (
 // target of the workload's name.
 func (a *App) detachedSessions(ctx context.Context, w workload.Workload, o *runOptions, dbTarget string) (func(context.Context) (*execute.Session, error), error) {
 	if dbTarget == "" {
-		addr := w.Name()
-		if or, ok := w.(workload.Originer); ok {
-			addr = or.Origin()
-		}
-		return func(context.Context) (*execute.Session, error) { return execute.Standalone(w.Name(), addr), nil }, nil
+		return execute.DetachedOpener(w, nil), nil
 	}
 	t, err := a.resolveTarget(ctx, dbTarget, o.cred)
 	if err != nil {
 		return nil, fmt.Errorf("--db-target: %w", err)
 	}
-	return func(ctx context.Context) (*execute.Session, error) {
-		return execute.Connect(ctx, t, dialect.OpenOptions{MaxConns: 2})
-	}, nil
+	return execute.DetachedOpener(w, &t), nil
 }
 
 // refuseDatabaseFlags refuses the flags a Detached workload has no use for.
@@ -54,13 +46,4 @@ func detachedFlags(w workload.Workload, fs *pflag.FlagSet, dbTarget *string) {
 	fs.StringVar(dbTarget, "db-target", "", "the database behind the application: sandbox:NAME or a DSN; its server is monitored and the run stored against it")
 	_ = fs.MarkHidden("target")
 	_ = fs.MarkHidden("connect")
-}
-
-// targetLabel is how the run's opening line names s: the masked DSN, or
-// the address of a Standalone session.
-func targetLabel(s *execute.Session) string {
-	if s.NoDatabase {
-		return strings.TrimSpace(s.Target.Host)
-	}
-	return s.Target.MaskedDSN()
 }

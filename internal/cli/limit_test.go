@@ -52,11 +52,14 @@ func TestRepsLimitEvents(t *testing.T) {
 	if err := validate(o.validate(fs), w.Validate()); err != nil {
 		t.Fatal(err)
 	}
-	execute.SetThreads(w, o.cfg.Threads)
-	if _, err := execute.Configure(w, &o.cfg, execute.Given{Threads: true}); err != nil {
+	// The request `dbarena run` makes (before, run configured the
+	// workload before telling it its threads: --reps did not limit it).
+	a := &App{Getenv: func(string) string { return "" }}
+	req := a.runRequest(w, &o, execute.Given{Threads: fs.Changed("threads"), Time: fs.Changed("time"), Events: fs.Changed("events")})
+	if err := req.Configure(); err != nil {
 		t.Fatal(err)
 	}
-	if o.cfg.Events != 20 || o.cfg.Duration != 0 {
-		t.Errorf("events %d, time %v; want 20 and none", o.cfg.Events, o.cfg.Duration)
+	if req.Config.Events != 20 || req.Config.Duration != 0 {
+		t.Errorf("events %d, time %v; want 20 and none", req.Config.Events, req.Config.Duration)
 	}
 }

@@ -2,11 +2,8 @@ package cli
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
-	"io"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/spf13/pflag"
@@ -15,23 +12,10 @@ import (
 	"github.com/dbarena/dbarena/internal/data/dumpload"
 	"github.com/dbarena/dbarena/internal/execute"
 	"github.com/dbarena/dbarena/internal/measure/hostinfo"
-	"github.com/dbarena/dbarena/internal/results/summary"
+	"github.com/dbarena/dbarena/internal/results/console"
 	"github.com/dbarena/dbarena/internal/secret"
-	"github.com/dbarena/dbarena/internal/server/dialect"
 	"github.com/dbarena/dbarena/internal/server/target"
 )
-
-// loadJSONFormat is the --json file of `dbarena load`.
-const loadJSONFormat = "dbarena.load/v1"
-
-// loadJSON is the --json document: the stored run's id and the whole
-// load result (every failed statement, per-table figures).
-type loadJSON struct {
-	Format string           `json:"format"`
-	RunID  int64            `json:"run_id,omitempty"`
-	Target string           `json:"target"`
-	Result *dumpload.Result `json:"result"`
-}
 
 // loadShownErrors is how many failed statements the output lists.
 const loadShownErrors = 10
@@ -72,7 +56,7 @@ func (f *loadFlags) flags(fs *pflag.FlagSet) {
 	fs.IntVar(&f.threads, "threads", def.Threads, "data connections loading in parallel")
 	fs.BoolVar(&f.continueOnError, "continue-on-error", false, "count and list failing statements and go on")
 	fs.BoolVar(&f.noChecksum, "no-checksum", false, "skip the per-table content checksums after the load (rows and sizes are still read)")
-	fs.StringVar(&f.jsonPath, "json", "", "write the load result ("+loadJSONFormat+", every error listed) to this file")
+	fs.StringVar(&f.jsonPath, "json", "", "write the load result ("+dumpload.JSONFormat+", every error listed) to this file")
 	fs.StringVar(&f.results, "results", "", "results store (as for run); default $DBARENA_HOME/results.db")
 	fs.Var(keyValues{&f.tags}, "tag", "KEY=VALUE label stored with the run (repeatable)")
 	durationFlag(fs, &f.progress, "progress-interval", 5*time.Second, "print a progress line to stderr every interval")
@@ -81,17 +65,6 @@ func (f *loadFlags) flags(fs *pflag.FlagSet) {
 	fs.BoolVar(&f.followIncludes, "follow-includes", false, "read the files that client commands name (mysql source FILE and \\. FILE, psql \\i and \\ir), relative to the file that names them and inside the dump's directory; without it such a command stops the load with an error naming file and line")
 	fs.BoolVar(&f.dropExisting, "drop-existing", false, "drop each table the dump creates just before its CREATE TABLE (PostgreSQL: with CASCADE), and a database the dump drops and creates again (without --database) just before its CREATE DATABASE: to load again (a dump's DROP DATABASE never runs otherwise)")
 }
-
-const loadUsage = `dbarena load FILE... [flags]
-  Load SQL dumps into a target or sandbox: mysqldump / mariadb-dump files,
-  mydumper directories, pg_dump plain SQL, custom or directory archives
-  (through pg_restore); .gz and .zst are read as they are. Schema first,
-  then the data over --threads connections, then triggers, views, routines
-  (and pg_dump's indexes and constraints). The load is stored as a run of
-  workload "load" (see results, report, compare).
-
-Flags:
-`
 
 func (a *App) loadCmd(ctx context.Context, args []string) error {
 	var f loadFlags
@@ -137,52 +110,22 @@ func (a *App) loadCmd(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	if (d.Syntax == dump.Postgres) != (t.Family() == target.Postgres) {
-		return usagef("%s is a %s dump and the target is %s", o.Files[0], d.Format, t.Flavor)
-	}
-	if t.Sandbox != "" {
-		if adm, err := a.sandboxes().Admin(t.Sandbox); err == nil {
-			o.Admin = &adm
-		}
-	}
-	s, err := execute.Connect(ctx, t, dialect.OpenOptions{MaxConns: 1})
+	pp := console.NewLoadProgress(a.Stderr)
+	o.Progress, o.ProgressEvery, o.Warn = pp.Print, f.progress, pp.Warn
+	out, err := execute.Load(ctx, st, execute.LoadRequest{Target: t, Dump: d, Options: o, DeferAuto: f.deferIndexes == "auto",
+		Home: a.home(), Tags: f.tags, Host: hostinfo.Collect(), Version: Version, Interrupts: a.Interrupts,
+		Command: func(t target.Target) []string { return maskArgs(a.Args, t) },
+		Began: func(s *execute.Session) {
+			fmt.Fprintf(a.Stdout, "Loading %s (%s, %s) into %s %s (%s): %d threads\n", strings.Join(o.Files, " "), d.Format,
+				console.Bytes(d.Size), s.Target.Flavor, s.Target.Version, s.Target.MaskedDSN(), o.Threads)
+		}})
 	if err != nil {
 		return exitFor(err)
 	}
-	defer s.Close()
-	if err := checkEngines(ctx, s, &f, o.Rewrite); err != nil {
-		return err
-	}
-	if f.deferIndexes == "auto" && s.Target.Family() == target.MySQL {
-		o.DeferIndexes = deferAuto(ctx, s, d.Size)
-	}
-	ctx, stop := a.Interrupts(ctx)
-	defer stop()
-	pp := &loadProgress{w: a.Stderr}
-	o.Progress, o.ProgressEvery, o.Warn = pp.print, f.progress, pp.warn
-	fmt.Fprintf(a.Stdout, "Loading %s (%s, %s) into %s %s (%s): %d threads\n", strings.Join(o.Files, " "), d.Format,
-		formatBytes(d.Size), s.Target.Flavor, s.Target.Version, s.Target.MaskedDSN(), o.Threads)
-	res, loadErr := dumpload.Load(ctx, s.Env(), o)
-	if loadErr != nil {
-		loadErr = printableError{loadErr}
-	}
-	if res == nil { // nothing started
-		if dumpload.IsBadInput(loadErr) {
-			return usagef("%w", loadErr)
-		}
-		return failed(loadErr)
-	}
-	a.printLoad(res)
-	run := res.Summary(s.Target, loadErr)
-	for _, kv := range f.tags {
-		run.Tags[kv[0]] = kv[1]
-	}
-	run.Host = hostinfo.Collect()
-	run.Dbarena = summary.Dbarena{Version: Version, Command: maskArgs(a.Args, s.Target)}
-	_, storeErr := st.SaveRun(context.WithoutCancel(ctx), run)
+	res, run, loadErr, storeErr := out.Result, out.Run, out.Err, out.StoreErr
+	console.Load(a.Stdout, res, loadShownErrors)
 	if f.jsonPath != "" {
-		doc := loadJSON{Format: loadJSONFormat, RunID: run.ID, Target: s.Target.MaskedDSN(), Result: res}
-		if err := writeLoadJSON(f.jsonPath, &doc); err != nil {
+		if err := dumpload.WriteJSON(f.jsonPath, dumpload.Document{RunID: run.ID, Target: out.Target.MaskedDSN(), Result: res}); err != nil {
 			return failed(fmt.Errorf("--json: %w", err))
 		}
 	}
@@ -193,7 +136,7 @@ func (a *App) loadCmd(ctx context.Context, args []string) error {
 	switch {
 	case res.Interrupted:
 		return failed(fmt.Errorf("interrupted after %s, %d statements, %d rows; partial result stored as run %d",
-			formatBytes(res.Bytes), res.Statements, res.Rows, run.ID))
+			console.Bytes(res.Bytes), res.Statements, res.Rows, run.ID))
 	case loadErr != nil && dumpload.IsBadInput(loadErr):
 		return usagef("%w", loadErr)
 	case loadErr != nil:
@@ -208,53 +151,28 @@ func (a *App) loadCmd(ctx context.Context, args []string) error {
 func (f *loadFlags) options(files []string) (dumpload.Options, error) {
 	o := dumpload.Options{Files: files, Database: f.database, Threads: f.threads, ContinueOnError: f.continueOnError,
 		NoChecksum: f.noChecksum, DeferIndexes: f.deferIndexes == "on", LoadData: f.loadData, Bulk: f.bulk,
-		StallTimeout: f.stallTimeout, DropExisting: f.dropExisting, Format: f.format, FollowIncludes: f.followIncludes}
+		StallTimeout: f.stallTimeout, DropExisting: f.dropExisting, Format: f.format, FollowIncludes: f.followIncludes,
+		Rewrite: dump.Rewrite{Engine: f.engine, TableOptions: strings.TrimSpace(f.tableOpts), KeepDefiners: f.keepDefiners}}
 	if len(files) == 0 {
 		return o, usagef("no dump given: dbarena load FILE... (see dbarena load --help)")
-	}
-	if f.threads < 1 {
-		return o, usagef("--threads must be at least 1")
 	}
 	switch f.deferIndexes {
 	case "on", "off", "auto":
 	default:
 		return o, usagef("--defer-indexes %q: want on, off or auto", f.deferIndexes)
 	}
-	if !validLoadFormat(f.format) {
-		return o, usagef("--format %q: want auto, mysqldump, pg_dump, mysql or psql", f.format)
-	}
-	switch f.bulk {
-	case "on", "off":
-	default:
-		return o, usagef("--bulk %q: want on or off", f.bulk)
-	}
-	if f.bulk == "on" && f.continueOnError {
-		return o, usagef("--bulk on and --continue-on-error exclude each other: in a table's one transaction a failing row discards the table's earlier rows")
-	}
-	switch f.loadData {
-	case "on", "off", "auto":
-	default:
-		return o, usagef("--load-data %q: want on, off or auto", f.loadData)
-	}
 	if f.progress <= 0 {
 		return o, usagef("--progress-interval must be positive")
 	}
-	if f.stallTimeout < 0 || (f.stallTimeout > 0 && f.stallTimeout < time.Second) {
-		return o, usagef("--stall-timeout %s: want 0 (no bound) or at least 1s", f.stallTimeout)
+	if err := o.Validate(); err != nil {
+		return o, usagef("%w", err)
 	}
-	if f.engine != "" && !isEngineWord(f.engine) {
-		return o, usagef("--engine %q: not an engine name", f.engine)
-	}
-	o.Rewrite = dump.Rewrite{Engine: f.engine, TableOptions: strings.TrimSpace(f.tableOpts), KeepDefiners: f.keepDefiners}
 	if f.engineMap != "" {
 		m, err := dump.ParseEngineMap(f.engineMap)
 		if err != nil {
 			return o, usagef("--engine-map: %w", err)
 		}
 		o.Rewrite.EngineMap = m
-	}
-	if strings.ContainsAny(o.Rewrite.TableOptions, ";'\"`\\") {
-		return o, usagef("--table-options %q: only NAME=VALUE words, without quotes or ;", f.tableOpts)
 	}
 	return o, nil
 }
@@ -265,181 +183,4 @@ func onOff(b bool) string {
 		return "on"
 	}
 	return "off"
-}
-
-func isEngineWord(s string) bool {
-	for _, c := range s {
-		if !(c == '_' || c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z') {
-			return false
-		}
-	}
-	return s != ""
-}
-
-// checkEngines rejects --engine / --engine-map engines the server lacks.
-func checkEngines(ctx context.Context, s *execute.Session, f *loadFlags, rw dump.Rewrite) error {
-	if f.engine == "" && f.engineMap == "" {
-		return nil
-	}
-	if s.Target.Family() != target.MySQL {
-		return usagef("--engine and --engine-map apply to MySQL-family servers; the target is %s", s.Target.Flavor)
-	}
-	have, err := dumpload.ServerEngines(ctx, s.DB)
-	if err != nil {
-		return failed(err)
-	}
-	if f.engine != "" {
-		if m := dumpload.MissingEngine(have, []string{f.engine}); m != "" {
-			return usagef("--engine %s: the server has no such engine (it has %s)", m, strings.Join(have, ", "))
-		}
-	}
-	if m := dumpload.MissingEngine(have, rw.Engines()); m != "" {
-		return usagef("--engine-map: the server has no engine %s (it has %s)", m, strings.Join(have, ", "))
-	}
-	return nil
-}
-
-// deferAuto defers secondary indexes when the dump is larger than the
-// InnoDB buffer pool, where maintaining them row by row means random I/O
-// (170 MB dump: 73 s deferred against 115 s with a 128 MB buffer pool; with
-// 1 GB the gain was smaller, 44 s against 50 s).
-func deferAuto(ctx context.Context, s *execute.Session, size int64) bool {
-	var pool int64
-	if err := s.DB.QueryRowContext(ctx, "SELECT @@innodb_buffer_pool_size").Scan(&pool); err != nil {
-		return false
-	}
-	return size > pool
-}
-
-// loadProgress prints progress lines.
-type loadProgress struct {
-	mu sync.Mutex
-	w  io.Writer
-}
-
-func (p *loadProgress) print(pr dumpload.Progress) {
-	if pr.Done {
-		return
-	}
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	line := fmt.Sprintf("[%5.0fs] %s", pr.Elapsed.Seconds(), formatBytes(pr.Bytes))
-	if pr.TotalBytes > 0 {
-		line += fmt.Sprintf(" of %s (%.0f%%)", formatBytes(pr.TotalBytes), 100*float64(pr.Bytes)/float64(pr.TotalBytes))
-	}
-	line += fmt.Sprintf(", %d statements, %d rows, %.1f MB/s", pr.Statements, pr.Rows, pr.Rate())
-	pr.Table = dumpload.Printable(pr.Table)
-	if eta := pr.ETA(); eta > 0 && pr.Phase == "schema+data" {
-		line += fmt.Sprintf(", ETA %s", eta.Round(time.Second))
-	}
-	if pr.Phase != "schema+data" {
-		line += ", " + pr.Phase
-	} else if pr.Table != "" {
-		line += ", table " + pr.Table
-	}
-	fmt.Fprintln(p.w, line)
-}
-
-// printLoad prints the per-table summary and the failed statements.
-func (a *App) printLoad(r *dumpload.Result) {
-	w := a.Stdout
-	fmt.Fprintln(w)
-	if len(r.Tables) > 0 {
-		fmt.Fprintf(w, "%-32s %-8s %10s %10s %10s %10s %10s  %s\n", "table", "engine", "sent", "loaded", "rows", "data MB", "index MB", "checksum")
-		for _, t := range r.Tables {
-			name := t.Name
-			if len(r.Databases) > 1 {
-				name = t.Database + "." + t.Name
-			}
-			name = dumpload.Printable(name)
-			rows, sent := fmt.Sprint(t.Rows), fmt.Sprint(t.Sent)
-			if t.Rows < 0 {
-				rows = "-"
-			}
-			if t.Sent < 0 {
-				sent = "?"
-			}
-			fmt.Fprintf(w, "%-32s %-8s %10s %10d %10s %10.1f %10.1f  %s\n", name, t.Engine, sent, t.Loaded, rows,
-				float64(t.DataBytes)/1e6, float64(t.IndexBytes)/1e6, t.Checksum)
-		}
-	}
-	state := "loaded"
-	if r.Interrupted {
-		state = "interrupted"
-	}
-	rate := 0.0
-	if s := r.Duration.Seconds(); s > 0 {
-		rate = float64(r.Bytes) / 1e6 / s
-	}
-	fmt.Fprintf(w, "\n%s %s in %.1fs (%.1f MB/s): %d statements, %d rows, %d tables", state, formatBytes(r.Bytes),
-		r.Duration.Seconds(), rate, r.Statements, r.Rows, len(r.Tables))
-	if len(r.Databases) > 0 {
-		fmt.Fprintf(w, " in %s", dumpload.Printable(strings.Join(r.Databases, ", ")))
-	}
-	fmt.Fprintln(w)
-	for _, n := range r.Notes {
-		fmt.Fprintln(w, "note: "+dumpload.Printable(n))
-	}
-	if r.ErrorCount > 0 {
-		fmt.Fprintf(w, "%d statements failed", r.ErrorCount)
-		if r.ErrorCount > loadShownErrors {
-			fmt.Fprintf(w, " (first %d; all in --json)", loadShownErrors)
-		}
-		fmt.Fprintln(w, ":")
-		for i, e := range r.Errors {
-			if i == loadShownErrors {
-				break
-			}
-			fmt.Fprintf(w, "  %s: %s\n", dumpload.Printable(e.Where()), dumpload.Printable(e.Error))
-		}
-	}
-}
-
-func writeLoadJSON(path string, doc *loadJSON) error {
-	b, err := json.MarshalIndent(doc, "", "  ")
-	if err != nil {
-		return err
-	}
-	// The file holds statement text from the dump: readable by its owner only.
-	return writePrivate(path, append(b, '\n'))
-}
-
-// printableError shows an error of a load with control characters
-// escaped (text from a dump must not drive the terminal); errors.As and
-// errors.Is still see the error.
-type printableError struct{ err error }
-
-func (e printableError) Error() string { return dumpload.Printable(e.err.Error()) }
-func (e printableError) Unwrap() error { return e.err }
-
-func (p *loadProgress) warn(msg string) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	fmt.Fprintln(p.w, "warning: "+msg)
-}
-
-// formatBytes renders a size in B, KB, MB or GB (decimal).
-func formatBytes(n int64) string {
-	switch {
-	case n >= 1e9:
-		return fmt.Sprintf("%.2f GB", float64(n)/1e9)
-	case n >= 1e6:
-		return fmt.Sprintf("%.1f MB", float64(n)/1e6)
-	case n >= 1e3:
-		return fmt.Sprintf("%.1f KB", float64(n)/1e3)
-	}
-	return fmt.Sprintf("%d B", n)
-}
-
-// validLoadFormat reports a --format value dump.OpenAs takes.
-func validLoadFormat(f string) bool {
-	if f == "auto" {
-		return true
-	}
-	for _, x := range dump.Formats {
-		if string(x) == f {
-			return true
-		}
-	}
-	return false
 }

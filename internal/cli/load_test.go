@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/dbarena/dbarena/internal/data/dumpload"
 )
 
 // TestLoadCommand: a small MyISAM dump loads with --engine Aria (the
@@ -54,7 +56,7 @@ func TestLoadCommand(t *testing.T) {
 	if err := json.Unmarshal(b, &doc); err != nil {
 		t.Fatal(err)
 	}
-	if doc.Format != loadJSONFormat || doc.RunID == 0 || doc.Result.Rows != 3 || len(doc.Result.Tables) != 1 ||
+	if doc.Format != dumpload.JSONFormat || doc.RunID == 0 || doc.Result.Rows != 3 || len(doc.Result.Tables) != 1 ||
 		doc.Result.Tables[0].Engine != "Aria" || doc.Result.Tables[0].Rows != 3 || doc.Result.Tables[0].Checksum == "" {
 		t.Errorf("--json: %s", b)
 	}

@@ -11,6 +11,8 @@ import (
 	"github.com/dbarena/dbarena/internal/execute"
 	"github.com/dbarena/dbarena/internal/lab"
 	"github.com/dbarena/dbarena/internal/lab/plan"
+	"github.com/dbarena/dbarena/internal/measure/runner"
+	"github.com/dbarena/dbarena/internal/results/console"
 	"github.com/dbarena/dbarena/internal/results/live"
 	"github.com/dbarena/dbarena/internal/results/summary"
 )
@@ -85,16 +87,13 @@ func (m *metricsOptions) end(ctx context.Context, a *App) {
 	m.srv = nil
 }
 
-// observe wraps a run's observer: with live figures on, one that also
-// feeds them, and the function to call with the finished run (nil when it
-// could not run); cfg is made to carry the intervals' histograms.
-func (m *metricsOptions) observe(next execute.Observer, spec *execute.Spec, cell string) (execute.Observer, func(*summary.Run)) {
-	if m.exp == nil {
-		return next, func(*summary.Run) {}
+// rounds wraps a run's observer: with live figures on, one that also
+// feeds them, and cfg is made to carry the intervals' histograms.
+func (m *metricsOptions) rounds(next execute.RoundObserver, cfg *runner.Config) *live.Rounds {
+	if m.exp != nil {
+		cfg.IntervalLatency = true
 	}
-	spec.Config.IntervalLatency = true
-	o := m.exp.Observe(next, cell)
-	return o, o.Finish
+	return m.exp.Rounds(next, "")
 }
 
 // planObserver feeds a plan's progress to the live figures beside the
@@ -128,14 +127,14 @@ func (o planObserver) Ran(i, n int, step plan.Step, run *summary.Run, eta time.D
 // planObservers are the lab's observer of a plan run and the observer
 // of each of its steps' runs: the printer's, feeding the live figures too
 // when they are on.
-func (m *metricsOptions) planObservers(printer *planProgress, p *plan.Plan) (lab.Observer, func(j lab.Job) (execute.Observer, func(*summary.Run))) {
+func (m *metricsOptions) planObservers(printer *console.PlanRun, p *plan.Plan) (lab.Observer, func(j lab.Job) (execute.Observer, func(*summary.Run))) {
 	if m.exp == nil {
 		return printer, func(lab.Job) (execute.Observer, func(*summary.Run)) {
-			return printer.stepObserver(), func(*summary.Run) {}
+			return printer.StepObserver(), func(*summary.Run) {}
 		}
 	}
 	return planObserver{next: printer, exp: m.exp, p: p}, func(j lab.Job) (execute.Observer, func(*summary.Run)) {
-		o := m.exp.Observe(printer.stepObserver(), j.Step.ID)
+		o := m.exp.Observe(printer.StepObserver(), j.Step.ID)
 		return o, o.Finish
 	}
 }

@@ -11,20 +11,11 @@ import (
 	"github.com/dbarena/dbarena/internal/lab"
 	"github.com/dbarena/dbarena/internal/lab/plan"
 	"github.com/dbarena/dbarena/internal/measure/hostinfo"
+	"github.com/dbarena/dbarena/internal/results/console"
 	"github.com/dbarena/dbarena/internal/results/summary"
 	"github.com/dbarena/dbarena/internal/server/catalog"
 	"github.com/dbarena/dbarena/internal/server/target"
 )
-
-const planUsage = `dbarena plan COMMAND
-
-  check FILE                      validate a plan without running it
-  run FILE [--resume] [--scale F] [--results PATH]
-                                  run every cell of the plan, store each round
-  show NAME [--results PATH] [--json]
-                                  per-cell statistics of the plan's latest session
-  cells FILE [--scale F]          list the runs in schedule order
-`
 
 func (a *App) plan(ctx context.Context, args []string) error {
 	if len(args) == 0 {
@@ -119,7 +110,7 @@ func (a *App) planCheck(args []string) error {
 	steps := p.Schedule()
 	fmt.Fprintf(a.Stdout, "Plan %s: %d servers, %d cells, %d rounds, %d runs, %s\n",
 		p.Name, len(p.Variants()), len(p.Cells()), p.Rounds, len(steps), lab.EstimatePlan(p, a.Registry))
-	if l := shardsLine(p); l != "" {
+	if l := console.ShardsLine(p); l != "" {
 		fmt.Fprintln(a.Stdout, l)
 	}
 	return nil
@@ -163,7 +154,7 @@ func (a *App) planRun(ctx context.Context, args []string) error {
 		return err
 	}
 	defer o.metrics.end(ctx, a)
-	observer, observe := o.metrics.planObservers(newPlanProgress(planPrinter{w: a.Stdout, p: p}), p)
+	observer, observe := o.metrics.planObservers(console.NewPlanRun(console.PlanProgress{W: a.Stdout, Plan: p}), p)
 	l := &lab.Lab{
 		Store:     st,
 		Sandboxes: lab.Local{Manager: a.sandboxes(), Catalog: catalog.Open(a.home())},

@@ -2,11 +2,11 @@ package cli
 
 import (
 	"context"
+	"errors"
 
-	"github.com/dbarena/dbarena/internal/execute"
 	"github.com/dbarena/dbarena/internal/lab"
 	"github.com/dbarena/dbarena/internal/measure/hostinfo"
-	"github.com/dbarena/dbarena/internal/server/dialect"
+	"github.com/dbarena/dbarena/internal/server/target"
 )
 
 // planStep runs one shard of a plan's sharded step (hidden: plan run starts
@@ -44,12 +44,17 @@ func (a *App) planStep(ctx context.Context, args []string) error {
 	if err != nil {
 		return usagef("%w", err)
 	}
-	if o.cfg, err = j.RunConfig(w); err != nil {
+	o.results = d.Results
+	req := j.Request(w)
+	req.Monitor, req.Home, req.Version = o.monitor, a.home(), Version
+	req.Command = func(t target.Target) []string { return maskArgs(a.Args, t) }
+	req.Judge = nil // a shard's run is not judged: its merged run is
+	req.Shard = a.shardPart(&o)
+	if err := req.Configure(); err != nil {
 		return usagef("%w", err)
 	}
-	o.rounds, o.tags, o.plan, o.results = 1, j.Tags(), j.Ref(), d.Results
-	if err := a.prepareShard(w, &o); err != nil {
-		return err
+	if errs := req.Config.Validate(); len(errs) > 0 {
+		return usagef("%w", errors.Join(errs...))
 	}
 	st, err := a.openRunStore(ctx, &o)
 	if err != nil {
@@ -58,11 +63,6 @@ func (a *App) planStep(ctx context.Context, args []string) error {
 	defer st.Close()
 	ctx, stop := a.Interrupts(ctx)
 	defer stop()
-	host := hostinfo.Collect()
-	if err := a.joinShard(ctx, st, &o, host.Hostname); err != nil {
-		return err
-	}
-	return a.runRounds(ctx, st, w, &o, host, func() (*execute.Session, error) {
-		return execute.Connect(ctx, t, dialect.OpenOptions{MaxConns: execute.Conns(w, o.cfg.Threads)})
-	})
+	req.Host = hostinfo.Collect()
+	return a.runRounds(ctx, st, req, &o)
 }

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/dbarena/dbarena/internal/data/checksum"
 	"github.com/dbarena/dbarena/internal/results/store"
 )
 
@@ -123,7 +124,7 @@ duration: 1s
 // read returns a checksum --json file's sums by table.
 func readSums(t *testing.T, b []byte) map[string]string {
 	t.Helper()
-	var c checksumJSON
+	var c checksum.Document
 	if err := json.Unmarshal(b, &c); err != nil {
 		t.Fatal(err)
 	}

@@ -1,11 +1,9 @@
 package cli
 
 import (
-	"bufio"
 	"context"
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -15,12 +13,6 @@ import (
 	"github.com/dbarena/dbarena/internal/results/summary"
 	"github.com/dbarena/dbarena/internal/scaleout/shard"
 )
-
-const reportUsage = `dbarena report [IDS...] [--tag KEY=VALUE ...] [--plan NAME] [--workload NAME]
-  --format html|md|csv|json -o FILE [--baseline SERIES] [--title TEXT] [--csv-rows run|cell]
-  [--max-time-series N] [--results PATH]
-dbarena compare ID_A ID_B [--fail-on tps:-5%,p95:+10%] [--junit FILE] [--md-summary FILE] [--results PATH]
-`
 
 // reportFormats maps --format values (and -o extensions) to formats.
 var reportFormats = map[string]string{"html": "html", "htm": "html", "md": "md", "markdown": "md", "csv": "csv", "json": "json"}
@@ -124,137 +116,35 @@ func (a *App) report(ctx context.Context, args []string) error {
 	return nil
 }
 
-// loadReportRuns reads the runs a report selects: those filter selects
-// (none when it selects nothing but sharded runs), then the sharded runs
-// named by keys, each merged into one run (shard.Load, as results show).
-// A shard's own run selected by a tag or plan is replaced by its merged
-// run, so that a sharded run is one run of its series; one named by its
-// number stays itself.
+// loadReportRuns reads the runs a report selects (report.Select); a
+// selection of no run is a usage error.
 func (a *App) loadReportRuns(ctx context.Context, st *store.Store, filter store.Filter, keys []string) ([]*summary.Run, error) {
-	var runs []*summary.Run
-	if len(filter.IDs) > 0 || filter.Tags != nil || filter.Plan != "" {
-		var err error
-		if runs, err = report.Load(ctx, st, filter); err != nil {
-			return nil, failed(err)
-		}
-		if len(runs) == 0 {
-			return nil, usagef("no stored run matches the selection in %s", st.Location())
-		}
-		for _, id := range filter.IDs {
-			if !containsRun(runs, id) {
-				return nil, usagef("no run %d in %s", id, st.Location())
-			}
-		}
-	}
-	named := map[int64]bool{}
-	for _, id := range filter.IDs {
-		named[id] = true
-	}
-	var merge []string
-	seen := map[string]bool{}
-	add := func(key string) {
-		if !seen[key] {
-			seen[key] = true
-			merge = append(merge, key)
-		}
-	}
-	for _, key := range keys {
-		add(key)
-	}
-	out := runs[:0]
-	for _, r := range runs {
-		if key := r.Tags[shard.TagRun]; key != "" && r.RunKey != "" && !named[r.ID] {
-			add(key)
-			continue
-		}
-		out = append(out, r)
-	}
-	runs = out
-	for _, key := range merge {
-		run, err := a.loadRun(ctx, st, key)
-		if err != nil {
-			return nil, err
-		}
-		runs = append(runs, run)
+	runs, err := report.Select(ctx, st, filter, keys)
+	if bad := (*shard.NoSuchRun)(nil); errors.As(err, &bad) {
+		return nil, usagef("%w", err)
+	} else if err != nil {
+		return nil, failed(err)
 	}
 	return runs, nil
 }
 
-// checkOutputFile checks that -o names a file in an existing directory
-// (CLI.md: -o FILE), so that a mistyped path fails before any work.
+// checkOutputFile checks -o (report.CheckOutput): exit 2 when it cannot
+// be written.
 func checkOutputFile(out string) error {
-	if out == "-" {
-		return nil
-	}
-	if st, err := os.Stat(out); err == nil && st.IsDir() || strings.HasSuffix(out, string(filepath.Separator)) {
-		return usagef("-o %s: is a directory, want a file name such as %s", out, filepath.Join(out, "report.html"))
-	}
-	dir := filepath.Dir(out)
-	st, err := os.Stat(dir)
-	switch {
-	case errors.Is(err, os.ErrNotExist):
-		return usagef("-o %s: directory %s does not exist", out, dir)
-	case err != nil:
-		return usagef("-o %s: %s", out, oneLine(err.Error()))
-	case !st.IsDir():
-		return usagef("-o %s: %s is not a directory", out, dir)
+	if err := report.CheckOutput(out); err != nil {
+		return usagef("%w", err)
 	}
 	return nil
 }
 
-func containsRun(runs []*summary.Run, id int64) bool {
-	for _, r := range runs {
-		if r.ID == id {
-			return true
-		}
-	}
-	return false
-}
-
-// writeReport writes rep to out (a file, written whole, or "-").
+// writeReport writes rep to out (report.WriteFile): exit 2 when out cannot
+// be created, 1 when writing it fails.
 func (a *App) writeReport(rep *report.Report, format, out, csvRows string) error {
-	if out == "-" {
-		w := bufio.NewWriter(a.Stdout)
-		var err error
-		if format == "csv" {
-			err = rep.WriteCSV(w, csvRows)
-		} else {
-			err = rep.WriteJSON(w)
-		}
-		if err != nil {
-			return failed(err)
-		}
-		return w.Flush()
-	}
-	tmp := out + ".tmp"
-	file, err := os.Create(tmp)
-	if err != nil {
-		return usagef("-o %s: %s", out, oneLine(err.Error()))
-	}
-	w := bufio.NewWriter(file)
-	switch format {
-	case "html":
-		err = rep.WriteHTML(w)
-	case "md":
-		base := strings.TrimSuffix(filepath.Base(out), filepath.Ext(out)) + "-charts"
-		err = rep.WriteMarkdown(w, filepath.Join(filepath.Dir(out), base), base)
-	case "csv":
-		err = rep.WriteCSV(w, csvRows)
-	case "json":
-		err = rep.WriteJSON(w)
-	}
-	if err == nil {
-		err = w.Flush()
-	}
-	if cerr := file.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(tmp, out)
-	}
-	if err != nil {
-		os.Remove(tmp)
-		return failed(fmt.Errorf("write %s: %w", out, err))
+	err := report.WriteFile(rep, format, out, csvRows, a.Stdout)
+	if bad := (*report.OutputError)(nil); errors.As(err, &bad) {
+		return usagef("%w", err)
+	} else if err != nil {
+		return failed(err)
 	}
 	return nil
 }

@@ -6,28 +6,15 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"slices"
-	"sort"
 	"strconv"
 	"strings"
-	"text/tabwriter"
 
+	"github.com/dbarena/dbarena/internal/results/console"
 	"github.com/dbarena/dbarena/internal/results/store"
 	"github.com/dbarena/dbarena/internal/results/summary"
 	"github.com/dbarena/dbarena/internal/scaleout/shard"
 	"github.com/dbarena/dbarena/internal/workload"
 )
-
-const resultsUsage = `dbarena results COMMAND
-
-  list [--json] [--tag KEY=VALUE ...] [--workload NAME] [--limit N] [--results PATH|DSN]
-  show ID [--json] [--results PATH|DSN]
-  export ID... -o FILE [--results PATH|DSN]   runs (a sharded run's --run-id: whole) to a file (JSON lines, dbarena.export/v1); -o - for stdout
-  import FILE [--results PATH|DSN]            runs from an export file, all or none, with new ids; runs already in the store are skipped
-                                              FILE may also be sql-bench's RUN-* file, one of its output/* files, or its
-                                              output directory (every result file in it): each file becomes a run of
-                                              workload sql-bench with its per-operation seconds, beside micro runs
-`
 
 func (a *App) results(ctx context.Context, args []string) error {
 	if len(args) == 0 {
@@ -114,27 +101,7 @@ func (a *App) resultsList(ctx context.Context, args []string) error {
 		}
 		return a.printJSON(rows)
 	}
-	tw := tabwriter.NewWriter(a.Stdout, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "ID\tSTARTED\tWORKLOAD\tSERVER\tTHREADS\tTPS\tQPS\tP95 MS\tSTATUS\tTAGS")
-	for _, r := range rows {
-		fmt.Fprintf(tw, "%d\t%s\t%s\t%s %s\t%d\t%.2f\t%.2f\t%.2f\t%s\t%s\n", r.ID,
-			r.StartedAt.Local().Format("2006-01-02 15:04:05"), r.Workload, r.Flavor, r.Version,
-			r.Threads, r.TPS, r.QPS, r.P95MS, r.Status, formatTags(r.Tags))
-	}
-	return tw.Flush()
-}
-
-func formatTags(tags map[string]string) string {
-	keys := make([]string, 0, len(tags))
-	for k := range tags {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	parts := make([]string, len(keys))
-	for i, k := range keys {
-		parts[i] = k + "=" + tags[k]
-	}
-	return strings.Join(parts, ",")
+	return console.RunList(a.Stdout, rows)
 }
 
 func (a *App) resultsShow(ctx context.Context, args []string) error {
@@ -165,40 +132,13 @@ func (a *App) resultsShow(ctx context.Context, args []string) error {
 	if asJSON {
 		return a.printJSON(run)
 	}
-	name := strconv.FormatInt(run.ID, 10)
-	if run.ID == 0 {
-		name = run.RunKey
-	}
-	threads := strconv.Itoa(run.Threads) + " threads"
-	if run.Jobs > 0 {
-		threads += " on " + strconv.Itoa(run.Jobs) + " jobs"
-	}
-	if run.Sched != "" {
-		threads += " (" + run.Sched + " policy)"
-	}
-	fmt.Fprintf(a.Stdout, "Run %s: %s on %s %s (%s), %s, %s\n", name, run.Workload,
-		run.Target.Flavor, run.Target.Version, run.Target.DSN, threads, run.Status)
-	if run.Target.TLS != nil {
-		fmt.Fprintf(a.Stdout, "TLS: %s\n", run.Target.TLS)
-	}
-	fmt.Fprintf(a.Stdout, "Started %s, dbarena %s on %s (%s, %d cores)\n",
-		run.StartedAt.Local().Format("2006-01-02 15:04:05"), run.Dbarena.Version, run.Host.Hostname,
-		run.Host.CPUModel, run.Host.Cores)
-	fmt.Fprintf(a.Stdout, "Command: %s\n", strings.Join(run.Dbarena.Command, " "))
-	if len(run.Tags) > 0 {
-		fmt.Fprintf(a.Stdout, "Tags: %s\n", formatTags(run.Tags))
-	}
-	if run.Shards != nil {
-		a.printSharded(run)
-	} else {
-		a.printSummary(run)
-	}
+	console.Run(a.Stdout, run)
 	if w, err := a.Registry.New(run.Workload); err == nil {
 		if rep, ok := w.(workload.Reporter); ok {
 			fmt.Fprint(a.Stdout, rep.FormatSummary(run))
 		}
 	}
-	printThresholds(a.Stdout, run)
+	console.Thresholds(a.Stdout, run)
 	return nil
 }
 
@@ -320,43 +260,14 @@ func joinIDs(ids []int64) string {
 	return strings.Join(s, ", ")
 }
 
-// exportSelection resolves the run IDs given to results export: numbers
-// (and lists of them, 1,2) are runs; a sharded run's --run-id is the run
-// with its shards' runs (every one stored, oldest first), exported whole.
+// exportSelection resolves the run IDs given to results export
+// (shard.ExportSelection); one that names no run is a usage error.
 func exportSelection(ctx context.Context, st *store.Store, args []string) ([]int64, []string, error) {
-	var (
-		ids  []int64
-		keys []string
-	)
-	for _, a := range args {
-		for _, f := range strings.Split(a, ",") {
-			f = strings.TrimSpace(f)
-			if id, err := strconv.ParseInt(f, 10, 64); err == nil {
-				if id < 1 {
-					return nil, nil, usagef("results export: %q is not a run ID", f)
-				}
-				ids = append(ids, id)
-				continue
-			}
-			if shard.CheckKey(f) != nil {
-				return nil, nil, usagef("results export: %q is not a run ID (a number, or the --run-id of a sharded run)", f)
-			}
-			if _, err := st.ShardRun(ctx, f); errors.Is(err, store.ErrNotFound) {
-				return nil, nil, usagef("results export: %q is not a run ID, nor the --run-id of a sharded run in %s", f, st.Location())
-			} else if err != nil {
-				return nil, nil, failed(err)
-			}
-			rows, err := st.List(ctx, store.Filter{Tags: map[string]string{shard.TagRun: f}})
-			if err != nil {
-				return nil, nil, failed(err)
-			}
-			for _, r := range slices.Backward(rows) { // newest first
-				ids = append(ids, r.ID)
-			}
-			if !slices.Contains(keys, f) {
-				keys = append(keys, f)
-			}
-		}
+	ids, keys, err := shard.ExportSelection(ctx, st, args)
+	if bad := (*shard.NoSuchRun)(nil); errors.As(err, &bad) {
+		return nil, nil, usagef("%w", err)
+	} else if err != nil {
+		return nil, nil, failed(err)
 	}
 	return ids, keys, nil
 }

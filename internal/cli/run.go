@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"strconv"
 	"strings"
 	"time"
 
@@ -14,10 +13,12 @@ import (
 	"github.com/dbarena/dbarena/internal/execute"
 	"github.com/dbarena/dbarena/internal/measure/hostinfo"
 	"github.com/dbarena/dbarena/internal/measure/runner"
+	"github.com/dbarena/dbarena/internal/results/console"
 	"github.com/dbarena/dbarena/internal/results/store"
 	"github.com/dbarena/dbarena/internal/results/summary"
 	"github.com/dbarena/dbarena/internal/secret"
 	"github.com/dbarena/dbarena/internal/server/dialect"
+	"github.com/dbarena/dbarena/internal/server/target"
 	"github.com/dbarena/dbarena/internal/workload"
 )
 
@@ -121,12 +122,8 @@ func (a *App) run(ctx context.Context, args []string) error {
 	if err := validate(o.validate(fs), w.Validate()); err != nil {
 		return err
 	}
-	picked, err := execute.Configure(w, &o.cfg, execute.Given{Threads: fs.Changed("threads"),
+	req := a.runRequest(w, &o, execute.Given{Threads: fs.Changed("threads"),
 		Time: fs.Changed("time"), Events: fs.Changed("events"), IgnoreErrors: fs.Changed("ignore-errors")})
-	if err != nil {
-		return exitFor(err)
-	}
-	o.shard.workloadThreads = picked
 	if err := o.shard.resolve(a.Getenv, o.rounds); err != nil {
 		return err
 	}
@@ -134,11 +131,17 @@ func (a *App) run(ctx context.Context, args []string) error {
 		if o.metrics.on() {
 			return usagef("--metrics-listen: not with --shards N --local (each shard runs in a process of its own)")
 		}
+		if err := req.Configure(); err != nil {
+			return exitFor(err)
+		}
+		if _, err := execute.ShardConfig(req.Config, 0, o.shard.count, req.ThreadsPicked()); err != nil {
+			return usagef("%w", err)
+		}
 		return a.runLocalShards(ctx, &o)
 	}
-	execute.SetThreads(w, o.cfg.Threads)
-	if err := a.prepareShard(w, &o); err != nil {
-		return err
+	req.Shard = a.shardPart(&o)
+	if err := req.Configure(); err != nil {
+		return exitFor(err)
 	}
 	if o.jsonPath != "" {
 		if err := checkWritable(o.jsonPath); err != nil {
@@ -150,10 +153,8 @@ func (a *App) run(ctx context.Context, args []string) error {
 		return err
 	}
 	defer st.Close()
-
-	var open func(context.Context) (*execute.Session, error)
 	if detached {
-		if open, err = a.detachedSessions(ctx, w, &o, dbTarget); err != nil {
+		if req.Open, err = a.detachedSessions(ctx, w, &o, dbTarget); err != nil {
 			return err
 		}
 	} else {
@@ -161,151 +162,103 @@ func (a *App) run(ctx context.Context, args []string) error {
 		if err != nil {
 			return err
 		}
-		open = func(ctx context.Context) (*execute.Session, error) {
-			return execute.Connect(ctx, t, dialect.OpenOptions{MaxConns: o.cfg.Threads})
+		req.Open = func(ctx context.Context) (*execute.Session, error) {
+			return execute.Connect(ctx, t, dialect.OpenOptions{MaxConns: req.Config.Threads})
 		}
 	}
 	ctx, stop := a.Interrupts(ctx)
 	defer stop()
-	host := hostinfo.Collect()
-	if err := a.joinShard(ctx, st, &o, host.Hostname); err != nil {
-		return err
-	}
+	req.Host = hostinfo.Collect()
 	if err := o.metrics.start(a); err != nil {
 		return err
 	}
-	// A fresh pool per round: closing it ends the server sessions, so the
-	// server's own counters are complete when they are read.
-	err = a.runRounds(ctx, st, w, &o, host, func() (*execute.Session, error) { return open(ctx) })
+	err = a.runRounds(ctx, st, req, &o)
 	o.metrics.end(ctx, a)
 	return err
 }
 
-// runRounds runs the workload o.rounds times, each on a session from
-// connect, and returns the first failure of a round.
-func (a *App) runRounds(ctx context.Context, st *store.Store, w workload.Workload, o *runOptions, host summary.Host, connect func() (*execute.Session, error)) error {
-	var runErr error
-	for round := 1; round <= o.rounds; round++ {
-		if o.rounds > 1 {
-			fmt.Fprintf(a.Stdout, "\nRound %d of %d\n", round, o.rounds)
-		}
-		s, err := connect()
-		if err != nil {
-			return exitFor(err)
-		}
-		run, err := a.runOnce(ctx, st, s, w, o, round, host)
-		s.Close()
-		if err != nil {
-			return err
-		}
-		a.gateRound(o, run)
-		switch run.Status {
-		case summary.StatusInterrupted:
-			return failed(fmt.Errorf("interrupted; partial result stored as run %d", run.ID))
-		case summary.StatusFailed, summary.StatusDegraded:
-			if runErr == nil {
-				msg := run.Error
-				if run.Status == summary.StatusDegraded {
-					msg = "degraded: " + strings.Join(run.Notes, "; ")
-				}
-				runErr = failed(fmt.Errorf("run %d %s", run.ID, oneLine(msg)))
-			}
-		}
-	}
-	return a.gateEnd(o, runErr)
+// runRequest is the request of a run of w with the options o.
+func (a *App) runRequest(w workload.Workload, o *runOptions, given execute.Given) *execute.Request {
+	return &execute.Request{Workload: w, Config: o.cfg, Given: given, Monitor: o.monitor, Home: a.home(),
+		Tags: o.tags, Plan: o.plan, Version: Version, Rounds: o.rounds, Judge: o.gates.judgeFunc(),
+		Command: func(t target.Target) []string { return maskArgs(a.Args, t) }}
 }
 
-// runOnce runs the workload once through the run pipeline, prints the
-// result and writes --json. A run that could not be stored is still
-// written to --json (or a file in the working directory) and the error
-// says where.
-func (a *App) runOnce(ctx context.Context, st *store.Store, s *execute.Session, w workload.Workload,
-	o *runOptions, round int, host summary.Host) (*summary.Run, error) {
-	tags := map[string]string{}
-	for _, kv := range o.tags {
-		tags[kv[0]] = kv[1]
-	}
-	if o.rounds > 1 {
-		tags["round"] = strconv.Itoa(round)
-	}
-	spec := execute.Spec{
-		Workload: w, Config: o.cfg, Monitor: o.monitor, Home: a.home(),
-		Tags: tags, Plan: o.plan, Host: host,
-		Dbarena: summary.Dbarena{Version: Version, Command: maskArgs(a.Args, s.Target)},
-		Judge:   o.gates.judgeFunc(),
-	}
-	shardSpec(&spec, o)
-	p := &runPrinter{a: a, quiet: o.quiet}
-	p.rep, _ = w.(workload.Reporter)
-	obs, finish := o.metrics.observe(p, &spec, "")
-	out, err := execute.Run(ctx, st, s, spec, obs)
+// runRounds runs a configured request through the run service, printing
+// each round, and returns the first failure of a round.
+func (a *App) runRounds(ctx context.Context, st *store.Store, req *execute.Request, o *runOptions) error {
+	p := &runPrinter{RunProgress: &console.RunProgress{W: a.Stdout, Quiet: o.quiet, Workload: req.Workload}, a: a, o: o, st: st}
+	obs := o.metrics.rounds(p, &req.Config)
+	err := execute.Rounds(ctx, st, req, obs)
+	obs.End()
 	if err != nil {
-		finish(nil)
-		return nil, exitFor(err)
-	}
-	finish(out.Run)
-	run := out.Run
-	if !o.quiet {
-		printEndIntervals(a, w, o)
-		a.printSummary(run)
-		if p.rep != nil {
-			fmt.Fprint(a.Stdout, p.rep.FormatSummary(run))
+		if ee := (*exitError)(nil); errors.As(err, &ee) {
+			return err
 		}
+		return exitFor(err)
 	}
+	return a.gateEnd(o, p.runErr)
+}
+
+// runPrinter prints a run as it goes (execute.RoundObserver): the opening
+// line, notes and the interval lines (sysbench's, or the workload's own),
+// then each round's summary; it writes --json and keeps each round's
+// outcome.
+type runPrinter struct {
+	*console.RunProgress
+	a      *App
+	o      *runOptions
+	st     *store.Store
+	runErr error // the first failed or degraded round
+}
+
+func (p *runPrinter) Round(i, n int) {
+	if n > 1 {
+		fmt.Fprintf(p.a.Stdout, "\nRound %d of %d\n", i, n)
+	}
+}
+
+// Ran prints the round's result and writes --json. A run that could not
+// be stored is still written to --json (or a file in the working
+// directory) and the error says where.
+func (p *runPrinter) Ran(out *execute.Outcome) error {
+	a, o, run := p.a, p.o, out.Run
+	p.Ended(run)
 	if err := out.Keep(o.jsonPath); err != nil {
-		return nil, failed(err)
+		return failed(err)
 	}
 	if !o.quiet {
-		fmt.Fprintf(a.Stdout, "\nStored as run %d (%s) in %s\n", run.ID, run.Status, st.Location())
+		fmt.Fprintf(a.Stdout, "\nStored as run %d (%s) in %s\n", run.ID, run.Status, p.st.Location())
 		if o.shard.sharded() {
 			fmt.Fprintf(a.Stdout, "Shard %d of %d of run %s: `dbarena results show %s` merges the shards\n",
 				o.shard.index, o.shard.count, o.shard.key, o.shard.key)
 		}
 	}
-	return run, nil
+	a.gateRound(o, run)
+	switch run.Status {
+	case summary.StatusInterrupted:
+		return failed(fmt.Errorf("interrupted; partial result stored as run %d", run.ID))
+	case summary.StatusFailed, summary.StatusDegraded:
+		if p.runErr == nil {
+			msg := run.Error
+			if run.Status == summary.StatusDegraded {
+				msg = "degraded: " + strings.Join(run.Notes, "; ")
+			}
+			p.runErr = failed(fmt.Errorf("run %d %s", run.ID, oneLine(msg)))
+		}
+	}
+	return nil
 }
 
-// runPrinter prints a run as it goes: the opening line, notes and the
-// interval lines (sysbench's, or the workload's own).
-type runPrinter struct {
-	a     *App
-	quiet bool
-	rep   workload.Reporter
-	spec  *execute.Spec
-}
-
-func (p *runPrinter) Begin(s *execute.Session, spec *execute.Spec, notes []string) {
-	p.spec = spec
-	if p.quiet {
-		return
+// maskArgs returns the command line with passwords masked: whatever looks
+// like one (secret.MaskCommand), and the target's own password wherever it
+// appears.
+func maskArgs(args []string, t target.Target) []string {
+	out := secret.MaskCommand(args)
+	for i := range out {
+		out[i] = t.Mask(out[i])
 	}
-	w := p.a.Stdout
-	fmt.Fprintf(w, "Running %s on %s %s (%s): %d threads", spec.Workload.Name(), s.Target.Flavor, s.Target.Version,
-		targetLabel(s), spec.Config.Threads)
-	if spec.Config.Rate > 0 {
-		fmt.Fprintf(w, ", fixed rate %g events/s", spec.Config.Rate)
-	}
-	fmt.Fprintln(w)
-	for _, l := range notes {
-		fmt.Fprintln(w, l)
-	}
-	if p.rep != nil && spec.Config.ReportInterval > 0 {
-		fmt.Fprintln(w, p.rep.IntervalHeader())
-	}
-}
-
-func (p *runPrinter) Interval(iv runner.Interval, figures map[string]float64) {
-	if p.quiet {
-		return
-	}
-	figure := hostFigure(figures)
-	if p.rep != nil {
-		fmt.Fprintln(p.a.Stdout, p.rep.FormatInterval(workload.IntervalReport{Start: iv.Start, End: iv.End,
-			Warmup: iv.Warmup, Threads: iv.Threads, PerType: iv.PerType, Queries: iv.Queries,
-			Events: iv.Events, Errors: iv.Errors, Late: iv.Late, P95: iv.P95})+figure)
-		return
-	}
-	fmt.Fprintln(p.a.Stdout, formatInterval(iv, p.spec.Config.Warmup)+figure)
+	return out
 }
 
 // exitFor maps an error of the run pipeline to its exit code.
@@ -318,9 +271,6 @@ func exitFor(err error) error {
 	}
 	return failed(err)
 }
-
-// writePrivate writes a file for the user, mode 0600 (secret.WriteFile).
-var writePrivate = secret.WriteFile
 
 // checkWritable fails early when a path cannot be written.
 func checkWritable(path string) error {

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/dbarena/dbarena/internal/execute"
 	"github.com/dbarena/dbarena/internal/server/sandbox"
 	"github.com/dbarena/dbarena/internal/server/target"
 )
@@ -150,11 +151,11 @@ func TestResultsDSNPassword(t *testing.T) {
 		want string
 		warn bool
 	}{
-		{"/tmp/x.db", map[string]string{resultsPasswordEnv: "p"}, "/tmp/x.db", false},
-		{"mysql://ru@db.example/results", map[string]string{resultsPasswordEnv: "from-env", "DBARENA_PASSWORD": "target-only"},
+		{"/tmp/x.db", map[string]string{execute.ResultsPasswordEnv: "p"}, "/tmp/x.db", false},
+		{"mysql://ru@db.example/results", map[string]string{execute.ResultsPasswordEnv: "from-env", "DBARENA_PASSWORD": "target-only"},
 			"mysql://ru:from-env@db.example/results", false},
 		{"postgres://ru@db.example/results", nil, "postgres://ru:from-pgpass@db.example/results", false},
-		{"postgres://ru:typed@db.example/results", map[string]string{resultsPasswordEnv: "from-env"}, "postgres://ru:typed@db.example/results", true},
+		{"postgres://ru:typed@db.example/results", map[string]string{execute.ResultsPasswordEnv: "from-env"}, "postgres://ru:typed@db.example/results", true},
 	} {
 		var out, errb bytes.Buffer
 		env := map[string]string{"HOME": home}

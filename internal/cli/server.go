@@ -5,28 +5,13 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
-	"text/tabwriter"
 
+	"github.com/dbarena/dbarena/internal/results/console"
 	"github.com/dbarena/dbarena/internal/server/catalog"
 	"github.com/dbarena/dbarena/internal/server/credentials"
 	"github.com/dbarena/dbarena/internal/server/sandbox"
 	"github.com/dbarena/dbarena/internal/server/target"
 )
-
-const serverUsage = `dbarena server COMMAND
-
-  start NAME [--flavor mariadb|mysql|percona|postgres] [--basedir DIR] [--port N]
-             [--profile default|durable|fast] [--set KEY=VALUE ...] [--allow-unsafe-set]
-             [--buffer-pool SIZE]
-             [--user U] [--password-file FILE | --password P] [--database DB]
-             [--server CATALOGUE-NAME] [--allocator system|jemalloc|tcmalloc] [--tls]
-  stop NAME | restart NAME | rm NAME
-  list [--json]
-  show NAME [--json]
-  import PATH [--name NAME]   register an unpacked server directory or tarball in the catalogue
-  forget NAME                 remove a server from the catalogue (its files stay)
-`
 
 func (a *App) server(ctx context.Context, args []string) error {
 	if len(args) == 0 {
@@ -141,39 +126,17 @@ func (a *App) serverStart(ctx context.Context, m *sandbox.Manager, args []string
 		}
 		return unreachable(err)
 	}
-	a.printSandbox(sb)
+	console.Sandbox(a.Stdout, sb)
 	return nil
 }
 
 // checkBasedir reports a basedir that is missing or holds no usable
-// server, naming the flag it came from (exit 2).
+// server (sandbox.CheckBasedir), naming the flag it came from (exit 2).
 func checkBasedir(m *sandbox.Manager, flag, dir string) error {
-	fi, err := os.Stat(dir)
-	switch {
-	case err != nil:
-		return usagef("%s: no such directory", flag)
-	case !fi.IsDir():
-		return usagef("%s: not a directory", flag)
-	}
-	if _, err := m.Inspect(dir); errors.Is(err, sandbox.ErrNoServer) {
-		return usagef("%s: no mariadbd, mysqld or postgres under bin/, sbin/ or libexec/", flag)
-	} else if err != nil {
-		return usagef("%s: %v", flag, err)
+	if err := m.CheckBasedir(dir); err != nil {
+		return usagef("%s: %w", flag, err)
 	}
 	return nil
-}
-
-func (a *App) printSandbox(sb *sandbox.Sandbox) {
-	fmt.Fprintf(a.Stdout, "Sandbox %s: %s %s %s\n", sb.Name, sb.Flavor, sb.Version, sb.State)
-	fmt.Fprintf(a.Stdout, "  target: sandbox:%s\n", sb.Name)
-	fmt.Fprintf(a.Stdout, "  dsn:    %s\n", sb.Target().MaskedDSN())
-	fmt.Fprintf(a.Stdout, "  datadir: %s\n", sb.Datadir)
-	if sb.ServerUser != "" {
-		fmt.Fprintf(a.Stdout, "  os user: %s\n", sb.ServerUser)
-	}
-	if sb.TLSCA != "" {
-		fmt.Fprintf(a.Stdout, "  tls-ca: %s\n", sb.TLSCA)
-	}
 }
 
 func (a *App) serverControl(ctx context.Context, m *sandbox.Manager, sub, name string) error {
@@ -193,7 +156,7 @@ func (a *App) serverControl(ctx context.Context, m *sandbox.Manager, sub, name s
 		if err != nil {
 			return unreachable(err)
 		}
-		a.printSandbox(sb)
+		console.Sandbox(a.Stdout, sb)
 	case "rm":
 		if err := m.Remove(ctx, name); errors.Is(err, sandbox.ErrNotFound) {
 			return noSuch
@@ -203,36 +166,6 @@ func (a *App) serverControl(ctx context.Context, m *sandbox.Manager, sub, name s
 		fmt.Fprintf(a.Stdout, "Sandbox %s removed\n", name)
 	}
 	return nil
-}
-
-// sandboxJSON is the documented shape of `server show --json` (no password).
-type sandboxJSON struct {
-	Name     string `json:"name"`
-	Flavor   string `json:"flavor"`
-	Version  string `json:"version"`
-	Host     string `json:"host"`
-	Port     int    `json:"port"`
-	Socket   string `json:"socket"`
-	User     string `json:"user"`
-	Database string `json:"database"`
-	PID      int    `json:"pid"`
-	Datadir  string `json:"datadir"`
-	State    string `json:"state"`
-	Profile  string `json:"profile,omitempty"`
-	Target   string `json:"target"`
-	DSN      string `json:"dsn"`
-	TLSCA    string `json:"tls_ca,omitempty"`
-	// ServerUser is the OS user the server runs as, when not dbarena's.
-	ServerUser string `json:"server_user,omitempty"`
-}
-
-func toJSON(sb *sandbox.Sandbox) sandboxJSON {
-	return sandboxJSON{
-		Name: sb.Name, Flavor: string(sb.Flavor), Version: sb.Version, Host: sb.Host, Port: sb.Port,
-		Socket: sb.Socket, User: sb.User, Database: sb.Database, PID: sb.PID, Datadir: sb.Datadir,
-		State: string(sb.State), Profile: sb.Profile, Target: "sandbox:" + sb.Name, DSN: sb.Target().MaskedDSN(),
-		TLSCA: sb.TLSCA, ServerUser: sb.ServerUser,
-	}
 }
 
 func (a *App) serverList(m *sandbox.Manager, args []string) error {
@@ -255,39 +188,9 @@ func (a *App) serverList(m *sandbox.Manager, args []string) error {
 		return failed(err)
 	}
 	if asJSON {
-		out := struct {
-			Sandboxes []sandboxJSON     `json:"sandboxes"`
-			Binaries  []sandbox.Binary  `json:"binaries"`
-			Catalogue []catalogEntryOut `json:"catalogue"`
-		}{Sandboxes: []sandboxJSON{}, Binaries: bins, Catalogue: []catalogEntryOut{}}
-		for _, e := range cat {
-			out.Catalogue = append(out.Catalogue, catalogEntryOut{e.Name, string(e.Flavor), e.Version, e.Basedir})
-		}
-		for _, sb := range list {
-			out.Sandboxes = append(out.Sandboxes, toJSON(sb))
-		}
-		return a.printJSON(out)
+		return a.printJSON(console.ServersJSON(list, bins, cat))
 	}
-	tw := tabwriter.NewWriter(a.Stdout, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "NAME\tFLAVOR\tVERSION\tPORT\tSTATE\tPROFILE")
-	for _, sb := range list {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%s\t%s\n", sb.Name, sb.Flavor, sb.Version, sb.Port, sb.State, sb.Profile)
-	}
-	tw.Flush()
-	fmt.Fprintln(a.Stdout, "\nServer binaries found:")
-	for _, b := range bins {
-		fmt.Fprintf(a.Stdout, "  %-8s %-28s %s\n", b.Flavor, b.Version, b.Server)
-	}
-	if len(bins) == 0 {
-		fmt.Fprintln(a.Stdout, "  none (install mariadb-server or postgresql, or use --basedir)")
-	}
-	fmt.Fprintln(a.Stdout, "\nServer catalogue (start one with --server NAME):")
-	for _, e := range cat {
-		fmt.Fprintf(a.Stdout, "  %-20s %-8s %-12s %s\n", e.Name, e.Flavor, e.Version, e.Basedir)
-	}
-	if len(cat) == 0 {
-		fmt.Fprintln(a.Stdout, "  empty (dbarena server import PATH, or scripts/fetch-servers)")
-	}
+	console.Servers(a.Stdout, list, bins, cat)
 	return nil
 }
 
@@ -309,9 +212,9 @@ func (a *App) serverShow(m *sandbox.Manager, args []string) error {
 		return failed(err)
 	}
 	if asJSON {
-		return a.printJSON(toJSON(sb))
+		return a.printJSON(console.SandboxJSON(sb))
 	}
-	a.printSandbox(sb)
+	console.Sandbox(a.Stdout, sb)
 	return nil
 }
 

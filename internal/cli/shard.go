@@ -2,26 +2,21 @@ package cli
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"os"
 	"os/exec"
-	"slices"
 	"strconv"
 	"strings"
-	"text/tabwriter"
 	"time"
 
 	"github.com/spf13/pflag"
 
 	"github.com/dbarena/dbarena/internal/execute"
-	"github.com/dbarena/dbarena/internal/measure/runner"
+	"github.com/dbarena/dbarena/internal/results/console"
 	"github.com/dbarena/dbarena/internal/results/store"
 	"github.com/dbarena/dbarena/internal/results/summary"
 	"github.com/dbarena/dbarena/internal/scaleout/shard"
-	"github.com/dbarena/dbarena/internal/workload"
 )
 
 // jobIndexEnv is the shard index Kubernetes gives each pod of an Indexed
@@ -44,23 +39,9 @@ type shardOptions struct {
 
 	// index and count, once resolved; count is 0 for an ordinary run.
 	index, count int
-	barrier      *shard.Barrier
 	// resultsFromEnv: the store came from $DBARENA_RESULTS (a pod's
 	// Secret), so its password is not on the command line.
 	resultsFromEnv bool
-	// workloadThreads: the workload picked the threads (a replay: one per
-	// session open at once); each shard then picks its own, for its part.
-	workloadThreads bool
-}
-
-// splitConfig is cfg's part for shard i of n. Threads a workload picked
-// (workloadThreads) are not split: each shard's workload picks its own
-// after Shard, so the check is only that every shard can have one.
-func (o *shardOptions) splitConfig(cfg runner.Config, i int) (runner.Config, error) {
-	if o.workloadThreads {
-		cfg.Threads = max(cfg.Threads, o.count)
-	}
-	return shard.Config(cfg, i, o.count)
 }
 
 func (o *shardOptions) flags(fs *pflag.FlagSet) {
@@ -130,45 +111,22 @@ func (o *shardOptions) resolve(getenv func(string) string, rounds int) error {
 // sharded reports whether this process runs one shard of a run.
 func (o *shardOptions) sharded() bool { return o.count > 0 && !o.local }
 
-// prepareShard narrows the run to this process's shard: the workload's own
-// part (workload.Sharder) and the threads, events and rate.
-func (a *App) prepareShard(w workload.Workload, o *runOptions) error {
+// shardPart is the shard this process runs, for its request (nil for a
+// whole run); a shard without --results takes its store from
+// $DBARENA_RESULTS (a pod's Secret).
+func (a *App) shardPart(o *runOptions) *execute.Shard {
 	s := &o.shard
 	if !s.sharded() {
 		return nil
 	}
-	if hb := a.Getenv(shard.HeartbeatEnv); hb != "" {
-		// A local shard: tell the coordinator this process still runs.
-		if err := shard.StartHeartbeat(hb); err != nil {
-			return usagef("%w", err)
-		}
-	}
-	cfg, err := s.splitConfig(o.cfg, s.index)
-	if err != nil {
-		return usagef("%w", err)
-	}
-	o.cfg = cfg
-	if sh, ok := w.(workload.Sharder); ok {
-		if err := sh.Shard(s.index, s.count); err != nil {
-			return usagef("%w", err)
-		}
-	} else if s.count > 1 {
-		return usagef("workload %s cannot be split in shards", w.Name())
-	}
-	if d, ok := w.(workload.Defaulter); ok && d.RunDefaults().Threads > 0 {
-		// A workload that picks its threads (a replay) plays its own
-		// part of the work on them, numbered from 0: its threads, once
-		// it knows its part, or the shard's share of --threads.
-		if s.workloadThreads {
-			o.cfg.Threads = d.RunDefaults().Threads
-		}
-		o.cfg.FirstWorker = 0
-		execute.SetThreads(w, o.cfg.Threads)
-	}
 	if o.results == "" && a.Getenv(resultsEnv) != "" {
 		o.results, s.resultsFromEnv = a.Getenv(resultsEnv), true
 	}
-	return nil
+	return &execute.Shard{Index: s.index, Count: s.count, Key: s.key, BarrierTimeout: s.timeout,
+		Heartbeat: a.Getenv(shard.HeartbeatEnv),
+		Waiting: func(missing []int) {
+			fmt.Fprintf(a.Stderr, "dbarena: shard %d of run %s waits for shards %s\n", s.index, s.key, joinInts(missing))
+		}}
 }
 
 // openRunStore opens the run's results store. One named by
@@ -186,39 +144,6 @@ func (a *App) openRunStore(ctx context.Context, o *runOptions) (*store.Store, er
 		return nil, unreachable(fmt.Errorf("$%s: %w", resultsEnv, err))
 	}
 	return nil, usagef("$%s: %w", resultsEnv, err)
-}
-
-// joinShard registers this shard at its run's start barrier.
-func (a *App) joinShard(ctx context.Context, st *store.Store, o *runOptions, host string) error {
-	s := &o.shard
-	if !s.sharded() {
-		return nil
-	}
-	s.barrier = &shard.Barrier{St: st, Key: s.key, Index: s.index, Count: s.count, Host: host, Timeout: s.timeout,
-		Waiting: func(missing []int) {
-			fmt.Fprintf(a.Stderr, "dbarena: shard %d of run %s waits for shards %s\n", s.index, s.key, joinInts(missing))
-		}}
-	if err := s.barrier.Join(ctx); err != nil {
-		if errors.Is(err, store.ErrShardStarted) {
-			return usagef("%w", err)
-		}
-		return failed(err)
-	}
-	return nil
-}
-
-// shardSpec makes spec this process's shard of its run.
-func shardSpec(spec *execute.Spec, o *runOptions) {
-	s := &o.shard
-	if !s.sharded() {
-		return
-	}
-	spec.RunKey = s.key
-	spec.Shard = &summary.Shard{Index: s.index, Count: s.count}
-	spec.Config.Barrier = s.barrier.Wait
-	spec.Config.IntervalHistograms = true
-	spec.Tags[shard.TagRun] = s.key
-	spec.Tags[shard.TagIndex] = strconv.Itoa(s.index)
 }
 
 // shardCommand makes the command that runs one local shard: this binary
@@ -245,12 +170,7 @@ func (a *App) localShards() shard.Local {
 func (a *App) runLocalShards(ctx context.Context, o *runOptions) error {
 	s := &o.shard
 	if s.key == "" {
-		var b [3]byte
-		_, _ = rand.Read(b[:])
-		s.key = "local-" + time.Now().UTC().Format("20060102-150405") + "-" + hex.EncodeToString(b[:])
-	}
-	if _, err := s.splitConfig(o.cfg, 0); err != nil {
-		return usagef("%w", err)
+		s.key = shard.NewKey()
 	}
 	if s.unresponsive <= 0 {
 		return usagef("--shard-timeout %v: want a positive duration", s.unresponsive)
@@ -264,17 +184,17 @@ func (a *App) runLocalShards(ctx context.Context, o *runOptions) error {
 	defer stop()
 	local := a.localShards()
 	local.Output, local.Store, local.Unresponsive = a.Stderr, st, s.unresponsive
-	exits, err := local.Run(ctx, localShardArgs(a.Args[1:]), s.key, s.count)
+	exits, err := local.Run(ctx, shard.ChildArgs(a.Args[1:]), s.key, s.count)
 	if err != nil {
 		return failed(err)
 	}
-	if silent := unresponsiveShard(exits); silent != nil {
+	if silent := shard.Unresponsive(exits); silent != nil {
 		msg := silent.Error() + "; the other shards were stopped"
 		fmt.Fprintf(a.Stderr, "dbarena: %s\n", msg)
 		if err := st.FailShardRun(context.WithoutCancel(ctx), s.key, s.count, msg); err != nil {
 			return failed(err)
 		}
-	} else if early := stoppedBy(exits); early != nil {
+	} else if early := shard.StoppedBy(exits); early != nil {
 		fmt.Fprintf(a.Stderr, "dbarena: %s; the other shards were stopped at the start barrier\n", oneLine(early.Error()))
 	}
 	run, err := shard.Load(context.WithoutCancel(ctx), st, s.key)
@@ -297,103 +217,16 @@ func (a *App) runLocalShards(ctx context.Context, o *runOptions) error {
 	return nil
 }
 
-// unresponsiveShard returns why Local killed the shard that stopped
-// answering, if one did.
-func unresponsiveShard(exits []error) *shard.UnresponsiveError {
-	for _, e := range exits {
-		if ue := (*shard.UnresponsiveError)(nil); errors.As(e, &ue) {
-			return ue
-		}
-	}
-	return nil
-}
-
-// stoppedBy returns the exit error of the shard whose failure before the
-// start stopped the others (shard.ErrStopped), if one did.
-func stoppedBy(exits []error) error {
-	if !slices.ContainsFunc(exits, func(e error) bool { return errors.Is(e, shard.ErrStopped) }) {
-		return nil
-	}
-	for _, e := range exits {
-		if e != nil && !errors.Is(e, shard.ErrStopped) {
-			return e
-		}
-	}
-	return nil
-}
-
-// localShardArgs is the command line of a local shard: the parent's, less
-// the flags that make it the parent (--local, --shards, --run-id, --json).
-func localShardArgs(args []string) []string {
-	var out []string
-	for i := 0; i < len(args); i++ {
-		name, _, hasValue := strings.Cut(strings.TrimLeft(args[i], "-"), "=")
-		if !strings.HasPrefix(args[i], "--") {
-			out = append(out, args[i])
-			continue
-		}
-		switch name {
-		case "local":
-			continue
-		case "shards", "run-id", "json":
-			if !hasValue {
-				i++ // the value is the next argument
-			}
-			continue
-		}
-		out = append(out, args[i])
-	}
-	return out
-}
-
-// printSharded prints a merged sharded run: the summary, then each shard.
-func (a *App) printSharded(run *summary.Run) {
-	a.printSummary(run)
-	if len(run.Notes) > 0 {
-		fmt.Fprintln(a.Stdout, "\nNotes:")
-		for _, n := range run.Notes {
-			fmt.Fprintln(a.Stdout, "    "+n)
-		}
-	}
-	fmt.Fprintln(a.Stdout, "\nShards:")
-	tw := tabwriter.NewWriter(a.Stdout, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "    SHARD\tHOST\tSTATUS\tRUN\tTHREADS\tEVENTS\tTPS\tP95 MS\tSTART SKEW MS")
-	for _, s := range run.Shards {
-		var events int64
-		var p95 float64
-		if s.Totals != nil {
-			events = s.Totals.Events
-		}
-		if s.LatencyMS != nil {
-			p95 = s.LatencyMS.P95
-		}
-		fmt.Fprintf(tw, "    %d/%d\t%s\t%s\t%d\t%d\t%d\t%.2f\t%.2f\t%.1f\n", s.Index, s.Count, s.Host, s.Status, s.Run,
-			s.Threads, events, s.TPS, p95, s.StartSkewMS)
-	}
-	tw.Flush()
-}
+// printSharded prints a merged sharded run (console.Sharded).
+func (a *App) printSharded(run *summary.Run) { console.Sharded(a.Stdout, run) }
 
 // loadRun reads a stored run by its number, or a sharded run by its
-// --run-id, merged. Not found is a usage error.
+// --run-id, merged (shard.Find). Not found is a usage error.
 func (a *App) loadRun(ctx context.Context, st *store.Store, arg string) (*summary.Run, error) {
-	if id, err := strconv.ParseInt(arg, 10, 64); err == nil && id > 0 {
-		run, err := st.Run(ctx, id)
-		if errors.Is(err, store.ErrNotFound) {
-			return nil, usagef("no run %d in %s", id, st.Location())
-		}
-		if err != nil {
-			return nil, failed(err)
-		}
-		return run, nil
-	}
-	if shard.CheckKey(arg) != nil {
-		return nil, usagef("%q is not a run ID (a number, or the --run-id of a sharded run)", arg)
-	}
-	run, err := shard.Load(ctx, st, arg)
-	if errors.Is(err, store.ErrNotFound) {
-		return nil, usagef("%q is not a run ID, nor the --run-id of a sharded run in %s", arg, st.Location())
-	}
-	if err != nil {
+	run, err := shard.Find(ctx, st, arg)
+	if bad := (*shard.NoSuchRun)(nil); errors.As(err, &bad) {
+		return nil, usagef("%w", err)
+	} else if err != nil {
 		return nil, failed(err)
 	}
 	return run, nil

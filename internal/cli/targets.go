@@ -2,13 +2,10 @@ package cli
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"net/url"
-	"strings"
 
+	"github.com/dbarena/dbarena/internal/execute"
 	"github.com/dbarena/dbarena/internal/server/credentials"
-	"github.com/dbarena/dbarena/internal/server/sandbox"
 	"github.com/dbarena/dbarena/internal/server/target"
 )
 
@@ -17,90 +14,23 @@ import (
 // without a password gets one from cred and the environment; one with a
 // password works but draws a warning (it is visible in ps).
 func (a *App) resolveTarget(ctx context.Context, spec string, cred credentialFlags) (target.Target, error) {
-	m := a.sandboxes()
-	if spec == "" || strings.HasPrefix(spec, "sandbox:") {
-		if cred.passwordFile != "" || cred.optionFile != "" {
-			return target.Target{}, usagef("--password-file and --mysql-option-file apply to a DSN --target; a sandbox keeps its own password")
-		}
-	}
-	switch {
-	case spec == "":
-		sb, err := m.Default(ctx)
-		if err != nil {
-			return target.Target{}, unreachable(fmt.Errorf("default sandbox: %w", err))
-		}
-		return sb.Target(), nil
-	case strings.HasPrefix(spec, "sandbox:"):
-		name := strings.TrimPrefix(spec, "sandbox:")
-		sb, err := m.Get(name)
-		if errors.Is(err, sandbox.ErrNotFound) {
-			return target.Target{}, usagef("--target %s: no such sandbox (see `dbarena server list`)", spec)
-		}
-		if err != nil {
-			return target.Target{}, unreachable(fmt.Errorf("--target %s: %w", spec, err))
-		}
-		if sb.State != sandbox.StateRunning {
-			if sb, err = m.Start(ctx, sandbox.Spec{Name: name}); err != nil {
-				return target.Target{}, unreachable(fmt.Errorf("--target %s: %w", spec, err))
-			}
-		}
-		return sb.Target(), nil
-	}
-	t, err := target.ParseDSN(spec)
+	ts := execute.Targets{Sandboxes: a.sandboxes(), Credentials: a.credentialSources(cred, credentials.DefaultEnv),
+		ArgvPassword: a.warnArgvPassword}
+	t, err := ts.Resolve(ctx, spec)
 	if err != nil {
-		return target.Target{}, usagef("--target: %w", err)
-	}
-	if t.Password != "" {
-		if cred.passwordFile != "" {
-			return target.Target{}, usagef("--target has a password and --password-file gives one: keep only --password-file")
-		}
-		a.warnArgvPassword("--target", "--password-file or DBARENA_PASSWORD")
-		return t, nil
-	}
-	if _, err := credentials.Resolve(&t, a.credentialSources(cred, credentials.DefaultEnv)); err != nil {
-		return target.Target{}, usagef("%w", err)
+		return t, exitFor(err)
 	}
 	return t, nil
 }
 
-// resultsPasswordEnv is the variable a --results DSN without a password
-// reads first; DBARENA_PASSWORD belongs to --target.
-const resultsPasswordEnv = "DBARENA_RESULTS_PASSWORD"
-
 // resolveStoreDSN returns a --results location with the password of a DSN
-// filled in from DBARENA_RESULTS_PASSWORD, MYSQL_PWD or PGPASSWORD, and
-// ~/.pgpass or ~/.my.cnf. File paths and unparsable DSNs come back as
-// they are (store.Open reports the latter).
+// filled in (execute.StoreDSN).
 func (a *App) resolveStoreDSN(loc string) (string, error) {
-	if !strings.Contains(loc, "://") {
-		return loc, nil
-	}
-	u, err := url.Parse(loc)
+	loc, err := execute.StoreDSN(loc, a.credentialSources(credentialFlags{}, execute.ResultsPasswordEnv), a.warnArgvPassword)
 	if err != nil {
-		return loc, nil
+		return "", usagef("%w", err)
 	}
-	switch u.Scheme {
-	case "mysql", "mariadb", "postgres", "postgresql":
-	default:
-		return loc, nil // not a store DSN: store.Open says why
-	}
-	if _, ok := u.User.Password(); ok {
-		a.warnArgvPassword("--results", resultsPasswordEnv)
-		return loc, nil
-	}
-	t, err := target.ParseDSN(loc)
-	if err != nil {
-		return loc, nil
-	}
-	src, err := credentials.Resolve(&t, a.credentialSources(credentialFlags{}, resultsPasswordEnv))
-	if err != nil {
-		return "", usagef("--results: %w", err)
-	}
-	if src == "" {
-		return loc, nil
-	}
-	u.User = url.UserPassword(u.User.Username(), t.Password)
-	return u.String(), nil
+	return loc, nil
 }
 
 func (a *App) credentialSources(cred credentialFlags, env string) credentials.Sources {

@@ -10,32 +10,19 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/dbarena/dbarena/internal/execute"
+	"github.com/dbarena/dbarena/internal/results/console"
 	"github.com/dbarena/dbarena/internal/server/dialect"
 	"github.com/dbarena/dbarena/internal/workload"
 )
 
-// pickWorkload finds the workload named on the command line (the first
-// argument, or any argument that names a registered workload, so that
-// sysbench's `oltp_read_write --threads=4 run` order also works).
+// pickWorkload finds the workload named on the command line
+// (workload.Registry.Pick); none is a usage error.
 func (a *App) pickWorkload(cmd string, args []string) (workload.Workload, []string, error) {
-	known := map[string]bool{}
-	for _, n := range a.Registry.Names() {
-		known[n] = true
+	w, rest, err := a.Registry.Pick(cmd, args)
+	if err != nil {
+		return nil, nil, usagef("%w", err)
 	}
-	for i, arg := range args {
-		if known[arg] {
-			w, err := a.Registry.New(arg)
-			if err != nil {
-				return nil, nil, usagef("%w", err)
-			}
-			rest := append(append([]string{}, args[:i]...), args[i+1:]...)
-			return w, rest, nil
-		}
-	}
-	if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
-		return nil, nil, usagef("unknown workload %q (see `dbarena workloads`)", args[0])
-	}
-	return nil, nil, usagef("name a workload: dbarena %s WORKLOAD [flags] (see `dbarena workloads`)", cmd)
+	return w, rest, nil
 }
 
 // validate joins every configuration problem into one line.
@@ -128,13 +115,13 @@ func (a *App) prepare(ctx context.Context, args []string) error {
 	defer stop()
 	fmt.Fprintf(a.Stdout, "Preparing %s on %s %s (%s) with %d threads\n",
 		w.Name(), s.Target.Flavor, s.Target.Version, s.Target.MaskedDSN(), c.threads)
-	prog := newProgress(a.Stdout)
+	prog := console.NewProgress(a.Stdout)
 	mon := execute.StartMonitor(context.WithoutCancel(ctx), a.home(), s, c.monitor)
 	defer mon.Stop()
-	prog.suffix = func(elapsed time.Duration) string { return hostFigure(mon.ProgressSample(elapsed)) }
-	prog.start()
+	prog.Suffix = func(elapsed time.Duration) string { return console.HostFigure(mon.ProgressSample(elapsed)) }
+	prog.Start()
 	err = p.Prepare(ctx, s.Env(), c.threads, prog)
-	prog.stop()
+	prog.Stop()
 	a.printLoadMonitor(mon)
 	if err != nil {
 		if ctx.Err() != nil {

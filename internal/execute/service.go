@@ -72,6 +72,24 @@ func Conns(w workload.Workload, threads int) int {
 	return threads
 }
 
+// DetachedOpener opens the sessions of a workload.Detached run (run
+// http): on db, the database behind the application, which the monitor
+// samples and the run is stored against, with a pool of 2 (Conns); with
+// no db, a Standalone session named after the workload (its Origin).
+func DetachedOpener(w workload.Workload, db *target.Target) func(context.Context) (*Session, error) {
+	if db == nil {
+		addr := w.Name()
+		if or, ok := w.(workload.Originer); ok {
+			addr = or.Origin()
+		}
+		return func(context.Context) (*Session, error) { return Standalone(w.Name(), addr), nil }
+	}
+	t := *db
+	return func(ctx context.Context) (*Session, error) {
+		return Connect(ctx, t, dialect.OpenOptions{MaxConns: Conns(w, 0)})
+	}
+}
+
 // RunOn runs spec as Run does, on a session of its own to t.
 func RunOn(ctx context.Context, st Store, t target.Target, spec Spec, obs Observer) (*Outcome, error) {
 	s, err := Connect(ctx, t, dialect.OpenOptions{MaxConns: Conns(spec.Workload, spec.Config.Threads)})

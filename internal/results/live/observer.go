@@ -103,3 +103,65 @@ func (o *RunObserver) Finish(run *summary.Run) {
 	}
 	o.e.touch()
 }
+
+// Rounds is the RoundObserver of a run of rounds (execute.Rounds) that
+// also feeds each round to the live figures, as Observe does for one run.
+type Rounds struct {
+	execute.RoundObserver
+	e    *Exporter
+	cell string
+	cur  *RunObserver // the round going on
+}
+
+// Rounds wraps next; with a nil Exporter it only passes everything on.
+func (e *Exporter) Rounds(next execute.RoundObserver, cell string) *Rounds {
+	return &Rounds{RoundObserver: next, e: e, cell: cell}
+}
+
+// Begin implements execute.Observer.
+func (r *Rounds) Begin(s *execute.Session, spec *execute.Spec, notes []string) {
+	if r.e == nil {
+		r.RoundObserver.Begin(s, spec, notes)
+		return
+	}
+	r.cur = r.e.Observe(r.RoundObserver, r.cell)
+	r.cur.Begin(s, spec, notes)
+}
+
+// Interval implements execute.Observer.
+func (r *Rounds) Interval(iv runner.Interval, figures map[string]float64) {
+	if r.cur != nil {
+		r.cur.Interval(iv, figures)
+		return
+	}
+	r.RoundObserver.Interval(iv, figures)
+}
+
+// Stored implements execute.StoredObserver.
+func (r *Rounds) Stored(id int64) {
+	if r.cur != nil {
+		r.cur.Stored(id)
+		return
+	}
+	if so, ok := r.RoundObserver.(execute.StoredObserver); ok {
+		so.Stored(id)
+	}
+}
+
+// Ran implements execute.RoundObserver: the round's series end with its
+// stored totals.
+func (r *Rounds) Ran(out *execute.Outcome) error {
+	if r.cur != nil {
+		r.cur.Finish(out.Run)
+		r.cur = nil
+	}
+	return r.RoundObserver.Ran(out)
+}
+
+// End ends the series of a round that stopped without an outcome.
+func (r *Rounds) End() {
+	if r.cur != nil {
+		r.cur.Finish(nil)
+		r.cur = nil
+	}
+}

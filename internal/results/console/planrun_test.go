@@ -1,4 +1,4 @@
-package cli
+package console
 
 import (
 	"bytes"
@@ -21,12 +21,12 @@ func TestPlanProgressLines(t *testing.T) {
 		t.Fatal(errs)
 	}
 	var out bytes.Buffer
-	pr := newPlanProgress(planPrinter{w: &out, p: p})
+	pr := NewPlanRun(PlanProgress{W: &out, Plan: p})
 	pr.every = 0 // a line per interval
 	steps := p.Schedule()
 	pr.Began("s1", 0)
 	pr.Starting(0, 2, steps[0], 60*time.Second)
-	obs := pr.stepObserver()
+	obs := pr.StepObserver()
 	obs.Begin(nil, &execute.Spec{Config: runner.Config{Warmup: 10 * time.Second, Duration: 20 * time.Second}}, nil)
 	obs.Interval(runner.Interval{Start: 4 * time.Second, End: 5 * time.Second, Warmup: true, Events: 100}, nil)
 	obs.Interval(runner.Interval{Start: 11 * time.Second, End: 12 * time.Second, Events: 250}, nil)

@@ -1,4 +1,9 @@
-package cli
+// Package console renders runs for a terminal: the interval lines and
+// the end-of-run summary in sysbench's layout, the monitor's section, a
+// sharded run's shards, load progress and a dump load's tables. Each
+// function writes to the io.Writer it is given; what is printed, where
+// and when is the caller's (package cli).
+package console
 
 import (
 	"fmt"
@@ -11,14 +16,12 @@ import (
 
 	"github.com/dbarena/dbarena/internal/measure/runner"
 	"github.com/dbarena/dbarena/internal/results/summary"
-	"github.com/dbarena/dbarena/internal/secret"
-	"github.com/dbarena/dbarena/internal/server/target"
 )
 
-// formatInterval renders one report line in sysbench's shape. Warm-up
+// Interval renders one report line in sysbench's shape. Warm-up
 // lines are labelled with the time since the run began (warmup is the
 // warm-up's length); measured ones with the time since measuring began.
-func formatInterval(iv runner.Interval, warmup time.Duration) string {
+func Interval(iv runner.Interval, warmup time.Duration) string {
 	secs := (iv.End - iv.Start).Seconds()
 	if secs <= 0 {
 		secs = 1
@@ -43,9 +46,9 @@ func formatInterval(iv runner.Interval, warmup time.Duration) string {
 
 func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
 
-// printSummary prints the final statistics in sysbench's layout.
-func (a *App) printSummary(r *summary.Run) {
-	w := a.Stdout
+// Summary prints the final statistics of r in sysbench's layout, its
+// monitor section and, when it did not complete, its status.
+func Summary(w io.Writer, r *summary.Run) {
 	t := r.Totals
 	per := func(n int64) float64 {
 		if r.DurationS <= 0 {
@@ -120,7 +123,7 @@ func (a *App) printSummary(r *summary.Run) {
 	} else if c, ok := r.ServerCounters["commits"]; ok {
 		fmt.Fprintf(w, "\nServer counters: %d commits, %d rollbacks\n", c, r.ServerCounters["rollbacks"])
 	}
-	a.printMonitor(r)
+	Monitor(w, r)
 	if r.Status != summary.StatusComplete {
 		fmt.Fprintf(w, "\nRun %s", r.Status)
 		if r.Error != "" {
@@ -130,19 +133,9 @@ func (a *App) printSummary(r *summary.Run) {
 	}
 }
 
-// maskArgs returns the command line with passwords masked: whatever looks
-// like one (secret.MaskCommand), and the target's own password wherever it
-// appears.
-func maskArgs(args []string, t target.Target) []string {
-	out := secret.MaskCommand(args)
-	for i := range out {
-		out[i] = t.Mask(out[i])
-	}
-	return out
-}
-
-// progress prints load progress once a second: rows, rate, MB and ETA.
-type progress struct {
+// Progress prints a prepare's progress once a second: rows, rate, MB and
+// ETA; it is a workload.Progress.
+type Progress struct {
 	w             io.Writer
 	total         atomic.Int64
 	rows, bytes   atomic.Int64
@@ -151,24 +144,26 @@ type progress struct {
 	wg            sync.WaitGroup
 	lastRows      int64
 	lastPrintedAt time.Time
-	// suffix, if not nil, is called on the printing goroutine once per
+	// Suffix, if not nil, is called on the printing goroutine once per
 	// progress line, with the time since the load began, and its result
 	// appended to the line (the monitor's host figure).
-	suffix func(elapsed time.Duration) string
+	Suffix func(elapsed time.Duration) string
 }
 
-func newProgress(w io.Writer) *progress { return &progress{w: w, done: make(chan struct{})} }
+// NewProgress returns a Progress printing to w.
+func NewProgress(w io.Writer) *Progress { return &Progress{w: w, done: make(chan struct{})} }
 
 // SetTotal implements workload.Progress.
-func (p *progress) SetTotal(rows int64) { p.total.Store(rows) }
+func (p *Progress) SetTotal(rows int64) { p.total.Store(rows) }
 
 // Add implements workload.Progress.
-func (p *progress) Add(rows, bytes int64) {
+func (p *Progress) Add(rows, bytes int64) {
 	p.rows.Add(rows)
 	p.bytes.Add(bytes)
 }
 
-func (p *progress) start() {
+// Start starts printing a line a second.
+func (p *Progress) Start() {
 	p.began = time.Now()
 	p.lastPrintedAt = p.began
 	p.wg.Add(1)
@@ -187,13 +182,14 @@ func (p *progress) start() {
 	}()
 }
 
-func (p *progress) stop() {
+// Stop stops the lines and prints the final one.
+func (p *Progress) Stop() {
 	close(p.done)
 	p.wg.Wait()
 	p.print(true)
 }
 
-func (p *progress) print(final bool) {
+func (p *Progress) print(final bool) {
 	now := time.Now()
 	rows, total, mb := p.rows.Load(), p.total.Load(), float64(p.bytes.Load())/1e6
 	elapsed := now.Sub(p.began).Seconds()
@@ -217,8 +213,8 @@ func (p *progress) print(final bool) {
 		eta := time.Duration(float64(total-rows) / avg * float64(time.Second)).Round(time.Second)
 		line += fmt.Sprintf(" ETA %s", eta)
 	}
-	if p.suffix != nil {
-		line += p.suffix(now.Sub(p.began))
+	if p.Suffix != nil {
+		line += p.Suffix(now.Sub(p.began))
 	}
 	fmt.Fprintln(p.w, line)
 }

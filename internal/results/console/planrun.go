@@ -1,4 +1,4 @@
-package cli
+package console
 
 import (
 	"fmt"
@@ -12,19 +12,19 @@ import (
 	"github.com/dbarena/dbarena/internal/results/summary"
 )
 
-// planProgressEvery is how often plan run prints a progress line while a
+// planRunEvery is how often plan run prints a progress line while a
 // run goes on (a two-hour warm-up is not silent).
-const planProgressEvery = time.Minute
+const planRunEvery = time.Minute
 
-// planProgress prints plan run's progress: planPrinter's header and line
+// PlanRun prints plan run's progress: PlanProgress's header and line
 // per run and, in the style of load's and prepare's progress lines (time
 // since the plan began; done/total (percent); ETA), a line as each run
-// starts (the run starting) and every planProgressEvery while it goes on
+// starts (the run starting) and every planRunEvery while it goes on
 // (its phase, time into it and throughput). The ETA is lab.ETA's: the
 // plan's estimate corrected by what has run; while a run goes on, the ETA
 // at its start less the time since.
-type planProgress struct {
-	planPrinter
+type PlanRun struct {
+	PlanProgress
 	every time.Duration
 
 	mu    sync.Mutex // Starting and Ran on the lab's goroutine, intervals on the runner's
@@ -38,26 +38,27 @@ type planProgress struct {
 	warmup, duration time.Duration
 }
 
-var _ lab.Starter = (*planProgress)(nil)
+var _ lab.Starter = (*PlanRun)(nil)
 
-func newPlanProgress(pr planPrinter) *planProgress {
-	return &planProgress{planPrinter: pr, every: planProgressEvery, began: time.Now()}
+// NewPlanRun prints through pr, with a progress line every minute while a run goes on.
+func NewPlanRun(pr PlanProgress) *PlanRun {
+	return &PlanRun{PlanProgress: pr, every: planRunEvery, began: time.Now()}
 }
 
-func (pr *planProgress) Began(session string, complete int) {
+func (pr *PlanRun) Began(session string, complete int) {
 	pr.mu.Lock()
 	pr.began, pr.done = time.Now(), complete
 	pr.mu.Unlock()
-	pr.planPrinter.Began(session, complete)
+	pr.PlanProgress.Began(session, complete)
 }
 
 // head is a progress line's start: "[   65s] runs: 3/12 (25%) done".
-func (pr *planProgress) head(n int) string {
+func (pr *PlanRun) head(n int) string {
 	return fmt.Sprintf("[%5.0fs] runs: %d/%d (%.0f%%) done", time.Since(pr.began).Seconds(), pr.done, n,
 		100*float64(pr.done)/float64(max(n, 1)))
 }
 
-func (pr *planProgress) Starting(i, n int, step plan.Step, eta time.Duration) {
+func (pr *PlanRun) Starting(i, n int, step plan.Step, eta time.Duration) {
 	pr.mu.Lock()
 	defer pr.mu.Unlock()
 	pr.n, pr.cur, pr.curETA = n, fmt.Sprintf("%d/%d: round %d %s", i+1, n, step.Round, step.ID), eta
@@ -67,22 +68,22 @@ func (pr *planProgress) Starting(i, n int, step plan.Step, eta time.Duration) {
 	if eta >= 0 {
 		line += fmt.Sprintf(", ETA %s", eta)
 	}
-	fmt.Fprintln(pr.w, line)
+	fmt.Fprintln(pr.W, line)
 }
 
-func (pr *planProgress) Ran(i, n int, step plan.Step, run *summary.Run, eta time.Duration) {
+func (pr *PlanRun) Ran(i, n int, step plan.Step, run *summary.Run, eta time.Duration) {
 	pr.mu.Lock()
 	pr.done++
 	pr.cur = ""
 	pr.mu.Unlock()
-	pr.planPrinter.Ran(i, n, step, run, eta)
+	pr.PlanProgress.Ran(i, n, step, run, eta)
 }
 
-// stepObserver is the observer of a step's run: its intervals make the
+// StepObserver is the observer of a step's run: its intervals make the
 // lines printed while it goes on.
-func (pr *planProgress) stepObserver() execute.Observer { return planStepObserver{pr} }
+func (pr *PlanRun) StepObserver() execute.Observer { return planStepObserver{pr} }
 
-type planStepObserver struct{ pr *planProgress }
+type planStepObserver struct{ pr *PlanRun }
 
 func (o planStepObserver) Begin(_ *execute.Session, spec *execute.Spec, _ []string) {
 	o.pr.mu.Lock()
@@ -113,5 +114,5 @@ func (o planStepObserver) Interval(iv runner.Interval, _ map[string]float64) {
 	if pr.curETA >= 0 {
 		line += fmt.Sprintf(", ETA %s", max(0, pr.curETA-now.Sub(pr.curStart)).Round(time.Second))
 	}
-	fmt.Fprintln(pr.w, line)
+	fmt.Fprintln(pr.W, line)
 }
