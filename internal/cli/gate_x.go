@@ -152,13 +152,8 @@ func (a *App) judgeCompare(c *compareGate, limits []gate.Limit, names [2]string,
 	if len(limits) == 0 {
 		return nil
 	}
-	js, fails := gate.JudgeAll(limits, sides[0], sides[1])
-	fmt.Fprintln(a.Stdout)
-	for _, j := range js {
-		fmt.Fprintln(a.Stdout, j.Line())
-	}
-	name := fmt.Sprintf("dbarena compare %s %s (B against baseline A)", names[0], names[1])
-	if err := gate.WriteFiles(c.junit, c.md, []gate.Suite{gate.CompareSuite(name, js)}); err != nil {
+	suite, fails := console.CompareVerdicts(a.Stdout, limits, names, sides)
+	if err := gate.WriteFiles(c.junit, c.md, []gate.Suite{suite}); err != nil {
 		return failed(err)
 	}
 	if fails > 0 {
@@ -173,18 +168,7 @@ func (a *App) planGates(res lab.Result, judged []*summary.Run) error {
 	if res.Judged == 0 {
 		return nil
 	}
-	fmt.Fprintf(a.Stdout, "\nThresholds: %d of %d judged runs passed all\n", res.Judged-res.GateFailed, res.Judged)
-	for _, run := range judged {
-		for _, r := range run.Thresholds {
-			if !r.Pass {
-				where := ""
-				if run.Plan != nil {
-					where = fmt.Sprintf("round %d %s", run.Plan.Round, run.Plan.Cell)
-				}
-				fmt.Fprintf(a.Stdout, "%s [%s%s]\n", gate.Line(r), where, console.StepRunRef(run))
-			}
-		}
-	}
+	console.PlanThresholds(a.Stdout, res.Judged, res.GateFailed, judged)
 	if res.GateFailed > 0 {
 		return failed(fmt.Errorf("thresholds failed in %d of %d runs (stored with their results)", res.GateFailed, res.Judged))
 	}
@@ -205,22 +189,7 @@ func (a *App) planFailOn(ctx context.Context, st *store.Store, name, session str
 	if len(base) == 0 { // as printPlanStats: the server of the first cell
 		base = lab.DefaultBaseline(runs)
 	}
-	pairs := plan.BaselinePairs(runs, base)
-	fmt.Fprintln(a.Stdout)
-	if len(pairs) == 0 {
-		fmt.Fprintln(a.Stdout, "--fail-on: no cell has a baseline cell with complete rounds to be judged against")
-		return gate.WriteFiles(c.junit, c.md, nil)
-	}
-	var suites []gate.Suite
-	fails := 0
-	for _, p := range pairs {
-		js, n := gate.JudgeAll(limits, p.Base, p.Runs)
-		for _, j := range js {
-			fmt.Fprintf(a.Stdout, "%s [%s vs %s]\n", j.Line(), console.CellLabel(p.Cell), console.CellLabel(p.Baseline))
-		}
-		fails += n
-		suites = append(suites, gate.CompareSuite(fmt.Sprintf("plan %s %s vs baseline %s", name, console.CellLabel(p.Cell), console.CellLabel(p.Baseline)), js))
-	}
+	suites, fails := console.PlanVerdicts(a.Stdout, name, plan.BaselinePairs(runs, base), limits)
 	if err := gate.WriteFiles(c.junit, c.md, suites); err != nil {
 		return failed(err)
 	}

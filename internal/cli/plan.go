@@ -153,8 +153,8 @@ func (a *App) planRun(ctx context.Context, args []string) error {
 	if err := o.metrics.start(a); err != nil {
 		return err
 	}
-	defer o.metrics.end(ctx, a)
-	observer, observe := o.metrics.planObservers(console.NewPlanRun(console.PlanProgress{W: a.Stdout, Plan: p}), p)
+	defer o.metrics.l.End(ctx, a.Stderr)
+	observer, observe := o.metrics.l.Plan(console.NewPlanRun(console.PlanProgress{W: a.Stdout, Plan: p}), p)
 	l := &lab.Lab{
 		Store:     st,
 		Sandboxes: lab.Local{Manager: a.sandboxes(), Catalog: catalog.Open(a.home())},

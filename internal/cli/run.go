@@ -173,7 +173,7 @@ func (a *App) run(ctx context.Context, args []string) error {
 		return err
 	}
 	err = a.runRounds(ctx, st, req, &o)
-	o.metrics.end(ctx, a)
+	o.metrics.l.End(ctx, a.Stderr)
 	return err
 }
 
@@ -188,7 +188,7 @@ func (a *App) runRequest(w workload.Workload, o *runOptions, given execute.Given
 // each round, and returns the first failure of a round.
 func (a *App) runRounds(ctx context.Context, st *store.Store, req *execute.Request, o *runOptions) error {
 	p := &runPrinter{RunProgress: &console.RunProgress{W: a.Stdout, Quiet: o.quiet, Workload: req.Workload}, a: a, o: o, st: st}
-	obs := o.metrics.rounds(p, &req.Config)
+	obs := o.metrics.l.Rounds(p, &req.Config)
 	err := execute.Rounds(ctx, st, req, obs)
 	obs.End()
 	if err != nil {
