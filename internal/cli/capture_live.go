@@ -14,9 +14,10 @@ import (
 	"github.com/dbarena/dbarena/internal/capture"
 	"github.com/dbarena/dbarena/internal/capture/convert"
 	"github.com/dbarena/dbarena/internal/capture/live"
+	"github.com/dbarena/dbarena/internal/flavor"
 	"github.com/dbarena/dbarena/internal/results/console"
+	"github.com/dbarena/dbarena/internal/server/dialect"
 	"github.com/dbarena/dbarena/internal/server/sandbox"
-	"github.com/dbarena/dbarena/internal/server/target"
 )
 
 // captureLive runs `dbarena capture --sandbox NAME | --target T --time D`.
@@ -81,7 +82,7 @@ func (a *App) captureLive(ctx context.Context, args []string) error {
 			return unreachable(fmt.Errorf("--sandbox %s is %s: start it with `dbarena server start %s`", name, sb.State, name))
 		}
 		o.Admin, o.Datadir = sb.AdminTarget(), sb.Datadir
-		if sb.Flavor == target.FlavorPostgres {
+		if dialect.MustFor(sb.Flavor).LiveCapture() == flavor.CaptureServerLog {
 			o.ErrorLog = sb.ErrorLog
 		}
 	} else {
@@ -113,7 +114,7 @@ func (a *App) convertGeneralTable(ctx context.Context, spec string, cred credent
 	if err != nil {
 		return err
 	}
-	if t.Family() != target.MySQL {
+	if dialect.MustFor(t.Flavor).LiveCapture() != flavor.CaptureGeneralLog {
 		return usagef("--from %s needs a MySQL-family --target", convert.MySQLGeneralTable)
 	}
 	start := time.Now()

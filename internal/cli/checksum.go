@@ -10,7 +10,6 @@ import (
 	"github.com/dbarena/dbarena/internal/execute"
 	"github.com/dbarena/dbarena/internal/results/console"
 	"github.com/dbarena/dbarena/internal/server/dialect"
-	"github.com/dbarena/dbarena/internal/server/target"
 )
 
 // checksumCmd prints per-table rows, sizes and content checksums.
@@ -52,7 +51,7 @@ func (a *App) checksumCmd(ctx context.Context, args []string) error {
 		return err
 	}
 	check := database
-	if database != "" && t.Family() == target.Postgres {
+	if database != "" && !dialect.MustFor(t.Flavor).CrossDatabase() {
 		t.Database, check = database, "" // a PostgreSQL database is chosen by connecting to it
 	}
 	s, err := execute.Connect(ctx, t, dialect.OpenOptions{MaxConns: 1})

@@ -21,6 +21,7 @@ import (
 
 	"github.com/jackc/pgx/v5/pgconn"
 
+	"github.com/dbarena/dbarena/internal/flavor"
 	"github.com/dbarena/dbarena/internal/server/dialect"
 	"github.com/dbarena/dbarena/internal/server/target"
 	"github.com/dbarena/dbarena/internal/workload"
@@ -787,7 +788,7 @@ func pgbenchConnect(ctx context.Context, a Env, r *pgbenchRun, logErr func(...st
 		db.Close()
 		return t, nil, nil, false
 	}
-	if t.Family() != target.Postgres {
+	if _, ok := d.(flavor.PostgresWire); !ok {
 		logErr("dbarena pgbench needs a PostgreSQL server")
 		db.Close()
 		return t, nil, nil, false
