@@ -29,8 +29,12 @@ type Follow struct {
 	// the error when the Job ends and the store has no run).
 	ResultsKey string
 	Timeout    time.Duration
-	Every      time.Duration // how often to read the store and the Job
-	Log        io.Writer     // progress lines, each "dbarena: ..."
+	// Barrier is the shards' --barrier-timeout: a pod seen pending for
+	// longer while the run has not started ends the follow (the shards
+	// at the barrier give up by then); 0 leaves it to Timeout.
+	Barrier time.Duration
+	Every   time.Duration // how often to read the store and the Job
+	Log     io.Writer     // progress lines, each "dbarena: ..."
 }
 
 // Run follows until the run ended and returns the merged run. The error
@@ -40,9 +44,10 @@ func (f Follow) Run(ctx context.Context) (*summary.Run, error) {
 	ns := f.Client.Namespace
 	deadline := time.Now().Add(f.Timeout)
 	last := ""
-	jw := &jobWatch{cl: f.Client, name: f.Job, key: f.Key, w: f.Log, pods: map[string]string{}}
+	jw := &jobWatch{cl: f.Client, name: f.Job, key: f.Key, w: f.Log, pods: map[string]string{}, pendingSince: map[string]time.Time{}}
 	for {
 		run, ended, line := f.step(ctx)
+		started := run != nil
 		if line != last {
 			fmt.Fprintln(f.Log, "dbarena: "+line)
 			last = line
@@ -62,6 +67,11 @@ func (f Follow) Run(ctx context.Context) (*summary.Run, error) {
 			case js.Complete:
 				return nil, fmt.Errorf("Job %s/%s completed but run %s has not ended in %s: does the Secret's %q key name this results store?",
 					ns, f.Job, f.Key, f.Store.Location(), f.ResultsKey)
+			case !started && f.Barrier > 0:
+				if why, d := jw.stuck(time.Now(), f.Barrier); why != "" {
+					return nil, fmt.Errorf("%s; pending for %v, longer than --barrier-timeout %v: run %s cannot start (the shards at the start barrier give up); Job %s/%s is left as it is (`kubectl delete job %s -n %s` removes it)",
+						why, d.Round(time.Second), f.Barrier, f.Key, ns, f.Job, f.Job, ns)
+				}
 			}
 		}
 		if ended {
@@ -113,6 +123,21 @@ type jobWatch struct {
 	pods      map[string]string // the last line printed per pod
 	lastErr   string
 	lastPod   string // the last pod trouble printed
+	// pendingSince is when each pending pod was first seen pending, and
+	// pending what the last poll said of them.
+	pendingSince map[string]time.Time
+	pending      map[string]string
+}
+
+// stuck is the first pod pending for longer than bound, and for how long;
+// "" when none is.
+func (j *jobWatch) stuck(now time.Time, bound time.Duration) (string, time.Duration) {
+	for _, pod := range slices.Sorted(maps.Keys(j.pending)) {
+		if d := now.Sub(j.pendingSince[pod]); d > bound {
+			return j.pending[pod], d
+		}
+	}
+	return "", 0
 }
 
 // poll reads the Job's status and prints what is new.
@@ -130,6 +155,20 @@ func (j *jobWatch) poll(ctx context.Context) Status {
 	if js.Failed > j.failed {
 		fmt.Fprintf(j.w, "dbarena: Job %s: %d pod(s) failed (%d active, %d succeeded)\n", j.name, js.Failed, js.Active, js.Succeeded)
 		j.failed = js.Failed
+	}
+	if js.PodsErr == nil && err == nil {
+		now := time.Now()
+		for pod := range j.pendingSince {
+			if _, ok := js.Pending[pod]; !ok {
+				delete(j.pendingSince, pod)
+			}
+		}
+		for pod := range js.Pending {
+			if _, ok := j.pendingSince[pod]; !ok {
+				j.pendingSince[pod] = now
+			}
+		}
+		j.pending = js.Pending
 	}
 	for _, pod := range slices.Sorted(maps.Keys(js.Pods)) {
 		if line := js.Pods[pod]; j.pods[pod] != line {
