@@ -132,6 +132,7 @@ func setup(m *testing.M, bin string) int {
 	code := m.Run()
 	stop()
 	<-done
+	keep = keep || code != 0 // the cluster's and the pods' logs, to read why
 	if keep {
 		fmt.Printf("k8s e2e: kept %s\n", dir)
 	}
