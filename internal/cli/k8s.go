@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"net"
 	"net/url"
 	"os"
 	"strings"
@@ -23,15 +24,20 @@ import (
 	"github.com/dbarena/dbarena/internal/workload"
 )
 
-const k8sUsage = `dbarena k8s COMMAND
-
-  render WORKLOAD [run flags] --shards N --image IMAGE [-o job.yaml]
+// The usage of k8s render and k8s run, and of k8s.
+const (
+	k8sRenderUsage = `render WORKLOAD [run flags] --shards N --image IMAGE [-o job.yaml]
       write the Indexed Job that runs the N shards of one run, one pod each
-  run WORKLOAD [run flags] --shards N --image IMAGE --results DSN [--kubeconfig FILE] [--context NAME]
+`
+	k8sRunUsage = `run WORKLOAD [run flags] --shards N --image IMAGE --results DSN [--kubeconfig FILE] [--context NAME]
       render it, create the Secret (if missing) and the Job through the API
       (your kubeconfig), follow the run in the results store and the Job's
-      status until every shard ended; print the merged run
+      status until every shard ended; print the merged run. The results
+      store must be one the pods reach (not a file, not a loopback address,
+      unless --results-reachable)
 `
+	k8sUsage = "dbarena k8s COMMAND\n\n  " + k8sRenderUsage + "  " + k8sRunUsage
+)
 
 // k8sOptions are the flags of k8s render and k8s run beside the run's.
 type k8sOptions struct {
@@ -40,6 +46,9 @@ type k8sOptions struct {
 	follow     time.Duration
 	kubeconfig string
 	context    string
+	// reachable is --results-reachable: the pods reach the --results
+	// store even though it is a file or a loopback address.
+	reachable bool
 	// secrets are the credentials taken out of the pods' arguments.
 	secrets podSecrets
 }
@@ -49,7 +58,7 @@ type k8sOptions struct {
 var k8sFlags = map[string]bool{"image": true, "pull-policy": true, "secret": true, "results-key": true,
 	"password-key": true, "namespace": true, "cpu": true, "memory": true, "ttl": true, "backoff-limit": true,
 	"output": true, "follow-timeout": true, "kubeconfig": true, "context": true, "results": true, "shards": true,
-	"run-id": true, "password-file": true, "mysql-option-file": true}
+	"run-id": true, "password-file": true, "mysql-option-file": true, "results-reachable": false}
 
 func (o *k8sOptions) flags(fs *pflag.FlagSet) {
 	s := &o.spec
@@ -67,11 +76,18 @@ func (o *k8sOptions) flags(fs *pflag.FlagSet) {
 	durationFlag(fs, &o.follow, "follow-timeout", 2*time.Hour, "k8s run: how long to follow the run before giving up")
 	fs.StringVar(&o.kubeconfig, "kubeconfig", "", "k8s run: the kubeconfig file (default: $KUBECONFIG, ~/.kube/config, or the pod's service account in a cluster)")
 	fs.StringVar(&o.context, "context", "", "k8s run: the kubeconfig context (default: its current context)")
+	fs.BoolVar(&o.reachable, "results-reachable", false, "k8s run: the pods reach --results although it is a local file or a loopback address (pods on this machine)")
 }
 
 func (a *App) k8s(ctx context.Context, args []string) error {
 	if len(args) == 0 {
 		return usagef("name a k8s command: render, run\n%s", k8sUsage)
+	}
+	if isHelp(args[0]) || args[0] == "help" {
+		return a.k8sHelp(args[1:])
+	}
+	if (args[0] == "render" || args[0] == "run") && len(args) > 1 && isHelp(args[1]) {
+		return a.k8sHelp(args[:1])
 	}
 	switch args[0] {
 	case "render":
@@ -126,6 +142,15 @@ func (a *App) k8sRender(ctx context.Context, args []string, apply bool) error {
 	}
 	if apply && o.results == "" {
 		errs = append(errs, errors.New("--results DSN: k8s run follows the run in the shared results store the pods write to"))
+	}
+	if apply && o.results != "" && !ko.reachable {
+		if why := unreachableStore(o.results); why != "" {
+			errs = append(errs, fmt.Errorf("--results %s: %s, which the pods cannot reach: give the DSN of a MySQL-family or PostgreSQL server the pods reach (--results-reachable if they do)",
+				maskedStore(o.results), why))
+		}
+	}
+	if !apply && ko.reachable {
+		errs = append(errs, errors.New("--results-reachable is for k8s run"))
 	}
 	if !apply && (o.cred.passwordFile != "" || o.cred.optionFile != "") {
 		errs = append(errs, fmt.Errorf("--password-file, --mysql-option-file: put the password in the Secret's %q key (k8s run does it)", ko.spec.PasswordKey))
@@ -259,7 +284,7 @@ func (a *App) k8sApply(ctx context.Context, o *runOptions, ko *k8sOptions, job *
 	ctx, stop := a.Interrupts(ctx)
 	defer stop()
 	run, err := k8s.Follow{Client: cl, Store: st, Job: name, Key: key, Shards: n, ResultsKey: ko.spec.ResultsKey,
-		Timeout: ko.follow, Every: followEvery, Log: a.Stderr}.Run(ctx)
+		Timeout: ko.follow, Barrier: o.shard.timeout, Every: followEvery, Log: a.Stderr}.Run(ctx)
 	if run != nil {
 		a.printK8sRun(run, key, n, st)
 	}
@@ -316,6 +341,91 @@ func (a *App) k8sPassword(o *runOptions, key string) (pw, from string, err error
 // already filled in (resolveStoreDSN), as openStore does.
 func openResolvedStore(ctx context.Context, loc string) (*store.Store, error) {
 	return storeOpened(store.Open(ctx, loc))
+}
+
+func isHelp(arg string) bool { return arg == "-h" || arg == "--help" }
+
+// k8sHelp is `dbarena help k8s [render|run [WORKLOAD]]`: the commands; a
+// command's own flags; a command's whole flag set for one workload (the
+// run flags, k8s's and the workload's), where parseFlags points.
+func (a *App) k8sHelp(args []string) error {
+	if len(args) == 0 {
+		fmt.Fprint(a.Stdout, k8sUsage)
+		fmt.Fprint(a.Stdout, "\nRun `dbarena help k8s run` for k8s's own flags, `dbarena help k8s run WORKLOAD` for all of them.\n")
+		return nil
+	}
+	cmd := args[0]
+	if cmd != "render" && cmd != "run" {
+		return usagef("no help for \"k8s %s\": try `dbarena help k8s`", strings.Join(args, " "))
+	}
+	if len(args) > 2 {
+		return usagef("no help for \"k8s %s\": try `dbarena help k8s %s WORKLOAD`", strings.Join(args, " "), cmd)
+	}
+	var ko k8sOptions
+	kfs := newFlagSet("k8s " + cmd)
+	ko.flags(kfs)
+	if len(args) == 1 {
+		fmt.Fprintf(a.Stdout, "%s\nk8s flags:\n%s\nand the run flags of the workload: `dbarena help k8s %s WORKLOAD` lists them all.\nWorkloads: %s\n",
+			k8sCommandUsage(cmd), kfs.FlagUsages(), cmd, strings.Join(a.Registry.Names(), ", "))
+		return nil
+	}
+	w, err := a.Registry.New(args[1])
+	if err != nil {
+		return usagef("%w", err)
+	}
+	var o runOptions
+	fs := newFlagSet("k8s " + cmd + " " + w.Name())
+	o.flags(fs)
+	detachedFlags(w, fs, new(string))
+	w.Flags(fs)
+	fmt.Fprintf(a.Stdout, "%s\n  %s: %s\n\nk8s flags:\n%s\nRun flags (passed to the pods):\n%s",
+		strings.Replace(k8sCommandUsage(cmd), "WORKLOAD", w.Name(), 1), w.Name(), w.Description(), kfs.FlagUsages(), fs.FlagUsages())
+	return nil
+}
+
+// k8sCommandUsage is the usage of k8s render or k8s run.
+func k8sCommandUsage(cmd string) string {
+	if cmd == "render" {
+		return "dbarena k8s " + k8sRenderUsage
+	}
+	return "dbarena k8s " + k8sRunUsage
+}
+
+// unreachableStore says why a --results store is out of the pods' reach:
+// a local file, a DSN without a host (a local socket) or with a loopback
+// address; "" for a DSN of another host.
+func unreachableStore(loc string) string {
+	if !strings.Contains(loc, "://") {
+		return "a local file"
+	}
+	u, err := url.Parse(loc)
+	if err != nil {
+		return "" // store.Open says what is wrong with it
+	}
+	host := u.Hostname()
+	switch {
+	case host == "":
+		return "a DSN without a host (a local socket)"
+	case strings.EqualFold(host, "localhost") || strings.HasSuffix(strings.ToLower(host), ".localhost"):
+		return "a loopback address (" + host + ")"
+	}
+	if ip := net.ParseIP(host); ip != nil && (ip.IsLoopback() || ip.IsUnspecified()) {
+		return "a loopback address (" + host + ")"
+	}
+	return ""
+}
+
+// maskedStore is a --results location without its password.
+func maskedStore(loc string) string {
+	u, err := url.Parse(loc)
+	if err != nil || u.User == nil {
+		return loc
+	}
+	if _, ok := u.User.Password(); ok {
+		u.User = url.UserPassword(u.User.Username(), "***")
+		return strings.Replace(u.String(), "%2A%2A%2A", "***", 1)
+	}
+	return loc
 }
 
 // followEvery is how often k8s run reads the run's progress.

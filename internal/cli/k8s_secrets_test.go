@@ -101,7 +101,7 @@ func TestK8sRenderKeepsCredentialsOut(t *testing.T) {
 	followEvery = 50 * time.Millisecond
 	t.Cleanup(func() { followEvery = prev })
 	run := dbarena(t, append(append([]string{"k8s", "run"}, args...), "--kubeconfig", kubeconfig, "--follow-timeout", "1m",
-		"--results", filepath.Join(t.TempDir(), "r.db"))...)
+		"--results", filepath.Join(t.TempDir(), "r.db"), "--results-reachable")...)
 	if run.code != ExitFailed {
 		t.Fatalf("k8s run: exit %d\n%s", run.code, run.stderr)
 	}

@@ -40,8 +40,9 @@ func TestK8sRenderErrors(t *testing.T) {
 		{[]string{"k8s", "render", "oltp_point_select", "--shards", "4", "--image", "i", "--threads", "2"}, "--threads 2"},
 		{[]string{"k8s", "render", "oltp_point_select", "--shards", "2", "--image", "i", "--run-id", "9x"}, "--run-id"},
 		{[]string{"k8s", "render", "oltp_point_select", "--shards", "2", "--image", "i", "--target", "mysql://u@h/db", "--password-file", "pw"}, "put the password in the Secret"},
-		{[]string{"k8s", "run", "oltp_point_select", "--shards", "2", "--threads", "2", "--image", "i", "--results", results, "--target", "mysql://u@h/db", "--kubeconfig", "/nonexistent/kubeconfig"}, "--kubeconfig"},
-		{[]string{"k8s", "run", "oltp_point_select", "--shards", "2", "--threads", "2", "--image", "i", "--results", results, "--password-file", "pw"}, "a pod cannot reach a sandbox"},
+		{[]string{"k8s", "run", "oltp_point_select", "--shards", "2", "--threads", "2", "--image", "i", "--results", results, "--results-reachable", "--target", "mysql://u@h/db", "--kubeconfig", "/nonexistent/kubeconfig"}, "--kubeconfig"},
+		{[]string{"k8s", "run", "oltp_point_select", "--shards", "2", "--threads", "2", "--image", "i", "--results", results, "--results-reachable", "--password-file", "pw"}, "a pod cannot reach a sandbox"},
+		{[]string{"k8s", "render", "oltp_point_select", "--shards", "2", "--image", "i", "--target", "mysql://u@h/db", "--results-reachable"}, "--results-reachable is for k8s run"},
 		{[]string{"k8s", "nope"}, "unknown k8s command"},
 	} {
 		r := dbarena(t, tc.args...)
@@ -278,7 +279,7 @@ func TestK8sRun(t *testing.T) {
 	done := make(chan result, 1)
 	go func() {
 		done <- dbarenaEnv(t, suite.home, map[string]string{"DBARENA_PASSWORD": pw},
-			append(append([]string{"k8s", "run"}, runFlags...), "--kubeconfig", kubeconfig, "--follow-timeout", "5m", "--results", results)...)
+			append(append([]string{"k8s", "run"}, runFlags...), "--kubeconfig", kubeconfig, "--follow-timeout", "5m", "--results", results, "--results-reachable")...)
 	}()
 	var job *batchv1.Job
 	select {
@@ -371,7 +372,7 @@ func TestK8sRunJobExists(t *testing.T) {
 	api.jobs["otherns/"+taken] = &batchv1.Job{TypeMeta: metav1.TypeMeta{APIVersion: "batch/v1", Kind: "Job"},
 		ObjectMeta: metav1.ObjectMeta{Name: taken, Namespace: "otherns"}}
 	r := dbarena(t, "k8s", "run", "oltp_point_select", "--threads", "2", "--events", "4", "--shards", "2", "--run-id", "taken",
-		"--image", "i", "--kubeconfig", kubeconfig, "--context", "other", "--results", filepath.Join(t.TempDir(), "r.db"),
+		"--image", "i", "--kubeconfig", kubeconfig, "--context", "other", "--results", filepath.Join(t.TempDir(), "r.db"), "--results-reachable",
 		"--target", "mysql://u@db.example/sbtest")
 	if r.code != ExitFailed || !strings.Contains(r.stderr, "Job "+taken+" already exists in namespace otherns") {
 		t.Errorf("exit %d, stderr %q; want 1 and the Job named", r.code, r.stderr)
@@ -409,7 +410,7 @@ func TestK8sRunJobFailed(t *testing.T) {
 	}
 	r := dbarena(t, "k8s", "run", "oltp_point_select", "--threads", "2", "--events", "4", "--shards", "2", "--run-id", "doomed",
 		"--image", "i", "--kubeconfig", kubeconfig, "--namespace", "bench", "--follow-timeout", "2m", "--results", filepath.Join(t.TempDir(), "r.db"),
-		"--target", "mysql://u@db.example/sbtest")
+		"--results-reachable", "--target", "mysql://u@db.example/sbtest")
 	doomed := k8s.Name("doomed")
 	for _, want := range []string{
 		"Secret bench/dbarena exists: left as it is",

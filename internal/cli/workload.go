@@ -202,6 +202,8 @@ func (a *App) help(_ context.Context, args []string) error {
 		w.Flags(fs)
 		fmt.Fprintf(a.Stdout, "dbarena %s %s [flags]\n  %s\n\nFlags:\n%s", args[0], w.Name(), w.Description(), fs.FlagUsages())
 		return nil
+	case args[0] == "k8s":
+		return a.k8sHelp(args[1:])
 	case args[0] == "server":
 		fmt.Fprint(a.Stdout, serverUsage)
 		return nil

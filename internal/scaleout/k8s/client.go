@@ -166,6 +166,9 @@ type Status struct {
 	// Pods are the Job's pods in trouble: failed, or waiting on an error
 	// (image pull, a missing Secret key), one line each, by pod name.
 	Pods map[string]string
+	// Pending are the Job's pods not started yet (phase Pending), by pod
+	// name: who they are and why, as far as the cluster says.
+	Pending map[string]string
 	// PodsErr is why the pods could not be listed (the Job's status is
 	// still good).
 	PodsErr error
@@ -199,14 +202,49 @@ func (c *Client) JobStatus(ctx context.Context, name, runKey string) (Status, er
 		return s, nil
 	}
 	for i := range pods.Items {
-		if line := PodTrouble(&pods.Items[i]); line != "" {
+		p := &pods.Items[i]
+		if line := PodTrouble(p); line != "" {
 			if s.Pods == nil {
 				s.Pods = map[string]string{}
 			}
-			s.Pods[pods.Items[i].Name] = line
+			s.Pods[p.Name] = line
+		}
+		if p.Status.Phase == corev1.PodPending && p.DeletionTimestamp == nil {
+			if s.Pending == nil {
+				s.Pending = map[string]string{}
+			}
+			s.Pending[p.Name] = podWho(p) + " pending: " + pendingWhy(p)
 		}
 	}
 	return s, nil
+}
+
+// podWho names a pod by its shard when the Job controller gave it one.
+func podWho(p *corev1.Pod) string {
+	if i, ok := p.Annotations[batchv1.JobCompletionIndexAnnotation]; ok {
+		return "shard " + i + " (pod " + p.Name + ")"
+	}
+	return "pod " + p.Name
+}
+
+// pendingWhy is why a pending pod has not started: its container's
+// waiting reason, else the scheduler's (PodScheduled False: Unschedulable
+// and its message), else that no node took it yet.
+func pendingWhy(p *corev1.Pod) string {
+	for _, cs := range p.Status.ContainerStatuses {
+		if w := cs.State.Waiting; w != nil && w.Reason != "" {
+			return joinNonEmpty(": ", w.Reason, oneLine(w.Message))
+		}
+	}
+	for _, c := range p.Status.Conditions {
+		if c.Type == corev1.PodScheduled && c.Status == corev1.ConditionFalse {
+			return joinNonEmpty(": ", c.Reason, oneLine(c.Message))
+		}
+	}
+	if p.Spec.NodeName == "" {
+		return "not scheduled on a node"
+	}
+	return "not started on node " + p.Spec.NodeName
 }
 
 // starting are the waiting reasons of a pod on its way up.
@@ -217,13 +255,17 @@ var starting = map[string]bool{"": true, "ContainerCreating": true, "PodInitiali
 // the log's tail ends with dbarena's error) or a pod whose container waits
 // on an error; "" for a pod that is well.
 func PodTrouble(p *corev1.Pod) string {
-	who := "pod " + p.Name
-	if i, ok := p.Annotations[batchv1.JobCompletionIndexAnnotation]; ok {
-		who = "shard " + i + " (pod " + p.Name + ")"
-	}
+	who := podWho(p)
 	for _, cs := range p.Status.ContainerStatuses {
 		if w := cs.State.Waiting; w != nil && !starting[w.Reason] {
 			return who + " waits: " + joinNonEmpty(": ", w.Reason, w.Message)
+		}
+	}
+	if p.Status.Phase == corev1.PodPending {
+		for _, c := range p.Status.Conditions {
+			if c.Type == corev1.PodScheduled && c.Status == corev1.ConditionFalse && c.Reason != "" {
+				return who + " pending: " + joinNonEmpty(": ", c.Reason, oneLine(c.Message))
+			}
 		}
 	}
 	if p.Status.Phase != corev1.PodFailed {

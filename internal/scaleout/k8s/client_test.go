@@ -23,6 +23,11 @@ func TestPodTrouble(t *testing.T) {
 	}{
 		{corev1.Pod{ObjectMeta: meta, Status: corev1.PodStatus{Phase: corev1.PodPending, ContainerStatuses: waiting("ContainerCreating", "")}}, ""},
 		{corev1.Pod{ObjectMeta: meta, Status: corev1.PodStatus{Phase: corev1.PodRunning}}, ""},
+		// Left pending by the scheduler: its reason, as it says it.
+		{corev1.Pod{ObjectMeta: meta, Status: corev1.PodStatus{Phase: corev1.PodPending, Conditions: []corev1.PodCondition{{
+			Type: corev1.PodScheduled, Status: corev1.ConditionFalse, Reason: "Unschedulable", Message: "0/3 nodes are available:\n 3 Insufficient cpu."}}}},
+			"shard 1 (pod dbarena-r-1-abcde) pending: Unschedulable: 0/3 nodes are available: 3 Insufficient cpu."},
+		{corev1.Pod{ObjectMeta: meta, Status: corev1.PodStatus{Phase: corev1.PodPending}}, ""},
 		{corev1.Pod{ObjectMeta: meta, Status: corev1.PodStatus{Phase: corev1.PodPending,
 			ContainerStatuses: waiting("CreateContainerConfigError", `couldn't find key results in Secret perf/dbarena`)}},
 			`shard 1 (pod dbarena-r-1-abcde) waits: CreateContainerConfigError: couldn't find key results in Secret perf/dbarena`},

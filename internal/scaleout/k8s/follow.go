@@ -29,8 +29,14 @@ type Follow struct {
 	// the error when the Job ends and the store has no run).
 	ResultsKey string
 	Timeout    time.Duration
-	Every      time.Duration // how often to read the store and the Job
-	Log        io.Writer     // progress lines, each "dbarena: ..."
+	// Barrier is the shards' --barrier-timeout: a pod pending for longer
+	// while shards wait at the start barrier (counted from the later of
+	// the pod first seen pending and the first shard seen at the barrier)
+	// ends the follow: the shards at the barrier give up by then. 0
+	// leaves it to Timeout.
+	Barrier time.Duration
+	Every   time.Duration // how often to read the store and the Job
+	Log     io.Writer     // progress lines, each "dbarena: ..."
 }
 
 // Run follows until the run ended and returns the merged run. The error
@@ -40,9 +46,14 @@ func (f Follow) Run(ctx context.Context) (*summary.Run, error) {
 	ns := f.Client.Namespace
 	deadline := time.Now().Add(f.Timeout)
 	last := ""
-	jw := &jobWatch{cl: f.Client, name: f.Job, key: f.Key, w: f.Log, pods: map[string]string{}}
+	jw := &jobWatch{cl: f.Client, name: f.Job, key: f.Key, w: f.Log, pods: map[string]string{}, pendingSince: map[string]time.Time{}}
+	var barrierSince time.Time // when a shard was first seen at the barrier
 	for {
-		run, ended, line := f.step(ctx)
+		run, ended, line, waiting := f.step(ctx)
+		started := run != nil
+		if waiting > 0 && barrierSince.IsZero() {
+			barrierSince = time.Now()
+		}
 		if line != last {
 			fmt.Fprintln(f.Log, "dbarena: "+line)
 			last = line
@@ -51,7 +62,7 @@ func (f Follow) Run(ctx context.Context) (*summary.Run, error) {
 			js := jw.poll(ctx)
 			if js.FailedJob || js.Complete {
 				// The pods are gone: read what they left in the store.
-				run, ended, _ = f.step(ctx)
+				run, ended, _, _ = f.step(ctx)
 			}
 			switch {
 			case ended:
@@ -62,6 +73,11 @@ func (f Follow) Run(ctx context.Context) (*summary.Run, error) {
 			case js.Complete:
 				return nil, fmt.Errorf("Job %s/%s completed but run %s has not ended in %s: does the Secret's %q key name this results store?",
 					ns, f.Job, f.Key, f.Store.Location(), f.ResultsKey)
+			case !started && f.Barrier > 0 && !barrierSince.IsZero():
+				if why, d := jw.stuck(time.Now(), barrierSince, f.Barrier); why != "" {
+					return nil, fmt.Errorf("%s; pending for %v while shards wait at the start barrier, longer than --barrier-timeout %v: run %s cannot start (the shards at the start barrier give up); Job %s/%s is left as it is (`kubectl delete job %s -n %s` removes it)",
+						why, d.Round(time.Second), f.Barrier, f.Key, ns, f.Job, f.Job, ns)
+				}
 			}
 		}
 		if ended {
@@ -77,21 +93,22 @@ func (f Follow) Run(ctx context.Context) (*summary.Run, error) {
 }
 
 // step reads the run's progress: the merged run once every shard stored
-// one, whether every shard ended, and a progress line.
-func (f Follow) step(ctx context.Context) (*summary.Run, bool, string) {
+// one, whether every shard ended, a progress line, and how many shards
+// wait at the start barrier.
+func (f Follow) step(ctx context.Context) (*summary.Run, bool, string, int) {
 	br, err := f.Store.ShardRun(ctx, f.Key)
 	if errors.Is(err, store.ErrNotFound) {
-		return nil, false, "waiting for the first pod"
+		return nil, false, "waiting for the first pod", 0
 	}
 	if err != nil {
-		return nil, false, oneLine(err.Error())
+		return nil, false, oneLine(err.Error()), 0
 	}
 	if br.StartAt.IsZero() {
-		return nil, false, fmt.Sprintf("%d of %d shards at the start barrier", len(br.Members), f.Shards)
+		return nil, false, fmt.Sprintf("%d of %d shards at the start barrier", len(br.Members), f.Shards), len(br.Members)
 	}
 	run, err := shard.Load(ctx, f.Store, f.Key)
 	if err != nil {
-		return nil, false, oneLine(err.Error())
+		return nil, false, oneLine(err.Error()), 0
 	}
 	ended := 0
 	for _, s := range run.Shards {
@@ -100,7 +117,7 @@ func (f Follow) step(ctx context.Context) (*summary.Run, bool, string) {
 		}
 	}
 	line := fmt.Sprintf("%d of %d shards ended; %d events so far", ended, f.Shards, run.Totals.Events)
-	return run, ended == f.Shards, line
+	return run, ended == f.Shards, line, 0
 }
 
 // jobWatch prints what the cluster says of the Job as it changes: failed
@@ -113,6 +130,26 @@ type jobWatch struct {
 	pods      map[string]string // the last line printed per pod
 	lastErr   string
 	lastPod   string // the last pod trouble printed
+	// pendingSince is when each pending pod was first seen pending, and
+	// pending what the last poll said of them.
+	pendingSince map[string]time.Time
+	pending      map[string]string
+}
+
+// stuck is the first pod pending for longer than bound since it was first
+// seen pending or since from, whichever is later, and for how long; ""
+// when none is.
+func (j *jobWatch) stuck(now, from time.Time, bound time.Duration) (string, time.Duration) {
+	for _, pod := range slices.Sorted(maps.Keys(j.pending)) {
+		since := j.pendingSince[pod]
+		if from.After(since) {
+			since = from
+		}
+		if d := now.Sub(since); d > bound {
+			return j.pending[pod], d
+		}
+	}
+	return "", 0
 }
 
 // poll reads the Job's status and prints what is new.
@@ -130,6 +167,20 @@ func (j *jobWatch) poll(ctx context.Context) Status {
 	if js.Failed > j.failed {
 		fmt.Fprintf(j.w, "dbarena: Job %s: %d pod(s) failed (%d active, %d succeeded)\n", j.name, js.Failed, js.Active, js.Succeeded)
 		j.failed = js.Failed
+	}
+	if js.PodsErr == nil && err == nil {
+		now := time.Now()
+		for pod := range j.pendingSince {
+			if _, ok := js.Pending[pod]; !ok {
+				delete(j.pendingSince, pod)
+			}
+		}
+		for pod := range js.Pending {
+			if _, ok := j.pendingSince[pod]; !ok {
+				j.pendingSince[pod] = now
+			}
+		}
+		j.pending = js.Pending
 	}
 	for _, pod := range slices.Sorted(maps.Keys(js.Pods)) {
 		if line := js.Pods[pod]; j.pods[pod] != line {

@@ -92,6 +92,13 @@ func Job(spec Spec) (*batchv1.Job, error) {
 	}
 	if spec.Image == "" {
 		errs = append(errs, errors.New("--image: name the dbarena image"))
+	} else if strings.TrimSpace(spec.Image) != spec.Image {
+		errs = append(errs, fmt.Errorf("--image %q: leading or trailing white space (the API server refuses it)", spec.Image))
+	}
+	switch corev1.PullPolicy(spec.PullPolicy) {
+	case "", corev1.PullAlways, corev1.PullIfNotPresent, corev1.PullNever:
+	default:
+		errs = append(errs, fmt.Errorf("--pull-policy %q: want Always, IfNotPresent or Never", spec.PullPolicy))
 	}
 	if spec.Secret == "" || spec.ResultsKey == "" {
 		errs = append(errs, errors.New("--secret: name the Secret that holds the results store DSN"))
@@ -99,10 +106,14 @@ func Job(spec Spec) (*batchv1.Job, error) {
 	cpu, err := resource.ParseQuantity(spec.CPU)
 	if err != nil {
 		errs = append(errs, fmt.Errorf("--cpu %q: %w", spec.CPU, err))
+	} else if cpu.Sign() < 0 {
+		errs = append(errs, fmt.Errorf("--cpu %q: must not be negative", spec.CPU))
 	}
 	mem, err := resource.ParseQuantity(spec.Memory)
 	if err != nil {
 		errs = append(errs, fmt.Errorf("--memory %q: %w", spec.Memory, err))
+	} else if mem.Sign() < 0 {
+		errs = append(errs, fmt.Errorf("--memory %q: must not be negative", spec.Memory))
 	}
 	if spec.TTL < 0 || spec.BackoffLimit < 0 {
 		errs = append(errs, errors.New("--ttl and --backoff-limit must be >= 0"))

@@ -85,6 +85,23 @@ func TestJobErrors(t *testing.T) {
 			t.Errorf("error %v lacks %s", err, want)
 		}
 	}
+	// What the API server refuses (checked against a real one by the
+	// e2e check), refused here first.
+	for _, tc := range []struct {
+		edit func(*Spec)
+		want string
+	}{
+		{func(s *Spec) { s.PullPolicy = "Sometimes" }, "--pull-policy"},
+		{func(s *Spec) { s.Image = " dbarena:1" }, "--image"},
+		{func(s *Spec) { s.Memory = "-1Gi" }, "--memory"},
+		{func(s *Spec) { s.CPU = "-500m" }, "--cpu"},
+	} {
+		s := testSpec()
+		tc.edit(&s)
+		if _, err := Job(s); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: error %v", tc.want, err)
+		}
+	}
 	if _, err := k8sdecode.Decode([]byte("apiVersion: batch/v1\nkind: Job\nspec:\n  parallelizm: 3\n")); err == nil {
 		t.Error("an unknown field decodes")
 	}
