@@ -6,8 +6,6 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"net"
-	"net/url"
 	"os"
 	"strings"
 	"time"
@@ -19,6 +17,7 @@ import (
 	"github.com/dbarena/dbarena/internal/results/summary"
 	"github.com/dbarena/dbarena/internal/scaleout/k8s"
 	"github.com/dbarena/dbarena/internal/scaleout/shard"
+	"github.com/dbarena/dbarena/internal/secret"
 	"github.com/dbarena/dbarena/internal/server/credentials"
 	"github.com/dbarena/dbarena/internal/server/target"
 	"github.com/dbarena/dbarena/internal/workload"
@@ -50,7 +49,7 @@ type k8sOptions struct {
 	// store even though it is a file or a loopback address.
 	reachable bool
 	// secrets are the credentials taken out of the pods' arguments.
-	secrets podSecrets
+	secrets k8s.PodSecrets
 }
 
 // k8sFlags are the flags k8s adds, with whether they take a value; they,
@@ -144,9 +143,9 @@ func (a *App) k8sRender(ctx context.Context, args []string, apply bool) error {
 		errs = append(errs, errors.New("--results DSN: k8s run follows the run in the shared results store the pods write to"))
 	}
 	if apply && o.results != "" && !ko.reachable {
-		if why := unreachableStore(o.results); why != "" {
+		if why := k8s.UnreachableStore(o.results); why != "" {
 			errs = append(errs, fmt.Errorf("--results %s: %s, which the pods cannot reach: give the DSN of a MySQL-family or PostgreSQL server the pods reach (--results-reachable if they do)",
-				maskedStore(o.results), why))
+				secret.MaskURL(o.results), why))
 		}
 	}
 	if !apply && ko.reachable {
@@ -155,7 +154,7 @@ func (a *App) k8sRender(ctx context.Context, args []string, apply bool) error {
 	if !apply && (o.cred.passwordFile != "" || o.cred.optionFile != "") {
 		errs = append(errs, fmt.Errorf("--password-file, --mysql-option-file: put the password in the Secret's %q key (k8s run does it)", ko.spec.PasswordKey))
 	}
-	if hasPassword(o.target) {
+	if k8s.HasPassword(o.target) {
 		errs = append(errs, fmt.Errorf("--target: put the password in the Secret's %q key, not in the Job", ko.spec.PasswordKey))
 	}
 	if _, detached := w.(workload.Detached); !detached && (o.target == "" || strings.HasPrefix(o.target, "sandbox:")) {
@@ -187,10 +186,10 @@ func (a *App) k8sRender(ctx context.Context, args []string, apply bool) error {
 		o.shard.key = "k8s-" + time.Now().UTC().Format("20060102-150405") + "-" + hex.EncodeToString(b[:])
 	}
 	ko.spec.RunKey, ko.spec.Shards = o.shard.key, o.shard.shards
-	ko.spec.Args = append(append([]string{"run", w.Name()}, dropFlags(rest, k8sFlags)...),
+	ko.spec.Args = append(append([]string{"run", w.Name()}, k8s.DropFlags(rest, k8sFlags)...),
 		"--shards", fmt.Sprint(o.shard.shards), "--run-id", o.shard.key)
-	ko.spec.Args, ko.secrets = secretArgs(ko.spec.Args)
-	ko.spec.SecretArgs = ko.secrets.args
+	ko.spec.Args, ko.secrets = k8s.SecretArgs(ko.spec.Args)
+	ko.spec.SecretArgs = ko.secrets.Args
 	job, err := k8s.Job(ko.spec)
 	if err != nil {
 		return usagef("%w", err)
@@ -202,9 +201,9 @@ func (a *App) k8sRender(ctx context.Context, args []string, apply bool) error {
 	if err != nil {
 		return failed(err)
 	}
-	if len(ko.secrets.what) > 0 {
+	if len(ko.secrets.What) > 0 {
 		fmt.Fprintf(a.Stderr, "dbarena: credentials are not in the Job: the Secret %s must also hold %s\n",
-			ko.spec.Secret, strings.Join(ko.secrets.what, ", "))
+			ko.spec.Secret, strings.Join(ko.secrets.What, ", "))
 	}
 	if ko.out == "-" {
 		_, err := a.Stdout.Write(b)
@@ -250,7 +249,7 @@ func (a *App) k8sApply(ctx context.Context, o *runOptions, ko *k8sOptions, job *
 	if pw != "" {
 		data[ko.spec.PasswordKey] = []byte(pw)
 	}
-	for k, v := range ko.secrets.data {
+	for k, v := range ko.secrets.Data {
 		data[k] = v
 	}
 	created, err := cl.EnsureSecret(ctx, ko.spec.Secret, data)
@@ -262,15 +261,15 @@ func (a *App) k8sApply(ctx context.Context, o *runOptions, ko *k8sOptions, job *
 		if pw != "" {
 			keys += fmt.Sprintf(", %q: the target's password from %s", ko.spec.PasswordKey, pwFrom)
 		}
-		for _, w := range ko.secrets.what {
+		for _, w := range ko.secrets.What {
 			keys += ", " + w
 		}
 		fmt.Fprintf(a.Stderr, "dbarena: created Secret %s/%s (%s)\n", ns, ko.spec.Secret, keys)
 	} else {
 		fmt.Fprintf(a.Stderr, "dbarena: Secret %s/%s exists: left as it is (the pods read its %q key as the results store)\n",
 			ns, ko.spec.Secret, ko.spec.ResultsKey)
-		if len(ko.secrets.what) > 0 {
-			fmt.Fprintf(a.Stderr, "dbarena: the pods also read from it %s\n", strings.Join(ko.secrets.what, ", "))
+		if len(ko.secrets.What) > 0 {
+			fmt.Fprintf(a.Stderr, "dbarena: the pods also read from it %s\n", strings.Join(ko.secrets.What, ", "))
 		}
 	}
 	if err := cl.CreateJob(ctx, job); errors.Is(err, k8s.ErrJobExists) {
@@ -391,78 +390,5 @@ func k8sCommandUsage(cmd string) string {
 	return "dbarena k8s " + k8sRunUsage
 }
 
-// unreachableStore says why a --results store is out of the pods' reach:
-// a local file, a DSN without a host (a local socket) or with a loopback
-// address; "" for a DSN of another host.
-func unreachableStore(loc string) string {
-	if !strings.Contains(loc, "://") {
-		return "a local file"
-	}
-	u, err := url.Parse(loc)
-	if err != nil {
-		return "" // store.Open says what is wrong with it
-	}
-	host := u.Hostname()
-	switch {
-	case host == "":
-		return "a DSN without a host (a local socket)"
-	case strings.EqualFold(host, "localhost") || strings.HasSuffix(strings.ToLower(host), ".localhost"):
-		return "a loopback address (" + host + ")"
-	}
-	if ip := net.ParseIP(host); ip != nil && (ip.IsLoopback() || ip.IsUnspecified()) {
-		return "a loopback address (" + host + ")"
-	}
-	return ""
-}
-
-// maskedStore is a --results location without its password.
-func maskedStore(loc string) string {
-	u, err := url.Parse(loc)
-	if err != nil || u.User == nil {
-		return loc
-	}
-	if _, ok := u.User.Password(); ok {
-		u.User = url.UserPassword(u.User.Username(), "***")
-		return strings.Replace(u.String(), "%2A%2A%2A", "***", 1)
-	}
-	return loc
-}
-
 // followEvery is how often k8s run reads the run's progress.
 var followEvery = 5 * time.Second
-
-// hasPassword reports whether a --target DSN carries a password.
-func hasPassword(dsn string) bool {
-	u, err := url.Parse(dsn)
-	if err != nil || u.User == nil {
-		return false
-	}
-	_, ok := u.User.Password()
-	return ok
-}
-
-// dropFlags returns args without the long flags named in drop (true: it
-// takes a value) and -o.
-func dropFlags(args []string, drop map[string]bool) []string {
-	var out []string
-	for i := 0; i < len(args); i++ {
-		a := args[i]
-		if a == "-o" {
-			i++
-			continue
-		}
-		if strings.HasPrefix(a, "-o") && !strings.HasPrefix(a, "--") {
-			continue
-		}
-		name, _, hasValue := strings.Cut(strings.TrimPrefix(a, "--"), "=")
-		takes, ok := drop[name]
-		if !strings.HasPrefix(a, "--") || !ok {
-			out = append(out, a)
-			continue
-		}
-		if takes && !hasValue {
-			i++
-		}
-	}
-	return out
-}

@@ -6,7 +6,6 @@ import (
 	"strings"
 	"testing"
 	"time"
-	"unicode/utf8"
 
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -115,29 +114,4 @@ func TestK8sRenderKeepsCredentialsOut(t *testing.T) {
 	if strings.Contains(run.stderr, "s3cretpw") || strings.Contains(run.stderr, "t0k3nval") {
 		t.Errorf("k8s run shows a credential: %s", run.stderr)
 	}
-}
-
-// FuzzSecretArgs: whatever the arguments, a value secretArgs takes out is
-// in the Secret and nowhere in the args, and the args keep their count.
-func FuzzSecretArgs(f *testing.F) {
-	f.Add("--url\x00http://u:pw@h/x\x00--header\x00Authorization: Basic eA==")
-	f.Add("--header=Cookie: s=1\x00--db-target=mysql://a:b@c/d\x00X $(HOME)")
-	f.Add("--url\x00https://tok@h\x00--target\x00mysql://u@h/db")
-	f.Fuzz(func(t *testing.T, in string) {
-		if !utf8.ValidString(in) {
-			return
-		}
-		args := strings.Split(in, "\x00")
-		out, ps := secretArgs(args)
-		if len(out) != len(args) || len(ps.args) != len(ps.data) || len(ps.what) != len(ps.args) {
-			t.Fatalf("secretArgs(%q) = %q, %d args, %d keys", args, out, len(ps.args), len(ps.data))
-		}
-		for _, v := range ps.data {
-			for _, a := range out {
-				if len(v) > 3 && strings.Contains(a, string(v)) {
-					t.Fatalf("secret %q left in arg %q", v, a)
-				}
-			}
-		}
-	})
 }
