@@ -8,6 +8,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/dbarena/dbarena/internal/execute"
 	"github.com/dbarena/dbarena/internal/lab"
 	"github.com/dbarena/dbarena/internal/lab/plan"
 	"github.com/dbarena/dbarena/internal/measure/hostinfo"
@@ -154,7 +155,11 @@ func (a *App) planRun(ctx context.Context, args []string) error {
 		return err
 	}
 	defer o.metrics.l.End(ctx, a.Stderr)
-	observer, observe := o.metrics.l.Plan(console.NewPlanRun(console.PlanProgress{W: a.Stdout, Plan: p}), p)
+	printer := console.NewPlanRun(console.PlanProgress{W: a.Stdout, Plan: p})
+	observer := o.metrics.l.Plan(printer, p)
+	observe := func(j lab.Job) (execute.Observer, func(*summary.Run)) {
+		return o.metrics.l.Step(printer.StepObserver(), j.Step.ID)
+	}
 	l := &lab.Lab{
 		Store:     st,
 		Sandboxes: lab.Local{Manager: a.sandboxes(), Catalog: catalog.Open(a.home())},

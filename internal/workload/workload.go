@@ -40,8 +40,8 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/dbarena/dbarena/internal/flavor"
 	"github.com/dbarena/dbarena/internal/results/summary"
-	"github.com/dbarena/dbarena/internal/server/dialect"
 	"github.com/dbarena/dbarena/internal/server/target"
 )
 
@@ -63,11 +63,11 @@ type Workload interface {
 // Env is the database a workload works against.
 type Env struct {
 	DB      *sql.DB
-	Dialect dialect.Dialect
+	Dialect flavor.Dialect
 	Target  target.Target
 	// Sockets, if set, records connections a workload dials itself
 	// (Dialer), so that a run can abort them with the pool's.
-	Sockets *dialect.Sockets
+	Sockets *flavor.Sockets
 }
 
 // Progress receives load progress. Implementations are safe for concurrent use.
@@ -203,12 +203,12 @@ var ErrDone = errors.New("worker done")
 // errors, and the target, if any, is only monitored and its counters read.
 // Env.DB and Env.Dialect may then be nil. Its errors never stop a run (as
 // siege goes on after failed requests): each is counted under its code and
-// the worker goes on, after dialing a new Worker for a dialect.ConnLost.
+// the worker goes on, after dialing a new Worker for a flavor.ConnLost.
 type Detached interface {
 	Dialer
 	// Classify says what the runner does about a Worker's error and under
 	// which code it is counted.
-	Classify(err error) dialect.Class
+	Classify(err error) flavor.Class
 }
 
 // EventLimiter is a workload whose own flags limit a run's measured events

@@ -27,9 +27,9 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/dbarena/dbarena/internal/flavor"
 	"github.com/dbarena/dbarena/internal/measure/cpusched"
 	"github.com/dbarena/dbarena/internal/measure/hist"
-	"github.com/dbarena/dbarena/internal/server/dialect"
 	"github.com/dbarena/dbarena/internal/wire/poller"
 	"github.com/dbarena/dbarena/internal/wire/rawsock"
 	"github.com/dbarena/dbarena/internal/workload"
@@ -392,7 +392,7 @@ func newRun(cfg Config, env workload.Env, w workload.Runner) *run {
 
 // classify classifies a Worker's error: by the workload when it is
 // Detached, else by the target's dialect.
-func (r *run) classify(err error) dialect.Class {
+func (r *run) classify(err error) flavor.Class {
 	if r.detached != nil {
 		return r.detached.Classify(err)
 	}

@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/dbarena/dbarena/internal/server/dialect"
+	"github.com/dbarena/dbarena/internal/flavor"
 )
 
 // stalledSince counts the workers whose running event began at or before
@@ -35,7 +35,7 @@ func (r *run) probe(answered chan<- bool) {
 	ctx, cancel := context.WithTimeout(r.wctx, r.probeTimeout())
 	defer cancel()
 	err := r.cfg.Probe(ctx)
-	answered <- err == nil || (ctx.Err() == nil && r.classify(err).Kind != dialect.ConnLost)
+	answered <- err == nil || (ctx.Err() == nil && r.classify(err).Kind != flavor.ConnLost)
 }
 
 func (r *run) probeTimeout() time.Duration { return min(probeTimeout, r.cfg.StallTimeout) }

@@ -8,7 +8,7 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/dbarena/dbarena/internal/server/dialect"
+	"github.com/dbarena/dbarena/internal/flavor"
 	"github.com/dbarena/dbarena/internal/wire/rawsock"
 	"github.com/dbarena/dbarena/internal/workload"
 )
@@ -42,7 +42,7 @@ func (wk *worker) open(ctx context.Context) error {
 		}
 	}
 	if err != nil {
-		if r.classify(err).Kind == dialect.ConnLost {
+		if r.classify(err).Kind == flavor.ConnLost {
 			return &ConnectError{Worker: wk.id, Err: err}
 		}
 		return fmt.Errorf("worker %d: set up: %w", wk.id, err)
@@ -283,11 +283,11 @@ func (wk *worker) event() (res result) {
 		}
 		_, paced := wk.w.(workload.Pacer)
 		switch {
-		case c.Kind == dialect.ConnLost:
+		case c.Kind == flavor.ConnLost:
 			res.out = connLost
 			return res
 		case paced: // replayed as given: no retry, no rollback
-		case c.Kind == dialect.Retry:
+		case c.Kind == flavor.Retry:
 			wk.rollback()
 			if attempt < r.cfg.MaxRetries {
 				wk.put(record{end: int64(time.Since(r.t0)), kind: kRetry, typ: wk.intern(ev.Type),

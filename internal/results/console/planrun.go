@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"github.com/dbarena/dbarena/internal/execute"
-	"github.com/dbarena/dbarena/internal/lab"
 	"github.com/dbarena/dbarena/internal/lab/plan"
 	"github.com/dbarena/dbarena/internal/measure/runner"
 	"github.com/dbarena/dbarena/internal/results/summary"
@@ -37,8 +36,6 @@ type PlanRun struct {
 	curETA           time.Duration // at its start; negative: not known
 	warmup, duration time.Duration
 }
-
-var _ lab.Starter = (*PlanRun)(nil)
 
 // NewPlanRun prints through pr, with a progress line every minute while a run goes on.
 func NewPlanRun(pr PlanProgress) *PlanRun {

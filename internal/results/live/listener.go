@@ -7,10 +7,8 @@ import (
 	"time"
 
 	"github.com/dbarena/dbarena/internal/execute"
-	"github.com/dbarena/dbarena/internal/lab"
 	"github.com/dbarena/dbarena/internal/lab/plan"
 	"github.com/dbarena/dbarena/internal/measure/runner"
-	"github.com/dbarena/dbarena/internal/results/console"
 	"github.com/dbarena/dbarena/internal/results/summary"
 )
 
@@ -57,29 +55,40 @@ func (l *Listener) Rounds(next execute.RoundObserver, cfg *runner.Config) *Round
 	return l.exp.Rounds(next, "")
 }
 
-// Plan returns the lab's observer of a plan run and the observer of each
-// of its steps' runs: printer's, feeding the live figures too.
-func (l *Listener) Plan(printer *console.PlanRun, p *plan.Plan) (lab.Observer, func(j lab.Job) (execute.Observer, func(*summary.Run))) {
+// PlanPrinter is what prints a plan run's progress (lab.Observer and
+// lab.Starter).
+type PlanPrinter interface {
+	Began(session string, complete int)
+	Noted(msg string)
+	Starting(i, n int, step plan.Step, eta time.Duration)
+	Ran(i, n int, step plan.Step, run *summary.Run, eta time.Duration)
+}
+
+// Plan returns the observer of a plan run: printer's, feeding the live
+// figures too.
+func (l *Listener) Plan(printer PlanPrinter, p *plan.Plan) PlanPrinter {
 	if l == nil {
-		return printer, func(lab.Job) (execute.Observer, func(*summary.Run)) {
-			return printer.StepObserver(), func(*summary.Run) {}
-		}
+		return printer
 	}
-	return planObserver{next: printer, exp: l.exp, p: p}, func(j lab.Job) (execute.Observer, func(*summary.Run)) {
-		o := l.exp.Observe(printer.StepObserver(), j.Step.ID)
-		return o, o.Finish
+	return planObserver{next: printer, exp: l.exp, p: p}
+}
+
+// Step returns the observer of a plan step's run in cell: next, feeding
+// the live figures too, and the function to call with the run made.
+func (l *Listener) Step(next execute.Observer, cell string) (execute.Observer, func(*summary.Run)) {
+	if l == nil {
+		return next, func(*summary.Run) {}
 	}
+	o := l.exp.Observe(next, cell)
+	return o, o.Finish
 }
 
 // planObserver feeds a plan's progress to the live figures beside the
 // printer's lines.
 type planObserver struct {
-	next interface {
-		lab.Observer
-		lab.Starter
-	}
-	exp *Exporter
-	p   *plan.Plan
+	next PlanPrinter
+	exp  *Exporter
+	p    *plan.Plan
 }
 
 func (o planObserver) Began(session string, complete int) {
