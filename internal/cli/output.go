@@ -121,6 +121,7 @@ func (a *App) printSummary(r *summary.Run) {
 		fmt.Fprintf(w, "\nServer counters: %d commits, %d rollbacks\n", c, r.ServerCounters["rollbacks"])
 	}
 	a.printMonitor(r)
+	a.printBottleneck(r)
 	if r.Status != summary.StatusComplete {
 		fmt.Fprintf(w, "\nRun %s", r.Status)
 		if r.Error != "" {

@@ -98,6 +98,9 @@ func StartMonitor(ctx context.Context, home string, s *Session, mode string) *Mo
 	} else {
 		rm.note("server counters: " + s.Target.Mask(err.Error()))
 	}
+	if !s.NoDatabase && mode == MonitorOn {
+		samplers = rm.addWaits(ctx, s, samplers)
+	}
 	rm.Monitor = monitor.New(samplers...)
 	for _, l := range rm.Lines {
 		rm.Note("%s", l)
@@ -105,6 +108,22 @@ func StartMonitor(ctx context.Context, home string, s *Session, mode string) *Mo
 	rm.Begin(ctx)
 	rm.started = time.Now()
 	return rm
+}
+
+// addWaits adds the wait profile's sampler (--monitor on), or says why
+// there is none.
+func (rm *Monitor) addWaits(ctx context.Context, s *Session, samplers []monitor.Sampler) []monitor.Sampler {
+	ws, line, err := monitor.OpenWaitSampler(ctx, s.Dialect, s.Target)
+	switch {
+	case err != nil:
+		rm.note("wait profile: " + s.Target.Mask(err.Error()))
+	case ws != nil:
+		samplers = append(samplers, ws)
+	}
+	if line != "" {
+		rm.note(line)
+	}
+	return samplers
 }
 
 func (rm *Monitor) note(line string) { rm.Lines = append(rm.Lines, line) }
