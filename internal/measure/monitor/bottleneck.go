@@ -154,8 +154,15 @@ func Verdict(r *summary.Run) *summary.Bottleneck {
 	case lockWhat != "" && lockPct >= LockBoundPct:
 		b.Verdict = "lock"
 		b.Reason = fmt.Sprintf("lock-bound: %.0f%% of backend time in %s", lockPct, lockWhat)
-		if len(b.TopWaits) > 0 && sessions {
-			b.Reason += fmt.Sprintf(" (top: %s %.0f%%)", b.TopWaits[0].Event, b.TopWaits[0].Value)
+		if sessions {
+			if e := TopWaitEvents(waits, 100); len(e) > 0 {
+				for _, w := range e {
+					if strings.HasPrefix(w.Name, "Lock:") {
+						b.Reason += fmt.Sprintf(" (%s %.0f%%)", w.Name, w.Value)
+						break
+					}
+				}
+			}
 		}
 	case sessions && ioPct >= FsyncBoundPct:
 		b.Verdict = "fsync"
