@@ -8,10 +8,17 @@ func (Dialect) WaitsEnabledQuery() string { return "SELECT @@global.performance_
 
 // WaitSummaryQuery returns the query of the cumulative wait time by
 // instrument (package monitor, WaitSummarySource): rows of event name and
-// SUM_TIMER_WAIT in picoseconds, instruments that waited only.
+// SUM_TIMER_WAIT in picoseconds, summed over the foreground threads
+// (client sessions) other than the querying one, instruments that waited
+// only. Background threads (timers, purge, page cleaners) wait most of
+// their life, and that waiting delays no session.
 func (Dialect) WaitSummaryQuery() string {
-	return `SELECT EVENT_NAME, SUM_TIMER_WAIT FROM performance_schema.events_waits_summary_global_by_event_name
-		WHERE SUM_TIMER_WAIT > 0 AND EVENT_NAME <> 'idle'`
+	return `SELECT w.EVENT_NAME, SUM(w.SUM_TIMER_WAIT)
+		FROM performance_schema.events_waits_summary_by_thread_by_event_name w
+		JOIN performance_schema.threads t ON t.THREAD_ID = w.THREAD_ID
+		WHERE t.TYPE = 'FOREGROUND' AND (t.PROCESSLIST_ID IS NULL OR t.PROCESSLIST_ID <> CONNECTION_ID())
+			AND w.SUM_TIMER_WAIT > 0 AND w.EVENT_NAME <> 'idle'
+		GROUP BY w.EVENT_NAME`
 }
 
 // RowLockTimeQuery returns a query of one row: the name and the value of
@@ -22,7 +29,7 @@ func (Dialect) RowLockTimeQuery() string { return "SHOW GLOBAL STATUS LIKE 'Inno
 // WaitClass returns the class of a performance_schema wait instrument:
 // "io" (file I/O), "mutex", "rwlock" (rwlock and sxlock), "cond"
 // (condition waits), "lock" (table and metadata locks), "network"
-// (socket I/O), "table_io" (storage-engine handler calls, timed as waits
+// (socket I/O: a session waiting for its client), "table_io" (storage-engine handler calls, timed as waits
 // but mostly CPU) or "other".
 func (Dialect) WaitClass(event string) string {
 	switch {

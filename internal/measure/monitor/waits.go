@@ -325,10 +325,9 @@ func summaryFigures(src WaitSummarySource, prev, cur map[string]float64, secs fl
 	byClass := map[string]float64{}
 	var total float64
 	for ev, v := range cur {
+		// A sum over threads goes down when a session ends: its waits
+		// leave the sum, and the interval counts nothing for the event.
 		d := v - prev[ev]
-		if d < 0 { // TRUNCATE of the summary table
-			d = v
-		}
 		if d <= 0 {
 			continue
 		}
