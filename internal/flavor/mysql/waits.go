@@ -26,6 +26,13 @@ func (Dialect) WaitSummaryQuery() string {
 // row locks (the fallback without performance_schema).
 func (Dialect) RowLockTimeQuery() string { return "SHOW GLOBAL STATUS LIKE 'Innodb_row_lock_time'" }
 
+// RowLockWaitsQuery returns a query of one row: the name and the value
+// of the number of sessions waiting for an InnoDB row lock now, which the
+// wait profile samples many times a second.
+func (Dialect) RowLockWaitsQuery() string {
+	return "SHOW GLOBAL STATUS LIKE 'Innodb_row_lock_current_waits'"
+}
+
 // WaitClass returns the class of a performance_schema wait instrument:
 // "io" (file I/O), "mutex", "rwlock" (rwlock and sxlock), "cond"
 // (condition waits), "lock" (table and metadata locks), "network"

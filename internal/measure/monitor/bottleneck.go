@@ -124,12 +124,16 @@ func Verdict(r *summary.Run) *summary.Bottleneck {
 		}
 	} else if rl, ok := waits["wait.row_lock_ms"]; ok {
 		// MySQL family: row-lock wait time over the threads' time.
+		// The larger of the timed waits and the sampled waiting sessions
+		// (the server times each wait in whole milliseconds).
 		if r.Threads > 0 {
-			lockPct = rl / 1000 / float64(r.Threads) * 100
+			n := float64(r.Threads)
+			lockPct = max(rl/1000/n*100, waits["wait.row_lock_sessions"]/n*100)
 			fig("row_lock_pct", lockPct)
 			lockWhat = "InnoDB row-lock waits"
 		}
-		b.Evidence = append(b.Evidence, fmt.Sprintf("row-lock waits: %.0f ms/s over %d threads (%.0f%% of their time)", rl, r.Threads, lockPct))
+		b.Evidence = append(b.Evidence, fmt.Sprintf("row-lock waits: %.0f ms/s, %.2f sessions waiting on average, over %d threads (%.0f%% of their time)",
+			rl, waits["wait.row_lock_sessions"], r.Threads, lockPct))
 		if t, ok := waits["wait.time_ms"]; ok {
 			fig("wait_ms_per_s", t)
 			var parts []string

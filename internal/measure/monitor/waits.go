@@ -36,6 +36,9 @@ type WaitSummarySource interface {
 	// RowLockTimeQuery returns one row of name and cumulative milliseconds
 	// spent waiting for row locks; the figure kept without performance_schema.
 	RowLockTimeQuery() string
+	// RowLockWaitsQuery returns one row of name and the number of sessions
+	// waiting for a row lock now; sampled every WaitSampleEvery.
+	RowLockWaitsQuery() string
 	// WaitClass returns the class of an instrument name (see Wait keys).
 	WaitClass(event string) string
 }
@@ -235,12 +238,15 @@ func (s *SessionWaits) Close() error {
 }
 
 // SummaryWaits samples the cumulative wait times of the MySQL family's
-// performance_schema at every interval: wait.CLASS is the class's share
-// (percent) of the interval's wait time, wait.time_ms the wait time in
-// milliseconds per second (summed over sessions), wait.event.NAME the
+// performance_schema at every interval: wait.class.CLASS is the class's
+// share (percent) of the interval's wait time, wait.time_ms the wait time
+// in milliseconds per second (summed over sessions), wait.event.NAME the
 // milliseconds per second of each instrument. With or without
 // performance_schema, wait.row_lock_ms is the milliseconds per second
-// sessions waited for InnoDB row locks.
+// sessions waited for InnoDB row locks (the server counts each wait in
+// whole milliseconds, so short waits count as none), and
+// wait.row_lock_sessions the average number of sessions waiting for a
+// row lock, read every WaitSampleEvery.
 type SummaryWaits struct {
 	db      *sql.DB
 	src     WaitSummarySource
@@ -249,6 +255,12 @@ type SummaryWaits struct {
 	prevRow float64
 	at      time.Time
 	started bool
+
+	mu      sync.Mutex
+	ticks   int
+	waiting float64
+	stop    chan struct{}
+	done    chan struct{}
 }
 
 var _ Sampler = (*SummaryWaits)(nil)
@@ -256,22 +268,61 @@ var _ Sampler = (*SummaryWaits)(nil)
 // NewSummaryWaits returns the sampler of src's cumulative waits through
 // db (a pool of its own, which Close closes), and whether
 // performance_schema collects waits; when it does not, the sampler keeps
-// the row-lock time only.
-func NewSummaryWaits(ctx context.Context, src WaitSummarySource, db *sql.DB) (*SummaryWaits, bool) {
-	s := &SummaryWaits{db: db, src: src}
+// the row-lock figures only. It starts reading the row-lock waits every
+// every (WaitSampleEvery when 0).
+func NewSummaryWaits(ctx context.Context, src WaitSummarySource, db *sql.DB, every time.Duration) (*SummaryWaits, bool) {
+	if every <= 0 {
+		every = WaitSampleEvery
+	}
+	s := &SummaryWaits{db: db, src: src, stop: make(chan struct{}), done: make(chan struct{})}
 	var v sql.NullString
 	if err := db.QueryRowContext(ctx, src.WaitsEnabledQuery()).Scan(&v); err == nil {
 		on := strings.ToUpper(v.String)
 		s.enabled = on == "1" || on == "ON"
 	}
+	go s.loop(every)
 	return s, s.enabled
+}
+
+func (s *SummaryWaits) loop(every time.Duration) {
+	defer close(s.done)
+	t := time.NewTicker(every)
+	defer t.Stop()
+	for {
+		select {
+		case <-s.stop:
+			return
+		case <-t.C:
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), DefaultTimeout)
+		var name, value string
+		err := s.db.QueryRowContext(ctx, s.src.RowLockWaitsQuery()).Scan(&name, &value)
+		cancel()
+		if err != nil {
+			continue
+		}
+		if n, err := strconv.ParseFloat(value, 64); err == nil {
+			s.mu.Lock()
+			s.ticks++
+			s.waiting += n
+			s.mu.Unlock()
+		}
+	}
 }
 
 // Name implements Sampler.
 func (*SummaryWaits) Name() string { return "wait profile" }
 
-// Close closes the pool.
-func (s *SummaryWaits) Close() error { return s.db.Close() }
+// Close stops sampling and closes the pool.
+func (s *SummaryWaits) Close() error {
+	select {
+	case <-s.stop:
+	default:
+		close(s.stop)
+	}
+	<-s.done
+	return s.db.Close()
+}
 
 // Sample implements Sampler.
 func (s *SummaryWaits) Sample(ctx context.Context, now time.Time, out map[string]float64) error {
@@ -299,6 +350,13 @@ func (s *SummaryWaits) Sample(ctx context.Context, now time.Time, out map[string
 		if err := rows.Err(); err != nil {
 			return err
 		}
+	}
+	s.mu.Lock()
+	ticks, waiting := s.ticks, s.waiting
+	s.ticks, s.waiting = 0, 0
+	s.mu.Unlock()
+	if s.started && ticks > 0 {
+		out["wait.row_lock_sessions"] = waiting / float64(ticks)
 	}
 	if s.started {
 		if secs := now.Sub(s.at).Seconds(); secs > 0 {

@@ -27,10 +27,10 @@ func OpenWaitSampler(ctx context.Context, d dialect.Dialect, t target.Target) (S
 			return nil, "", err
 		}
 		qctx, cancel := context.WithTimeout(ctx, 5*time.Second)
-		s, on := NewSummaryWaits(qctx, src, db)
+		s, on := NewSummaryWaits(qctx, src, db, WaitSampleEvery)
 		cancel()
 		if !on {
-			return s, "wait profile: performance_schema is off on the server: row-lock wait time only (wait.row_lock_ms)", nil
+			return s, "wait profile: performance_schema is off on the server: row-lock waits only (wait.row_lock_ms, wait.row_lock_sessions)", nil
 		}
 		return s, "", nil
 	}
