@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -43,9 +44,9 @@ func bottleneckSandbox(t *testing.T, name string, flavor target.Flavor, profile 
 	return tg
 }
 
-// scriptRun runs a script for a few seconds and returns the stored run's
-// verdict and the console output.
-func scriptRun(t *testing.T, tg, script string) (verdict, reason, out string) {
+// scriptRun runs a script on threads clients for a few seconds and
+// returns the stored run's verdict and the console output.
+func scriptRun(t *testing.T, tg, script string, threads int) (verdict, reason, out string) {
 	t.Helper()
 	dir := t.TempDir()
 	file := filepath.Join(dir, "w.sql")
@@ -53,7 +54,7 @@ func scriptRun(t *testing.T, tg, script string) (verdict, reason, out string) {
 		t.Fatal(err)
 	}
 	results := filepath.Join(dir, "results.db")
-	r := dbarena(t, "run", "script", "--file", file, tg, "--threads", "4", "--time", "5",
+	r := dbarena(t, "run", "script", "--file", file, tg, "--threads", strconv.Itoa(threads), "--time", "5",
 		"--report-interval", "1", "--results", results).mustSucceed(t)
 	run := storedRun(t, results)
 	if run.Bottleneck == nil {
@@ -70,11 +71,11 @@ func scriptRun(t *testing.T, tg, script string) (verdict, reason, out string) {
 // rows they do not.
 func TestBottleneckHotRowPostgres(t *testing.T) {
 	tg := bottleneckSandbox(t, "bnhotpg", target.FlavorPostgres, sandbox.ProfileFast)
-	v, reason, out := scriptRun(t, tg, hotRowScript)
+	v, reason, out := scriptRun(t, tg, hotRowScript, 8)
 	if v != "lock" || !strings.Contains(reason, "Lock:transactionid") {
 		t.Errorf("hot row: verdict %s (%s), want lock\n%s", v, reason, tail(out, 30))
 	}
-	v, reason, out = scriptRun(t, tg, spreadRowScript)
+	v, reason, out = scriptRun(t, tg, spreadRowScript, 8)
 	if v == "lock" {
 		t.Errorf("spread rows: verdict %s (%s), want anything but lock\n%s", v, reason, tail(out, 30))
 	}
@@ -87,11 +88,11 @@ func TestBottleneckDurableCommitPostgres(t *testing.T) {
 	durable := bottleneckSandbox(t, "bnsyncon", target.FlavorPostgres, sandbox.ProfileDurable)
 	relaxed := bottleneckSandbox(t, "bnsyncoff", target.FlavorPostgres, sandbox.ProfileDurable,
 		sandbox.Setting{Key: "synchronous_commit", Value: "off"})
-	v, reason, out := scriptRun(t, durable, updateScript)
+	v, reason, out := scriptRun(t, durable, updateScript, 4)
 	if v != "fsync" {
 		t.Errorf("synchronous_commit on: verdict %s (%s), want fsync\n%s", v, reason, tail(out, 30))
 	}
-	v, reason, out = scriptRun(t, relaxed, updateScript)
+	v, reason, out = scriptRun(t, relaxed, updateScript, 4)
 	if v == "fsync" {
 		t.Errorf("synchronous_commit off: verdict %s (%s), want anything but fsync\n%s", v, reason, tail(out, 30))
 	}
@@ -102,14 +103,14 @@ func TestBottleneckDurableCommitPostgres(t *testing.T) {
 // off, as in the sandbox).
 func TestBottleneckHotRowMariaDB(t *testing.T) {
 	tg := bottleneckSandbox(t, "bnhotmy", target.FlavorMariaDB, sandbox.ProfileFast)
-	v, reason, out := scriptRun(t, tg, hotRowScript)
+	v, reason, out := scriptRun(t, tg, hotRowScript, 8)
 	if v != "lock" || !strings.Contains(reason, "InnoDB row-lock waits") {
 		t.Errorf("hot row: verdict %s (%s), want lock\n%s", v, reason, tail(out, 30))
 	}
 	if !strings.Contains(out, "performance_schema is off") {
 		t.Errorf("the monitor does not say performance_schema is off:\n%s", tail(out, 30))
 	}
-	v, reason, out = scriptRun(t, tg, spreadRowScript)
+	v, reason, out = scriptRun(t, tg, spreadRowScript, 8)
 	if v == "lock" {
 		t.Errorf("spread rows: verdict %s (%s), want anything but lock\n%s", v, reason, tail(out, 30))
 	}
@@ -122,11 +123,11 @@ func TestBottleneckDurableCommitMariaDB(t *testing.T) {
 	durable := bottleneckSandbox(t, "bndurmy", target.FlavorMariaDB, sandbox.ProfileDurable)
 	relaxed := bottleneckSandbox(t, "bnrelmy", target.FlavorMariaDB, sandbox.ProfileDurable,
 		sandbox.Setting{Key: "innodb_flush_log_at_trx_commit", Value: "0"}, sandbox.Setting{Key: "sync_binlog", Value: "0"})
-	v, reason, out := scriptRun(t, durable, updateScript)
+	v, reason, out := scriptRun(t, durable, updateScript, 4)
 	if v != "fsync" {
 		t.Errorf("durable: verdict %s (%s), want fsync\n%s", v, reason, tail(out, 30))
 	}
-	v, reason, out = scriptRun(t, relaxed, updateScript)
+	v, reason, out = scriptRun(t, relaxed, updateScript, 4)
 	if v == "fsync" {
 		t.Errorf("relaxed: verdict %s (%s), want anything but fsync\n%s", v, reason, tail(out, 30))
 	}

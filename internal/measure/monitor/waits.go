@@ -380,7 +380,7 @@ func summaryFigures(src WaitSummarySource, prev, cur map[string]float64, secs fl
 	if cur == nil {
 		return
 	}
-	byClass := map[string]float64{}
+	byClass, events := map[string]float64{}, map[string]float64{}
 	var total float64
 	for ev, v := range cur {
 		// A sum over threads goes down when a session ends: its waits
@@ -392,7 +392,11 @@ func summaryFigures(src WaitSummarySource, prev, cur map[string]float64, secs fl
 		ms := d / 1e9
 		byClass[src.WaitClass(ev)] += ms
 		total += ms
-		out["wait.event."+ev] = ms / secs
+		events[ev] = ms / secs
+	}
+	// The interval keeps its SummaryTopEvents largest instruments.
+	for _, e := range topEvents(events, SummaryTopEvents) {
+		out["wait.event."+e.Name] = e.Value
 	}
 	out["wait.time_ms"] = total / secs
 	for _, c := range summaryClasses {
@@ -409,11 +413,26 @@ type WaitEvent struct {
 	Value float64
 }
 
-// TopWaitEvents returns the n largest wait.event.* figures of values.
+// SummaryTopEvents is how many instruments an interval of the MySQL
+// family's wait profile keeps (wait.event.NAME).
+const SummaryTopEvents = 10
+
+// TopWaitEvents returns the n largest wait.event.NAME figures of values.
 func TopWaitEvents(values map[string]float64, n int) []WaitEvent {
-	var out []WaitEvent
+	events := map[string]float64{}
 	for k, v := range values {
-		if name, ok := strings.CutPrefix(k, "wait.event."); ok && v > 0 {
+		if name, ok := strings.CutPrefix(k, "wait.event."); ok {
+			events[name] = v
+		}
+	}
+	return topEvents(events, n)
+}
+
+// topEvents returns the n largest positive figures of events, by name.
+func topEvents(events map[string]float64, n int) []WaitEvent {
+	var out []WaitEvent
+	for name, v := range events {
+		if v > 0 {
 			out = append(out, WaitEvent{name, v})
 		}
 	}
