@@ -132,3 +132,24 @@ func TestBottleneckDurableCommitMariaDB(t *testing.T) {
 		t.Errorf("relaxed: verdict %s (%s), want anything but fsync\n%s", v, reason, tail(out, 30))
 	}
 }
+
+// TestCompareWhyHotRowPostgres: compare names the lock waits as where the
+// difference between spread rows (A) and a hot row (B) comes from.
+func TestCompareWhyHotRowPostgres(t *testing.T) {
+	tg := bottleneckSandbox(t, "bnwhypg", target.FlavorPostgres, sandbox.ProfileFast)
+	dir := t.TempDir()
+	results := filepath.Join(dir, "results.db")
+	for i, script := range []string{spreadRowScript, hotRowScript} {
+		file := filepath.Join(dir, strconv.Itoa(i)+".sql")
+		if err := os.WriteFile(file, []byte(script), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		dbarena(t, "run", "script", "--file", file, tg, "--threads", "8", "--time", "5",
+			"--report-interval", "1", "--results", results).mustSucceed(t)
+	}
+	r := dbarena(t, "compare", "1", "2", "--results", results).mustSucceed(t)
+	if !strings.Contains(r.stdout, "Where the difference comes from") ||
+		!strings.Contains(r.stdout, "B's sessions spend") || !strings.Contains(r.stdout, "more of their time in lock wait") {
+		t.Errorf("compare does not name the lock waits:\n%s", tail(r.stdout, 20))
+	}
+}

@@ -304,5 +304,6 @@ func (a *App) compare(ctx context.Context, args []string) error {
 	if err := cmp.Write(a.Stdout); err != nil {
 		return err
 	}
+	a.printWhy(sides)
 	return a.judgeCompare(&cg, limits, [2]string{fs.Arg(0), fs.Arg(1)}, sides)
 }

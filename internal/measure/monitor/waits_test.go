@@ -127,3 +127,30 @@ func TestVerdictRules(t *testing.T) {
 		t.Error("a run without a monitor has a verdict")
 	}
 }
+
+func TestWhyOrderAndReading(t *testing.T) {
+	mk := func(cpu, fsyncs, lock float64) *summary.Run {
+		return &summary.Run{
+			Monitor:    &summary.Monitor{PerTxn: map[string]float64{"server_cpu_us": cpu, "fsyncs": fsyncs}},
+			Bottleneck: &summary.Bottleneck{Figures: map[string]float64{"wait_lock_pct": lock, "wait_cpu_pct": 50}},
+		}
+	}
+	a := []*summary.Run{mk(100, 1, 5), mk(120, 1, 7)}
+	b := []*summary.Run{mk(230, 1, 40), mk(210, 1, 50)}
+	rows := Why(a, b)
+	if len(rows) != 4 || rows[0].Key != "per_txn.server_cpu_us" || rows[0].A != 110 || rows[0].B != 220 || rows[0].Ratio != 2 {
+		t.Fatalf("rows %+v", rows)
+	}
+	if rows[2].Key != "bottleneck.figures.wait_lock_pct" || rows[2].B-rows[2].A != 39 {
+		t.Errorf("shares not sorted by points: %+v", rows[2:])
+	}
+	got := WhyReading(rows)
+	want := "B spends 2.0x more server CPU per transaction; B's sessions spend 39 points more of their time in lock wait (45% vs 6%)"
+	if got != want {
+		t.Errorf("reading %q\nwant    %q", got, want)
+	}
+	same := WhyReading(Why(a, a))
+	if same != "the costs per transaction are within 20%; their waits are the same (within 10 points)" {
+		t.Errorf("same runs: %q", same)
+	}
+}
