@@ -65,7 +65,7 @@ func StartMonitor(ctx context.Context, home string, s *Session, mode string) *Mo
 	local := s.NoDatabase || monitor.IsLocal(s.Target) // Standalone: this host
 	switch {
 	case !local:
-		rm.note(fmt.Sprintf("remote target %s: server counters and dbarena's own figures only (host and server-process figures would describe this machine, not the server)", s.Target.MaskedDSN()))
+		rm.note(fmt.Sprintf("remote target %s: server counters, the wait profile and dbarena's own figures only (host and server-process figures would describe this machine, not the server)", s.Target.MaskedDSN()))
 	case mode == MonitorOff:
 		rm.note("--monitor off: no host or server-process figures")
 	default:
@@ -121,7 +121,7 @@ func (rm *Monitor) addWaits(ctx context.Context, s *Session, samplers []monitor.
 		samplers = append(samplers, ws)
 	}
 	if line != "" {
-		rm.note(line)
+		rm.note(s.Target.Mask(line))
 	}
 	return samplers
 }

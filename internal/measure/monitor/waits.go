@@ -267,21 +267,22 @@ var _ Sampler = (*SummaryWaits)(nil)
 
 // NewSummaryWaits returns the sampler of src's cumulative waits through
 // db (a pool of its own, which Close closes), and whether
-// performance_schema collects waits; when it does not, the sampler keeps
-// the row-lock figures only. It starts reading the row-lock waits every
-// every (WaitSampleEvery when 0).
-func NewSummaryWaits(ctx context.Context, src WaitSummarySource, db *sql.DB, every time.Duration) (*SummaryWaits, bool) {
+// performance_schema collects waits, or why that could not be read; when
+// it does not, the sampler keeps the row-lock figures only. It starts
+// reading the row-lock waits every every (WaitSampleEvery when 0).
+func NewSummaryWaits(ctx context.Context, src WaitSummarySource, db *sql.DB, every time.Duration) (*SummaryWaits, bool, error) {
 	if every <= 0 {
 		every = WaitSampleEvery
 	}
 	s := &SummaryWaits{db: db, src: src, stop: make(chan struct{}), done: make(chan struct{})}
 	var v sql.NullString
-	if err := db.QueryRowContext(ctx, src.WaitsEnabledQuery()).Scan(&v); err == nil {
+	err := db.QueryRowContext(ctx, src.WaitsEnabledQuery()).Scan(&v)
+	if err == nil {
 		on := strings.ToUpper(v.String)
 		s.enabled = on == "1" || on == "ON"
 	}
 	go s.loop(every)
-	return s, s.enabled
+	return s, s.enabled, err
 }
 
 func (s *SummaryWaits) loop(every time.Duration) {

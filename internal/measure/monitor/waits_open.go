@@ -27,8 +27,11 @@ func OpenWaitSampler(ctx context.Context, d dialect.Dialect, t target.Target) (S
 			return nil, "", err
 		}
 		qctx, cancel := context.WithTimeout(ctx, 5*time.Second)
-		s, on := NewSummaryWaits(qctx, src, db, WaitSampleEvery)
+		s, on, err := NewSummaryWaits(qctx, src, db, WaitSampleEvery)
 		cancel()
+		if err != nil {
+			return s, "wait profile: performance_schema: " + err.Error() + ": row-lock waits only", nil
+		}
 		if !on {
 			return s, "wait profile: performance_schema is off on the server: row-lock waits only (wait.row_lock_ms, wait.row_lock_sessions)", nil
 		}
