@@ -149,7 +149,32 @@ func TestCompareWhyHotRowPostgres(t *testing.T) {
 	}
 	r := dbarena(t, "compare", "1", "2", "--results", results).mustSucceed(t)
 	if !strings.Contains(r.stdout, "Where the difference comes from") ||
-		!strings.Contains(r.stdout, "B's sessions spend") || !strings.Contains(r.stdout, "more of their time in lock wait") {
+		!strings.Contains(r.stdout, "B's sessions spend") || !strings.Contains(r.stdout, "more of their time in lock waits") {
 		t.Errorf("compare does not name the lock waits:\n%s", tail(r.stdout, 20))
+	}
+}
+
+// TestCompareWhyCPUHeavyPostgres: a query that scans 100000 rows against
+// a point select at the same thread count: compare reads the difference
+// as server CPU per transaction, and the heavy run's backends are on CPU.
+func TestCompareWhyCPUHeavyPostgres(t *testing.T) {
+	tg := bottleneckSandbox(t, "bncpupg", target.FlavorPostgres, sandbox.ProfileFast)
+	dir := t.TempDir()
+	results := filepath.Join(dir, "results.db")
+	for i, script := range []string{
+		"\\set aid random(1, 100000)\nSELECT abalance FROM pgbench_accounts WHERE aid = :aid;\n",
+		"SELECT count(*) FROM pgbench_accounts WHERE abalance + aid % 7 >= 0;\n",
+	} {
+		file := filepath.Join(dir, strconv.Itoa(i)+".sql")
+		if err := os.WriteFile(file, []byte(script), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		dbarena(t, "run", "script", "--file", file, tg, "--threads", "4", "--time", "5",
+			"--report-interval", "1", "--results", results).mustSucceed(t)
+	}
+	r := dbarena(t, "compare", "1", "2", "--results", results).mustSucceed(t)
+	if !strings.Contains(r.stdout, "reading: B spends") || !strings.Contains(r.stdout, "more server CPU per transaction") ||
+		!strings.Contains(r.stdout, "more of their time on CPU") {
+		t.Errorf("compare does not read the server CPU:\n%s", tail(r.stdout, 20))
 	}
 }

@@ -136,8 +136,16 @@ func TestWhyOrderAndReading(t *testing.T) {
 		}
 	}
 	a := []*summary.Run{mk(100, 1, 5), mk(120, 1, 7)}
+	a[0].Monitor.PerTxn["disk_write_kb"] = 1 // host-wide: after the costs, out of the reading
+	a[1].Monitor.PerTxn["disk_write_kb"] = 1
 	b := []*summary.Run{mk(230, 1, 40), mk(210, 1, 50)}
+	b[0].Monitor.PerTxn["disk_write_kb"] = 100
+	b[1].Monitor.PerTxn["disk_write_kb"] = 100
 	rows := Why(a, b)
+	if len(rows) != 5 || rows[2].Key != "per_txn.disk_write_kb" {
+		t.Fatalf("rows %+v", rows)
+	}
+	rows = append(rows[:2], rows[3:]...)
 	if len(rows) != 4 || rows[0].Key != "per_txn.server_cpu_us" || rows[0].A != 110 || rows[0].B != 220 || rows[0].Ratio != 2 {
 		t.Fatalf("rows %+v", rows)
 	}
@@ -145,7 +153,7 @@ func TestWhyOrderAndReading(t *testing.T) {
 		t.Errorf("shares not sorted by points: %+v", rows[2:])
 	}
 	got := WhyReading(rows)
-	want := "B spends 2.0x more server CPU per transaction; B's sessions spend 39 points more of their time in lock wait (45% vs 6%)"
+	want := "B spends 2.0x more server CPU per transaction; B's sessions spend 39 points more of their time in lock waits (45% vs 6%)"
 	if got != want {
 		t.Errorf("reading %q\nwant    %q", got, want)
 	}

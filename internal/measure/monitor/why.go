@@ -22,26 +22,35 @@ type WhyRow struct {
 	// Share is true for shares of time (percent), compared by difference
 	// in points rather than by ratio.
 	Share bool
+	// Host is true for host-wide figures (disk KB: every process's I/O
+	// on the device), shown after the costs of the server and dbarena
+	// and left out of the reading.
+	Host bool
+	// phrase names a share in the reading ("in lock waits").
+	phrase string
 }
 
 // whyCosts are the per-transaction costs compared, in order.
-var whyCosts = []struct{ key, name string }{
-	{"server_cpu_us", "server CPU us/txn"},
-	{"client_cpu_us", "client CPU us/txn"},
-	{"fsyncs", "fsyncs/txn"},
-	{"disk_read_kb", "disk read KB/txn"},
-	{"disk_write_kb", "disk write KB/txn"},
+var whyCosts = []struct {
+	key, name string
+	host      bool
+}{
+	{"server_cpu_us", "server CPU us/txn", false},
+	{"client_cpu_us", "client CPU us/txn", false},
+	{"fsyncs", "fsyncs/txn", false},
+	{"disk_read_kb", "disk read KB/txn", true},
+	{"disk_write_kb", "disk write KB/txn", true},
 }
 
 // whyShares are the bottleneck figures compared, shares of time.
-var whyShares = []struct{ key, name string }{
-	{"wait_cpu_pct", "backends on CPU %"},
-	{"wait_io_wal_pct", "IO and WAL wait %"},
-	{"wait_lock_pct", "lock wait %"},
-	{"wait_lwlock_pct", "LWLock wait %"},
-	{"wait_ipc_pct", "IPC wait %"},
-	{"wait_client_pct", "client wait %"},
-	{"row_lock_pct", "row-lock wait %"},
+var whyShares = []struct{ key, name, phrase string }{
+	{"wait_cpu_pct", "on CPU %", "on CPU"},
+	{"wait_io_wal_pct", "IO and WAL wait %", "in IO and WAL waits"},
+	{"wait_lock_pct", "lock wait %", "in lock waits"},
+	{"wait_lwlock_pct", "LWLock wait %", "in LWLock waits"},
+	{"wait_ipc_pct", "IPC wait %", "in IPC waits"},
+	{"wait_client_pct", "client wait %", "waiting for the client"},
+	{"row_lock_pct", "row-lock wait %", "in row-lock waits"},
 }
 
 // mean averages get over the runs that have the figure.
@@ -61,7 +70,8 @@ func mean(runs []*summary.Run, get func(*summary.Run) (float64, bool)) (float64,
 }
 
 // Why compares the per-transaction costs and wait shares of two sets of
-// rounds: costs first, by how far B's ratio to A is from 1; then shares,
+// rounds: costs first, by how far B's ratio to A is from 1 (host-wide
+// disk figures after the server's and dbarena's own); then shares,
 // by how many points they differ. Figures missing on either side are left
 // out.
 func Why(a, b []*summary.Run) []WhyRow {
@@ -77,7 +87,7 @@ func Why(a, b []*summary.Run) []WhyRow {
 		va, okA := mean(a, get)
 		vb, okB := mean(b, get)
 		if okA && okB {
-			costs = append(costs, WhyRow{Name: c.name, Key: "per_txn." + c.key, A: va, B: vb, Ratio: ratio(va, vb)})
+			costs = append(costs, WhyRow{Name: c.name, Key: "per_txn." + c.key, A: va, B: vb, Ratio: ratio(va, vb), Host: c.host})
 		}
 	}
 	for _, s := range whyShares {
@@ -91,10 +101,18 @@ func Why(a, b []*summary.Run) []WhyRow {
 		va, okA := mean(a, get)
 		vb, okB := mean(b, get)
 		if okA && okB {
-			shares = append(shares, WhyRow{Name: s.name, Key: "bottleneck.figures." + s.key, A: va, B: vb, Ratio: ratio(va, vb), Share: true})
+			shares = append(shares, WhyRow{Name: s.name, Key: "bottleneck.figures." + s.key, A: va, B: vb, Ratio: ratio(va, vb), Share: true, phrase: s.phrase})
 		}
 	}
-	slices.SortStableFunc(costs, func(x, y WhyRow) int { return cmpDesc(distance(x), distance(y)) })
+	slices.SortStableFunc(costs, func(x, y WhyRow) int {
+		if x.Host != y.Host { // the server's and dbarena's own costs first
+			if x.Host {
+				return 1
+			}
+			return -1
+		}
+		return cmpDesc(distance(x), distance(y))
+	})
 	slices.SortStableFunc(shares, func(x, y WhyRow) int { return cmpDesc(math.Abs(x.B-x.A), math.Abs(y.B-y.A)) })
 	return append(costs, shares...)
 }
@@ -144,7 +162,7 @@ const (
 func WhyReading(rows []WhyRow) string {
 	var parts []string
 	for _, r := range rows {
-		if r.Share {
+		if r.Share || r.Host {
 			continue
 		}
 		what := strings.TrimSuffix(strings.TrimSuffix(r.Name, "/txn"), " us")
@@ -172,8 +190,8 @@ func WhyReading(rows []WhyRow) string {
 			if d < 0 {
 				dir = "less"
 			}
-			waits = fmt.Sprintf("B's sessions spend %.0f points %s of their time in %s (%.0f%% vs %.0f%%)",
-				math.Abs(d), dir, strings.TrimSuffix(r.Name, " %"), r.B, r.A)
+			waits = fmt.Sprintf("B's sessions spend %.0f points %s of their time %s (%.0f%% vs %.0f%%)",
+				math.Abs(d), dir, r.phrase, r.B, r.A)
 		}
 		break
 	}
