@@ -3,12 +3,14 @@ package cli
 import (
 	"context"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/dbarena/dbarena/internal/measure/monitor"
 	"github.com/dbarena/dbarena/internal/server/sandbox"
 	"github.com/dbarena/dbarena/internal/server/target"
 )
@@ -176,5 +178,40 @@ func TestCompareWhyCPUHeavyPostgres(t *testing.T) {
 	if !strings.Contains(r.stdout, "reading: B spends") || !strings.Contains(r.stdout, "more server CPU per transaction") ||
 		!strings.Contains(r.stdout, "more of their time on CPU") {
 		t.Errorf("compare does not read the server CPU:\n%s", tail(r.stdout, 20))
+	}
+}
+
+// TestBottleneckClientPinnedPostgres: dbarena pinned to one CPU (taskset)
+// at 32 threads keeps the backends waiting for it: client-bound.
+func TestBottleneckClientPinnedPostgres(t *testing.T) {
+	taskset, err := exec.LookPath("taskset")
+	if err != nil {
+		t.Skip("taskset not installed (util-linux)")
+	}
+	if monitor.LocalCPUs().Host < 2 {
+		t.Skip("one CPU: nothing to pin dbarena away from")
+	}
+	name := "bnpinpg"
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	needServers(t)
+	if _, err := suite.mgr.Start(ctx, sandbox.Spec{Name: name, Flavor: target.FlavorPostgres, Profile: sandbox.ProfileFast}); err != nil {
+		t.Fatalf("start sandbox %s: %v", name, err)
+	}
+	t.Cleanup(func() { _ = suite.mgr.Remove(context.Background(), name) })
+	tg := "--target=sandbox:" + name
+	dbarena(t, "prepare", "oltp_read_write", tg, "--tables", "1", "--table-size", "2000", "--monitor", "none").mustSucceed(t)
+	results := filepath.Join(t.TempDir(), "results.db")
+	args := []string{"run", "oltp_point_select", tg, "--tables", "1", "--table-size", "2000",
+		"--threads", "32", "--time", "6", "--report-interval", "1", "--results", results}
+	cmd := exec.CommandContext(ctx, taskset, "-c", "0", os.Args[0])
+	cmd.Env = append(os.Environ(), "DBARENA_HOME="+suite.home, childEnv+"="+strings.Join(args, "\x1f"))
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("pinned run: %v\n%s", err, tail(string(out), 20))
+	}
+	run := storedRun(t, results)
+	if b := run.Bottleneck; b == nil || b.Verdict != "client" || b.Figures["client_cpus"] != 1 {
+		t.Errorf("pinned client: %+v, want client-bound\n%s", b, tail(string(out), 20))
 	}
 }

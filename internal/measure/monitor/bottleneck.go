@@ -2,6 +2,9 @@ package monitor
 
 import (
 	"fmt"
+	"os"
+	"runtime"
+	"strconv"
 	"strings"
 
 	"github.com/dbarena/dbarena/internal/results/summary"
@@ -56,9 +59,56 @@ func runWaits(samples []summary.Sample) map[string]float64 {
 	return sum
 }
 
+// CPUs are the processors that count in a verdict: the host's online
+// CPUs and those dbarena may run on (its CPU affinity, taskset).
+type CPUs struct {
+	Host, Client int
+}
+
+// LocalCPUs returns this machine's online CPUs
+// (/sys/devices/system/cpu/online) and dbarena's affinity
+// (runtime.NumCPU).
+func LocalCPUs() CPUs {
+	c := CPUs{Host: runtime.NumCPU(), Client: runtime.NumCPU()}
+	if b, err := os.ReadFile("/sys/devices/system/cpu/online"); err == nil {
+		if n := parseCPUList(strings.TrimSpace(string(b))); n > 0 {
+			c.Host = n
+		}
+	}
+	return c
+}
+
+// parseCPUList counts the CPUs of a kernel CPU list ("0-3,6,8-9"); 0 when
+// it does not parse.
+func parseCPUList(s string) int {
+	n := 0
+	for _, part := range strings.Split(s, ",") {
+		lo, hi, isRange := strings.Cut(part, "-")
+		a, err := strconv.Atoi(lo)
+		if err != nil {
+			return 0
+		}
+		b := a
+		if isRange {
+			if b, err = strconv.Atoi(hi); err != nil || b < a {
+				return 0
+			}
+		}
+		n += b - a + 1
+	}
+	return n
+}
+
 // Verdict returns the bottleneck of a run from its monitor section, host
 // cores and threads; nil when the run has no monitor figures.
 func Verdict(r *summary.Run) *summary.Bottleneck {
+	return VerdictCPUs(r, CPUs{Host: r.Host.Cores, Client: r.Host.Cores})
+}
+
+// VerdictCPUs is Verdict with the host's CPUs and dbarena's own given
+// (LocalCPUs for a run of this machine): dbarena pinned to fewer CPUs
+// than the host has is client-bound at a lower CPU use.
+func VerdictCPUs(r *summary.Run, c CPUs) *summary.Bottleneck {
 	m := r.Monitor
 	if m == nil || len(m.Avg) == 0 {
 		return nil
@@ -68,7 +118,14 @@ func Verdict(r *summary.Run) *summary.Bottleneck {
 		b.Figures[name] = v
 		return v
 	}
-	cores := r.Host.Cores
+	cores := c.Host
+	if cores <= 0 {
+		cores = r.Host.Cores
+	}
+	clientCPUs := c.Client
+	if clientCPUs <= 0 || clientCPUs > cores {
+		clientCPUs = cores
+	}
 	server, okServer := m.Avg["server.cpu"]
 	client, okClient := m.Avg["client.cpu"]
 	idle, okIdle := m.Avg["host.cpu.idle"]
@@ -81,6 +138,9 @@ func Verdict(r *summary.Run) *summary.Bottleneck {
 	}
 	if okClient {
 		cpu = append(cpu, fmt.Sprintf("client %.2f", fig("client_cores", client/100)))
+		if clientCPUs < cores {
+			cpu = append(cpu, fmt.Sprintf("dbarena pinned to %d CPUs", int(fig("client_cpus", float64(clientCPUs)))))
+		}
 	}
 	if okIdle {
 		cpu = append(cpu, fmt.Sprintf("host idle %.0f%%", fig("host_idle_pct", idle+m.Avg["host.cpu.iowait"])))
@@ -153,7 +213,17 @@ func Verdict(r *summary.Run) *summary.Bottleneck {
 	if okServer && cores > 0 {
 		serverShare = server / 100 / float64(cores)
 	}
-	clientWarning, clientBound := ClientBound(m.Avg, cores)
+	clientWarning, clientBound := ClientBound(m.Avg, clientCPUs)
+	if clientBound && clientCPUs < cores {
+		clientWarning += fmt.Sprintf(" (it may run on %d of the host's %d CPUs)", clientCPUs, cores)
+	}
+	if !clientBound && clientCPUs < cores && sessions && clientPct >= ClientWaitPct {
+		// Pinned to fewer CPUs than the host has, dbarena kept the
+		// backends waiting for it.
+		clientBound = true
+		clientWarning = fmt.Sprintf("dbarena may run on %d of the host's %d CPUs (CPU affinity) and the backends spent %.0f%% of their time waiting for it (Client:*)",
+			clientCPUs, cores, clientPct)
+	}
 	switch {
 	case lockWhat != "" && lockPct >= LockBoundPct:
 		b.Verdict = "lock"

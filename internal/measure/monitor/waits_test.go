@@ -162,3 +162,23 @@ func TestWhyOrderAndReading(t *testing.T) {
 		t.Errorf("same runs: %q", same)
 	}
 }
+
+func TestParseCPUList(t *testing.T) {
+	for in, want := range map[string]int{"0-1": 2, "0": 1, "0-3,6,8-9": 7, "": 0, "x": 0, "3-1": 0} {
+		if got := parseCPUList(in); got != want {
+			t.Errorf("%q: %d, want %d", in, got, want)
+		}
+	}
+}
+
+func TestVerdictPinnedClient(t *testing.T) {
+	r := runOf(32, 1, nil, map[string]float64{"server.cpu": 98, "client.cpu": 37, "host.cpu.idle": 0,
+		"wait.ticks": 10, "wait.sessions": 32, "wait.client": 100})
+	if b := Verdict(r); b.Verdict != "server-cpu" {
+		t.Errorf("1 core known: %s (%s)", b.Verdict, b.Reason)
+	}
+	b := VerdictCPUs(r, CPUs{Host: 2, Client: 1})
+	if b.Verdict != "client" || !strings.Contains(b.Reason, "1 of the host's 2 CPUs") || b.Figures["client_cpus"] != 1 {
+		t.Errorf("pinned: %+v", b)
+	}
+}
