@@ -65,7 +65,7 @@ func StartMonitor(ctx context.Context, home string, s *Session, mode string) *Mo
 	local := s.NoDatabase || monitor.IsLocal(s.Target) // Standalone: this host
 	switch {
 	case !local:
-		rm.note(fmt.Sprintf("remote target %s: server counters and dbarena's own figures only (host and server-process figures would describe this machine, not the server)", s.Target.MaskedDSN()))
+		rm.note(fmt.Sprintf("remote target %s: server counters, the wait profile and dbarena's own figures only (host and server-process figures would describe this machine, not the server)", s.Target.MaskedDSN()))
 	case mode == MonitorOff:
 		rm.note("--monitor off: no host or server-process figures")
 	default:
@@ -98,6 +98,9 @@ func StartMonitor(ctx context.Context, home string, s *Session, mode string) *Mo
 	} else {
 		rm.note("server counters: " + s.Target.Mask(err.Error()))
 	}
+	if !s.NoDatabase && mode == MonitorOn {
+		samplers = rm.addWaits(ctx, s, samplers)
+	}
 	rm.Monitor = monitor.New(samplers...)
 	for _, l := range rm.Lines {
 		rm.Note("%s", l)
@@ -105,6 +108,22 @@ func StartMonitor(ctx context.Context, home string, s *Session, mode string) *Mo
 	rm.Begin(ctx)
 	rm.started = time.Now()
 	return rm
+}
+
+// addWaits adds the wait profile's sampler (--monitor on), or says why
+// there is none.
+func (rm *Monitor) addWaits(ctx context.Context, s *Session, samplers []monitor.Sampler) []monitor.Sampler {
+	ws, line, err := monitor.OpenWaitSampler(ctx, s.Dialect, s.Target)
+	switch {
+	case err != nil:
+		rm.note("wait profile: " + s.Target.Mask(err.Error()))
+	case ws != nil:
+		samplers = append(samplers, ws)
+	}
+	if line != "" {
+		rm.note(s.Target.Mask(line))
+	}
+	return samplers
 }
 
 func (rm *Monitor) note(line string) { rm.Lines = append(rm.Lines, line) }

@@ -190,6 +190,7 @@ func Run(ctx context.Context, st Store, s *Session, spec Spec, obs Observer) (*O
 	if mon != nil {
 		sctx, cancel := context.WithTimeout(rec.bg, sampleTimeout)
 		run.Monitor, run.Host.Storage = mon.summary(sctx, res.Elapsed, res.Events), mon.Storage
+		run.Bottleneck = monitor.VerdictCPUs(run, monitor.LocalCPUs())
 		cancel()
 	}
 	if spec.Judge != nil {

@@ -124,6 +124,7 @@ func Summary(w io.Writer, r *summary.Run) {
 		fmt.Fprintf(w, "\nServer counters: %d commits, %d rollbacks\n", c, r.ServerCounters["rollbacks"])
 	}
 	Monitor(w, r)
+	Bottleneck(w, r.Bottleneck)
 	if r.Status != summary.StatusComplete {
 		fmt.Fprintf(w, "\nRun %s", r.Status)
 		if r.Error != "" {

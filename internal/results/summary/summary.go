@@ -67,6 +67,9 @@ type Run struct {
 	Dbarena  Dbarena           `json:"dbarena"`
 	// Monitor is the host and server context sampled beside the run.
 	Monitor *Monitor `json:"monitor,omitempty"`
+	// Bottleneck is the verdict on what limited the run, with its
+	// evidence, from the monitor's figures (absent without a monitor).
+	Bottleneck *Bottleneck `json:"bottleneck,omitempty"`
 	// Plan places the run in an experiment plan's matrix.
 	Plan *PlanRef `json:"plan,omitempty"`
 	// Histogram is the merged latency histogram, HDR-encoded (base64), in
@@ -545,4 +548,33 @@ type PlanRef struct {
 	Cell   string            `json:"cell"`
 	Coords map[string]string `json:"coords,omitempty"`
 	Round  int               `json:"round"`
+}
+
+// Bottleneck is what limited a run, stated as evidence (docs/CLI.md,
+// "Bottleneck"). Verdict is one of "lock" (sessions waited for locks),
+// "fsync" (sessions waited for I/O and WAL flushes, or the server fsynced
+// about once per transaction), "client" (dbarena used the CPU the server
+// needed), "server-cpu" (the server used most of the host's cores),
+// "host-busy" (the host's CPU was saturated by other processes),
+// "client-wait" (most backends waited for the client: network or client
+// latency) or "none" (no single limit stood out).
+type Bottleneck struct {
+	Verdict string `json:"verdict"`
+	// Reason is the one line of evidence for the verdict.
+	Reason string `json:"reason"`
+	// Evidence lists every figure read, one line each.
+	Evidence []string `json:"evidence,omitempty"`
+	// Figures are the numbers behind the evidence, by name (see docs).
+	Figures map[string]float64 `json:"figures,omitempty"`
+	// TopWaits are the run's largest wait events.
+	TopWaits []WaitShare `json:"top_waits,omitempty"`
+}
+
+// WaitShare is one wait event's weight over the run: Value in Unit,
+// "pct" (percent of sampled backend time) or "ms/s" (milliseconds of
+// waiting per second, summed over sessions).
+type WaitShare struct {
+	Event string  `json:"event"`
+	Value float64 `json:"value"`
+	Unit  string  `json:"unit"`
 }
