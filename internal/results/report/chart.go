@@ -397,35 +397,40 @@ func seriesOfCells(cells []*Cell) []string {
 	return ss
 }
 
+// figureChart is what a throughput or latency chart shows: its figures,
+// unit and the words of its titles and captions.
+type figureChart struct {
+	id, section, unit string
+	figs              []cellFigure
+	// what names the figures in a title ("Throughput"); barWhat and
+	// lineWhat start the caption of bars and of lines, barsAre and
+	// linesAre say what the bars and lines are.
+	what, barWhat, lineWhat, barsAre, linesAre string
+}
+
+var (
+	throughputFigure = figureChart{id: "throughput", section: SectionThroughput, unit: "transactions/s",
+		figs: []cellFigure{figTPS}, what: "Throughput",
+		barWhat: "Mean transactions per second", lineWhat: "Mean transactions per second",
+		barsAre: "one bar per series", linesAre: "one line per series"}
+	latencyFigure = figureChart{id: "latency", section: SectionLatency, unit: "ms",
+		figs: []cellFigure{figP95, figP99}, what: "p95 and p99 latency",
+		barWhat:  "Mean p95 and p99 latency (ms, lower is better)",
+		lineWhat: "Mean p95 (solid) and p99 (dashed) latency (ms, lower is better)",
+		barsAre:  "one bar per series in each group", linesAre: "one colour per series"}
+)
+
 func (rep *Report) throughputChart(i int, w string) (Chart, bool) {
-	threads := rep.threadsOf(w)
-	f := newFigure("lines")
-	var p *plot.Plot
-	var cells []*Cell
-	var ok bool
-	var caption string
-	if len(threads) == 1 {
-		f.lay.Kind = "bars"
-		p = newPlot(fmt.Sprintf("Throughput at %d threads: %s", threads[0], w), "", "transactions/s")
-		cells, ok = rep.barChart(f, p, w, threads[0], []cellFigure{figTPS})
-		caption = fmt.Sprintf("Mean transactions per second of %s at %d threads, one bar per series: %s; %s.",
-			w, threads[0], seriesList(seriesOfCells(cells)), roundsNote(cells))
-	} else {
-		p = newPlot("Throughput vs threads: "+w, "threads", "transactions/s")
-		cells, ok = rep.lineChart(f, p, w, []cellFigure{figTPS})
-		caption = fmt.Sprintf("Mean transactions per second of %s by thread count, one line per series: %s; %s.",
-			w, seriesList(seriesOfCells(cells)), roundsNote(cells))
-	}
-	if !ok {
-		return Chart{}, false
-	}
-	caption += f.cutNote()
-	f.panels = []*plot.Plot{p}
-	return Chart{ID: fmt.Sprintf("throughput-%d", i+1), Section: SectionThroughput, Title: p.Title.Text,
-		Caption: caption, W: chartW, H: chartH, draw: f.draw}, true
+	return rep.figureChart(i, w, throughputFigure)
 }
 
 func (rep *Report) latencyChart(i int, w string) (Chart, bool) {
+	return rep.figureChart(i, w, latencyFigure)
+}
+
+// figureChart draws fc's figures of workload w: bars with whiskers at a
+// single thread count, else a line per series over the thread counts.
+func (rep *Report) figureChart(i int, w string, fc figureChart) (Chart, bool) {
 	threads := rep.threadsOf(w)
 	f := newFigure("lines")
 	var p *plot.Plot
@@ -434,22 +439,23 @@ func (rep *Report) latencyChart(i int, w string) (Chart, bool) {
 	var caption string
 	if len(threads) == 1 {
 		f.lay.Kind = "bars"
-		p = newPlot(fmt.Sprintf("p95 and p99 latency at %d threads: %s", threads[0], w), "", "ms")
-		cells, ok = rep.barChart(f, p, w, threads[0], []cellFigure{figP95, figP99})
-		caption = fmt.Sprintf("Mean p95 and p99 latency (ms, lower is better) of %s at %d threads, one bar per series in each group: %s; %s.",
-			w, threads[0], seriesList(seriesOfCells(cells)), roundsNote(cells))
+		p = newPlot(fmt.Sprintf("%s at %d threads: %s", fc.what, threads[0], w), "", fc.unit)
+		cells, ok = rep.barChart(f, p, w, threads[0], fc.figs)
+		caption = fmt.Sprintf("%s of %s at %d threads, %s: %s; %s.",
+			fc.barWhat, w, threads[0], fc.barsAre, seriesList(seriesOfCells(cells)), roundsNote(cells))
 	} else {
-		p = newPlot("p95 and p99 latency vs threads: "+w, "threads", "ms")
-		cells, ok = rep.lineChart(f, p, w, []cellFigure{figP95, figP99})
-		caption = fmt.Sprintf("Mean p95 (solid) and p99 (dashed) latency (ms, lower is better) of %s by thread count, one colour per series: %s; %s.",
-			w, seriesList(seriesOfCells(cells)), roundsNote(cells))
+		p = newPlot(fc.what+" vs threads: "+w, "threads", fc.unit)
+		cells, ok = rep.lineChart(f, p, w, fc.figs)
+		caption = fmt.Sprintf("%s of %s by thread count, %s: %s; %s.",
+			fc.lineWhat, w, fc.linesAre,
+			seriesList(seriesOfCells(cells)), roundsNote(cells))
 	}
 	if !ok {
 		return Chart{}, false
 	}
 	caption += f.cutNote()
 	f.panels = []*plot.Plot{p}
-	return Chart{ID: fmt.Sprintf("latency-%d", i+1), Section: SectionLatency, Title: p.Title.Text,
+	return Chart{ID: fmt.Sprintf("%s-%d", fc.id, i+1), Section: fc.section, Title: p.Title.Text,
 		Caption: caption, W: chartW, H: chartH, draw: f.draw}, true
 }
 
