@@ -152,6 +152,18 @@ func (o InitOptions) statements(step byte) []string {
 	return nil
 }
 
+// initStepWords are what pgbench -i prints as each step begins and the
+// step's name in its closing timing line.
+var initStepWords = map[byte]struct{ log, name string }{
+	'd': {"dropping old tables...", "drop tables"},
+	't': {"creating tables...", "create tables"},
+	'g': {"generating data (client-side)...", "client-side generate"},
+	'G': {"generating data (server-side)...", "server-side generate"},
+	'v': {"vacuuming...", "vacuum"},
+	'p': {"creating primary keys...", "primary keys"},
+	'f': {"creating foreign keys...", "foreign keys"},
+}
+
 // Init runs pgbench -i's steps on a PostgreSQL connection of db, as pgbench
 // 15 does: the same statements, data generated client-side by COPY (FREEZE
 // unless accounts is partitioned) or server-side by generate_series, in one
@@ -197,33 +209,15 @@ func Init(ctx context.Context, db *sql.DB, o InitOptions, log io.Writer, rows fu
 	var times []string
 	for i := 0; i < len(o.Steps); i++ {
 		step := o.Steps[i]
-		var name string
-		t0 := time.Now()
-		switch step {
-		case ' ':
+		if step == ' ' {
 			continue
-		case 'd':
-			fmt.Fprintln(log, "dropping old tables...")
-			name = "drop tables"
-		case 't':
-			fmt.Fprintln(log, "creating tables...")
-			name = "create tables"
-		case 'g':
-			fmt.Fprintln(log, "generating data (client-side)...")
-			name = "client-side generate"
-		case 'G':
-			fmt.Fprintln(log, "generating data (server-side)...")
-			name = "server-side generate"
-		case 'v':
-			fmt.Fprintln(log, "vacuuming...")
-			name = "vacuum"
-		case 'p':
-			fmt.Fprintln(log, "creating primary keys...")
-			name = "primary keys"
-		case 'f':
-			fmt.Fprintln(log, "creating foreign keys...")
-			name = "foreign keys"
 		}
+		t0 := time.Now()
+		say := initStepWords[step]
+		if say.log != "" {
+			fmt.Fprintln(log, say.log)
+		}
+		name := say.name
 		var err error
 		switch step {
 		case 'g':
