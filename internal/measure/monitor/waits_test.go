@@ -182,3 +182,21 @@ func TestVerdictPinnedClient(t *testing.T) {
 		t.Errorf("pinned: %+v", b)
 	}
 }
+
+// TestWhyReadingPrefersServerShare: a hot row moves time from waiting for
+// the client to lock waits; the reading names the lock waits even when the
+// client share moved further, and names the client share when it alone moved.
+func TestWhyReadingPrefersServerShare(t *testing.T) {
+	mk := func(client, lock float64) []*summary.Run {
+		return []*summary.Run{{Bottleneck: &summary.Bottleneck{Figures: map[string]float64{
+			"wait_client_pct": client, "wait_lock_pct": lock, "wait_cpu_pct": 8}}}}
+	}
+	got := WhyReading(Why(mk(91, 1), mk(21, 66)))
+	if want := "B's sessions spend 65 points more of their time in lock waits (66% vs 1%)"; got != want {
+		t.Errorf("hot row: %q\nwant      %q", got, want)
+	}
+	got = WhyReading(Why(mk(40, 5), mk(90, 5)))
+	if want := "B's sessions spend 50 points more of their time waiting for the client (90% vs 40%)"; got != want {
+		t.Errorf("client only: %q\nwant         %q", got, want)
+	}
+}

@@ -158,7 +158,9 @@ const (
 
 // WhyReading is the one-line reading of Why's rows: the cost that differs
 // most and the wait share that differs most, when they pass the
-// thresholds.
+// thresholds. The time waiting for the client is the mirror of all the
+// server-side shares, so it is named only when no server-side share
+// passes: a hot row reads as more lock waits, not as less client wait.
 func WhyReading(rows []WhyRow) string {
 	var parts []string
 	for _, r := range rows {
@@ -178,25 +180,42 @@ func WhyReading(rows []WhyRow) string {
 		}
 		break
 	}
-	waits := "their waits are the same (within 10 points)"
-	seen := false
-	for _, r := range rows {
-		if !r.Share {
-			continue
-		}
-		seen = true
-		if d := r.B - r.A; math.Abs(d) >= WhyPoints {
-			dir := "more"
-			if d < 0 {
-				dir = "less"
-			}
-			waits = fmt.Sprintf("B's sessions spend %.0f points %s of their time %s (%.0f%% vs %.0f%%)",
-				math.Abs(d), dir, r.phrase, r.B, r.A)
-		}
-		break
-	}
+	waits, seen := shareReading(rows)
 	if seen {
 		parts = append(parts, waits)
 	}
 	return strings.Join(parts, "; ")
+}
+
+// clientShare is the key of the time sessions wait for the client.
+const clientShare = "bottleneck.figures.wait_client_pct"
+
+// shareReading words the wait share that differs most (rows are sorted
+// by points), preferring a server-side share over the client's; seen is
+// false when no share was compared.
+func shareReading(rows []WhyRow) (reading string, seen bool) {
+	var pick *WhyRow
+	for pass := 0; pass < 2 && pick == nil; pass++ {
+		for i := range rows {
+			r := &rows[i]
+			if !r.Share || (pass == 0 && r.Key == clientShare) {
+				continue
+			}
+			seen = true
+			if math.Abs(r.B-r.A) >= WhyPoints {
+				pick = r
+			}
+			break
+		}
+	}
+	if pick == nil {
+		return "their waits are the same (within 10 points)", seen
+	}
+	d := pick.B - pick.A
+	dir := "more"
+	if d < 0 {
+		dir = "less"
+	}
+	return fmt.Sprintf("B's sessions spend %.0f points %s of their time %s (%.0f%% vs %.0f%%)",
+		math.Abs(d), dir, pick.phrase, pick.B, pick.A), true
 }
