@@ -6,12 +6,16 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
+	"log"
 	"os"
 	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/go-sql-driver/mysql"
 
 	"github.com/dbarena/dbarena/internal/results/summary"
 	"github.com/dbarena/dbarena/internal/server/sandbox"
@@ -29,6 +33,9 @@ var suite struct {
 }
 
 func TestMain(m *testing.M) {
+	// As cmd/dbarena does: the driver's own log of lost connections only
+	// repeats what dbarena counts and reports.
+	_ = mysql.SetLogger(log.New(io.Discard, "", 0))
 	if args := os.Getenv(childEnv); args != "" {
 		os.Exit(runChild(args))
 	}
