@@ -3,7 +3,9 @@ package cli
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -160,4 +162,35 @@ func TestPostgresVersions(t *testing.T) {
 			})
 		})
 	}
+}
+
+// TestPgbenchOnPathIsNewest: the pgbench-compatibility tests compare with
+// the pgbench first on PATH; make test puts pgbench 18 there
+// (scripts/fetch-servers pgbench-18), so under CI it must be 18 or newer.
+// Elsewhere an older one (Debian's 15) is named in one skip line.
+func TestPgbenchOnPathIsNewest(t *testing.T) {
+	path, err := exec.LookPath("pgbench")
+	if err != nil {
+		if os.Getenv("CI") != "" {
+			t.Fatalf("no pgbench on PATH: %v (make test puts pgbench 18 first on PATH)", err)
+		}
+		t.Skipf("no pgbench on PATH: %v", err)
+	}
+	out, err := exec.Command(path, "--version").Output()
+	if err != nil {
+		t.Fatalf("%s --version: %v", path, err)
+	}
+	f := strings.Fields(string(out)) // pgbench (PostgreSQL) 18.6
+	major := 0
+	if len(f) >= 3 {
+		fmt.Sscanf(f[2], "%d", &major)
+	}
+	if major >= 18 {
+		return
+	}
+	msg := fmt.Sprintf("%s is %q, not pgbench 18 (scripts/fetch-servers pgbench-18; make test puts it first on PATH)", path, strings.TrimSpace(string(out)))
+	if os.Getenv("CI") != "" {
+		t.Fatal(msg)
+	}
+	t.Skip(msg)
 }
