@@ -182,7 +182,8 @@ func (h *handler) handle(m *message) error {
 			s.dropped = true
 			return nil
 		}
-		if d, ok := strings.CutPrefix(m.detail, "parameters: "); ok {
+		// "parameters: " to PostgreSQL 16, "Parameters: " from 17.
+		if d, ok := cutParameters(m.detail); ok {
 			ps, err := parseParams(d)
 			if err != nil {
 				return h.in.Bad(m.line, "%v", err)
@@ -366,4 +367,14 @@ func short(s string) string {
 		return s[:60] + "..."
 	}
 	return s
+}
+
+// cutParameters returns the parameter list of an execute message's
+// DETAIL: "parameters: $1 = '...'" up to PostgreSQL 16, "Parameters: ..."
+// from 17.
+func cutParameters(detail string) (string, bool) {
+	if d, ok := strings.CutPrefix(detail, "parameters: "); ok {
+		return d, true
+	}
+	return strings.CutPrefix(detail, "Parameters: ")
 }

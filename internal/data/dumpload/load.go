@@ -374,6 +374,9 @@ type loader struct {
 	firstAccount, firstAdmin string
 	// noted are the keys of notes given once (noteOnce).
 	noted map[string]bool
+	// pgSettings caches which pg_dump session settings the server has
+	// (pgSkipSetting).
+	pgSettings map[string]bool
 }
 
 type tableCount struct {
@@ -432,6 +435,11 @@ func (l *loader) fail(st *dump.Statement, err error) error {
 	se := StatementError{File: printable(st.File), Line: st.Line, Code: code, Error: maskError(oneLine(err.Error()), st.SQL), Statement: excerpt(st.SQL)}
 	if code == "1050" || code == "42P07" {
 		se.Error += " (left by an earlier load? load again with --drop-existing)"
+	}
+	if isServer && l.syntax() == dump.Postgres && pgOlderServerCode(code) {
+		if h := pgFeatureHint(st.SQL, l.t.Version); h != "" {
+			se.Error += " (" + h + ")"
+		}
 	}
 	if !isServer {
 		return &Error{StatementError: se, Err: err}

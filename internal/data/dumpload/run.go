@@ -325,6 +325,15 @@ func (sm *streamer) statement(st *dump.Statement) (stop bool, err error) {
 			l.skipAdmin(st)
 		}
 	case dump.Session:
+		if l.syntax() == dump.Postgres {
+			skip, err := l.pgSkipSetting(ctx, sm.schema, st)
+			if err != nil {
+				return true, l.fail(st, err)
+			}
+			if skip {
+				return false, nil
+			}
+		}
 		ss.log = append(ss.log, st.SQL)
 		if ss.lane != nil && ss.lane.txn && !ss.autocommitOff() {
 			ss.closeLane() // SET autocommit=1 commits

@@ -125,7 +125,9 @@ func (e postgresEngine) RenderConfig(c serverConfig) ([]configFile, error) {
 	// A bare number would count 8 kB pages: always give a unit.
 	kb := (c.BufferPool + 1023) / 1024
 	opts = mergeSettings(opts, Setting{"shared_buffers", formatSize(kb<<10, "kB", "MB", "GB")})
-	opts = mergeSettings(opts, c.Settings...)
+	for _, st := range c.Settings {
+		opts = mergeSettings(opts, pgVersionSetting(e.bin.Version, st))
+	}
 	data := struct {
 		Name    string
 		Options []Setting
@@ -230,4 +232,83 @@ func (postgresEngine) Bootstrap(ctx context.Context, admin target.Target, a acco
 		}
 	}
 	return nil
+}
+
+// pgWALSegment is the WAL segment size wal_keep_segments counts in (the
+// default wal_segment_size; initdb --wal-segsize is not used).
+const pgWALSegment = 16 << 20
+
+// pgVersionSetting translates a setting given with --set (or a plan's
+// settings) to what the server's major takes, so that one plan runs on
+// every major: wal_keep_segments (to 12) and wal_keep_size (from 13)
+// become one another, in 16 MB segments, rounded up; log_connections,
+// a list of aspects from 18 (receipt, authentication, authorization,
+// setup_durations, all), is on before 18 when the list names any.
+func pgVersionSetting(version string, s Setting) Setting {
+	if version == "" {
+		return s
+	}
+	switch normKey(s.Key) {
+	case "wal_keep_size":
+		if versionAtLeast(version, "13") {
+			return s
+		}
+		if n, ok := pgBytes(s.Value, 1<<20); ok {
+			return Setting{Key: "wal_keep_segments", Value: strconv.FormatInt((n+pgWALSegment-1)/pgWALSegment, 10)}
+		}
+	case "wal_keep_segments":
+		if !versionAtLeast(version, "13") {
+			return s
+		}
+		if n, err := strconv.ParseInt(strings.TrimSpace(s.Value), 10, 64); err == nil && n >= 0 {
+			return Setting{Key: "wal_keep_size", Value: strconv.FormatInt(n*(pgWALSegment>>20), 10) + "MB"}
+		}
+	case "log_connections":
+		if versionAtLeast(version, "18") {
+			return s
+		}
+		v := strings.ToLower(strings.TrimSpace(s.Value))
+		switch v {
+		case "", "off", "false", "no", "0":
+			return Setting{Key: s.Key, Value: "off"}
+		case "on", "true", "yes", "1":
+			return s
+		}
+		for _, aspect := range strings.Split(v, ",") {
+			switch strings.TrimSpace(aspect) {
+			case "receipt", "authentication", "authorization", "setup_durations", "all":
+				return Setting{Key: s.Key, Value: "on"}
+			}
+		}
+	}
+	return s
+}
+
+// pgBytes reads a PostgreSQL memory setting ("64MB", "1GB", "512kB", a
+// bare number of unit bytes) as bytes.
+func pgBytes(v string, unit int64) (int64, bool) {
+	v = strings.TrimSpace(v)
+	i := 0
+	for i < len(v) && v[i] >= '0' && v[i] <= '9' {
+		i++
+	}
+	n, err := strconv.ParseInt(v[:i], 10, 64)
+	if err != nil || n < 0 || n > 1<<40 {
+		return 0, false
+	}
+	switch strings.TrimSpace(v[i:]) {
+	case "":
+		return n * unit, true
+	case "B":
+		return n, true
+	case "kB":
+		return n << 10, true
+	case "MB":
+		return n << 20, true
+	case "GB":
+		return n << 30, true
+	case "TB":
+		return n << 40, true
+	}
+	return 0, false
 }
