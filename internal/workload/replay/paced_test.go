@@ -54,10 +54,10 @@ func slowProxy(t *testing.T, tg target.Target, delay time.Duration) target.Targe
 	return tg
 }
 
-// TestPacedKeptUp: a short capture replayed at --speed 2 on an idle server
-// keeps up even when a connection takes long to set up (200 ms here): the
-// connections are opened before the schedule starts, and a later session's
-// ahead of its first statement, not when its first statement is due.
+// TestPacedKeptUp: a short capture replayed at --speed 2 does not fall
+// behind when every connection takes 200 ms to set up: the connections are
+// opened before the schedule starts, and a later session's ahead of its
+// first statement, not when its first statement is due.
 func TestPacedKeptUp(t *testing.T) {
 	env := sandboxtest.Env(t, target.FlavorPostgres)
 	env.Target = slowProxy(t, env.Target, 200*time.Millisecond)
@@ -79,7 +79,10 @@ func TestPacedKeptUp(t *testing.T) {
 	if res.Errors != 0 || res.Events != 2*160+1 {
 		t.Fatalf("events %d errors %d %v", res.Events, res.Errors, res.ErrorsByCode)
 	}
-	if r := run.Replay; r == nil || r.LagMS == nil || !r.KeptUp {
-		t.Errorf("did not keep up: %+v lag %+v", r, r.LagMS)
+	// A connection set up when its first statement is due would put every
+	// session 200 ms behind; the bound leaves room for a busy machine's
+	// scheduling (KeptUp's 10 ms is a user's verdict, not this test's).
+	if r := run.Replay; r == nil || r.LagMS == nil || r.LagMS.Max >= 150 {
+		t.Errorf("fell behind by a connection set-up: %+v lag %+v", r, r.LagMS)
 	}
 }
