@@ -336,9 +336,51 @@ func shareReading(rows []WhyRow) (reading string, seen bool) {
 	if pick.HasContrib {
 		out += fmt.Sprintf(", %+.3g ms per transaction", pick.Contrib.Value)
 	}
-	out += ")"
 	if pick.HasCI() && !pick.Significant() {
-		out += " (within the noise of the rounds)"
+		out += "; within the noise of the rounds"
 	}
-	return out, true
+	return out + ")", true
+}
+
+// WhyFigure is a WhyRow as JSON: figures without a value (a ratio to a
+// zero A) are left out.
+type WhyFigure struct {
+	Name string  `json:"name"`
+	Key  string  `json:"key"`
+	A    float64 `json:"a"`
+	B    float64 `json:"b"`
+	NA   int     `json:"rounds_a"`
+	NB   int     `json:"rounds_b"`
+	// Ratio is B/A with its interval (costs).
+	Ratio *stats.Ratio `json:"ratio,omitempty"`
+	// Points is B-A in percentage points with its interval (shares).
+	Points *stats.Diff `json:"points,omitempty"`
+	// ContribMS is a share's part of the difference in session time per
+	// transaction, ms, with its interval.
+	ContribMS *stats.Diff `json:"contrib_ms,omitempty"`
+	Host      bool        `json:"host,omitempty"`
+}
+
+// Figure returns the row as JSON.
+func (r WhyRow) Figure() WhyFigure {
+	f := WhyFigure{Name: r.Name, Key: r.Key, A: r.A, B: r.B, NA: r.NA, NB: r.NB, Host: r.Host}
+	finite := func(xs ...float64) bool {
+		for _, x := range xs {
+			if math.IsNaN(x) || math.IsInf(x, 0) {
+				return false
+			}
+		}
+		return true
+	}
+	if r.Share {
+		if p := r.Points; finite(p.Value, p.Low, p.High) {
+			f.Points = &p
+		}
+		if c := r.Contrib; r.HasContrib && finite(c.Value, c.Low, c.High) {
+			f.ContribMS = &c
+		}
+	} else if q := r.RatioCI; finite(q.Value, q.Low, q.High) {
+		f.Ratio = &q
+	}
+	return f
 }

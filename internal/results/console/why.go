@@ -6,6 +6,7 @@ import (
 	"math"
 	"strings"
 
+	"github.com/dbarena/dbarena/internal/lab/plan"
 	"github.com/dbarena/dbarena/internal/measure/monitor"
 	"github.com/dbarena/dbarena/internal/results/summary"
 )
@@ -103,4 +104,29 @@ func ciHead(ci bool) string {
 		return "95% CI"
 	}
 	return ""
+}
+
+// PlanWhy writes, for each cell of a plan against its baseline cell, where
+// the difference comes from: the one-line reading, or with full the
+// table (Why) under the cell's name. Cells without the monitor's figures
+// are left out; nothing when no cell has them.
+func PlanWhy(w io.Writer, pairs []plan.BaselinePair, full bool) {
+	head := false
+	for _, p := range pairs {
+		rows := monitor.Why(p.Base, p.Runs)
+		if len(rows) == 0 {
+			continue
+		}
+		if !head {
+			head = true
+			fmt.Fprintln(w, "\nWhere the difference comes from, each cell (B) against its baseline cell (A):")
+		}
+		if !full {
+			fmt.Fprintf(w, "  %s vs %s: %s\n", CellLabel(p.Cell), CellLabel(p.Baseline), monitor.WhyReading(rows))
+			continue
+		}
+		var b strings.Builder
+		Why(&b, p.Base, p.Runs)
+		fmt.Fprintf(w, "\n%s vs %s:%s", CellLabel(p.Cell), CellLabel(p.Baseline), strings.TrimPrefix(b.String(), "\nWhere the difference comes from"))
+	}
 }
