@@ -53,6 +53,12 @@ func (rep *Report) WriteMarkdown(w io.Writer, imgDir, imgRef string) error {
 	if t := rep.replayTable(); t != nil {
 		mdTable(b, *t)
 	}
+	if ts := rep.WhyTables(); ts != nil {
+		b.WriteString("## Where the difference comes from\n\n")
+		for _, t := range ts {
+			mdTable(b, t)
+		}
+	}
 	if ts := rep.microTables(); ts != nil {
 		b.WriteString("## Micro suite\n\n")
 		for _, t := range ts {
