@@ -47,13 +47,13 @@ type htmlPage struct {
 	// tables (why.go); WhyCollapsed folds many of them.
 	Why          []Table
 	WhyCollapsed bool
-	Micro                        []Table
-	Fingerprints                 []Table
-	Siege                        *Table
-	Sections                     []htmlSection
-	TPCC                         []tpccBlock
-	Host                         *Table
-	Runs                         Table
+	Micro        []Table
+	Fingerprints []Table
+	Siege        *Table
+	Sections     []htmlSection
+	TPCC         []tpccBlock
+	Host         *Table
+	Runs         Table
 	// SeriesKey is each series with its colour in every chart.
 	SeriesKey []seriesKey
 }
