@@ -48,6 +48,10 @@ type WhyRow struct {
 	Host bool
 	// phrase names a share in the reading ("in lock waits").
 	phrase string
+	// zeroNoise is set for a cost that A never had (A = 0, no ratio) and
+	// B had in amounts its rounds do not tell from zero (the interval of
+	// B - A holds 0): it is sorted last and left out of the reading.
+	zeroNoise bool
 }
 
 // HasCI reports whether the row carries a confidence interval (two or
@@ -151,6 +155,9 @@ func Why(a, b []*summary.Run) []WhyRow {
 				RatioCI: stats.Relative(xb, xa), Host: c.host}
 			row.A, row.B = stats.Describe(xa).Mean, stats.Describe(xb).Mean
 			row.Ratio = ratio(row.A, row.B)
+			if d := stats.Difference(xb, xa); math.IsNaN(row.Ratio) && d.HasCI && !d.Significant {
+				row.zeroNoise = true
+			}
 			costs = append(costs, row)
 		}
 	}
@@ -231,8 +238,11 @@ func ratio(a, b float64) float64 {
 }
 
 // distance is how far a cost's ratio is from 1 (a cost that appears from
-// zero is the farthest).
+// zero is the farthest, unless its rounds do not tell it from zero).
 func distance(r WhyRow) float64 {
+	if r.zeroNoise {
+		return 0
+	}
 	if math.IsNaN(r.Ratio) {
 		return math.Inf(1)
 	}
@@ -269,7 +279,7 @@ const (
 func WhyReading(rows []WhyRow) string {
 	var parts []string
 	for _, r := range rows {
-		if r.Share || r.Host {
+		if r.Share || r.Host || r.zeroNoise {
 			continue
 		}
 		what := strings.TrimSuffix(strings.TrimSuffix(r.Name, "/txn"), " us")

@@ -100,3 +100,26 @@ func TestWhyNoise(t *testing.T) {
 		t.Errorf("reading %q\nwant    %q", got, want)
 	}
 }
+
+// TestWhyFromZeroNoise: a cost A never had and B had in amounts its
+// rounds do not tell from zero is sorted last and not named; one whose
+// rounds do is named first.
+func TestWhyFromZeroNoise(t *testing.T) {
+	mk := func(cpu, fsyncs float64) *summary.Run {
+		r := whyRound(4, 100, cpu, 1, 90, 9)
+		r.Monitor.PerTxn["fsyncs"] = fsyncs
+		return r
+	}
+	a := []*summary.Run{mk(100, 0), mk(102, 0), mk(98, 0)}
+	rows := Why(a, []*summary.Run{mk(150, 0), mk(153, 0.001), mk(147, 0)})
+	if rows[0].Key != "per_txn.server_cpu_us" || rows[1].Key != "per_txn.fsyncs" {
+		t.Errorf("noisy fsyncs not last: %+v", rows[:2])
+	}
+	if got := WhyReading(rows); !strings.HasPrefix(got, "B spends 1.5x more server CPU per transaction;") {
+		t.Errorf("reading %q", got)
+	}
+	rows = Why(a, []*summary.Run{mk(150, 1), mk(153, 1.02), mk(147, 0.98)})
+	if rows[0].Key != "per_txn.fsyncs" || !strings.HasPrefix(WhyReading(rows), "B has fsyncs per transaction, A none;") {
+		t.Errorf("fsyncs from zero: %+v %q", rows[0], WhyReading(rows))
+	}
+}
