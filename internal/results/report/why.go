@@ -416,3 +416,29 @@ func (rep *Report) waitCharts(g timeGroup) []Chart {
 	}
 	return out
 }
+
+// whyJSON is a comparison's "where the difference comes from" in the JSON
+// report: the reading and each figure (monitor.WhyFigure).
+type whyJSON struct {
+	Reading string              `json:"reading"`
+	Figures []monitor.WhyFigure `json:"figures"`
+}
+
+// jsonWhy returns where the difference of r comes from, nil without the
+// monitor's figures.
+func (rep *Report) jsonWhy(r Relative) *whyJSON {
+	b := rep.findCell(r.Series, r.Workload, r.Threads)
+	a := rep.findCell(rep.Baseline, r.Workload, r.Threads)
+	if a == nil || b == nil {
+		return nil
+	}
+	rows := monitor.Why(a.Runs, b.Runs)
+	if len(rows) == 0 {
+		return nil
+	}
+	w := &whyJSON{Reading: monitor.WhyReading(rows)}
+	for _, row := range rows {
+		w.Figures = append(w.Figures, row.Figure())
+	}
+	return w
+}

@@ -2,6 +2,7 @@ package report_test
 
 import (
 	"bytes"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"slices"
@@ -77,6 +78,34 @@ func TestWhyTables(t *testing.T) {
 	checkContains(t, "markdown", md.String(), "## Where the difference comes from", "**2.01x**", "![Costs and waits: postgres-16 vs mariadb-10.11")
 	if _, err := os.Stat(filepath.Join(dir, "c", "why-2.png")); err != nil {
 		t.Errorf("no PNG of the second cost chart: %v", err)
+	}
+	var js bytes.Buffer
+	if err := rep.WriteJSON(&js); err != nil {
+		t.Fatal(err)
+	}
+	var doc struct {
+		Relatives []struct {
+			Series string
+			Why    *struct {
+				Reading string
+				Figures []struct {
+					Key   string
+					Ratio *struct{ Value, Low, High float64 }
+				}
+			}
+		}
+	}
+	if err := json.Unmarshal(js.Bytes(), &doc); err != nil || len(doc.Relatives) != 2 {
+		t.Fatalf("json: %v, %d relatives", err, len(doc.Relatives))
+	}
+	for _, r := range doc.Relatives {
+		if r.Series != "postgres-16" {
+			continue
+		}
+		if r.Why == nil || !strings.HasPrefix(r.Why.Reading, "B spends 2.0x more server CPU") || r.Why.Figures[0].Key != "per_txn.server_cpu_us" ||
+			r.Why.Figures[0].Ratio == nil || r.Why.Figures[0].Ratio.Low <= 1 {
+			t.Errorf("json why of postgres: %+v", r.Why)
+		}
 	}
 }
 
