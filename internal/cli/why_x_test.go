@@ -166,3 +166,50 @@ func planRunID(t *testing.T, path, cell string) string {
 	t.Fatalf("no run of cell %s in %s", cell, path)
 	return ""
 }
+
+// TestWhyDurableCommit: durable against relaxed commit on PostgreSQL
+// (synchronous_commit) and MariaDB (innodb_flush_log_at_trx_commit and
+// sync_binlog), 2 rounds each in a plan: compare of the relaxed cell (A)
+// and the durable one (B) puts fsyncs per transaction first and names them
+// in its reading; on PostgreSQL the wait share that moved is the WAL's.
+func TestWhyDurableCommit(t *testing.T) {
+	needServers(t)
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "upd.sql"), []byte(updateScript), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(dir, "dur.yaml")
+	if err := os.WriteFile(path, []byte(`name: whydur
+servers:
+  - {name: pgon, flavor: postgres, profile: durable}
+  - {name: pgoff, flavor: postgres, profile: durable, settings: {synchronous_commit: "off"}}
+  - {name: myon, flavor: mariadb, profile: durable}
+  - {name: myoff, flavor: mariadb, profile: durable, settings: {innodb_flush_log_at_trx_commit: "0", sync_binlog: "0"}}
+workloads:
+  - name: script
+    params: {file: `+filepath.Join(dir, "upd.sql")+`}
+axes:
+  threads: [4]
+rounds: 2
+warmup: 0
+duration: 3s
+`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	results := filepath.Join(dir, "r.db")
+	dbarena(t, "plan", "run", path, "--results", results).mustSucceed(t)
+	fsyncFirst := regexp.MustCompile(`(?m)^    costs per transaction .*\n    fsyncs/txn +[0-9.]+ +[0-9.]+ .*\*$`)
+	for _, c := range []struct{ on, off, wait string }{
+		{"pgon", "pgoff", "of their time in (IO and WAL|LWLock) waits"},
+		{"myon", "myoff", ""},
+	} {
+		a := planRunID(t, results, "workload=script,server="+c.off+",threads=4")
+		b := planRunID(t, results, "workload=script,server="+c.on+",threads=4")
+		r := dbarena(t, "compare", a, b, "--results", results).mustSucceed(t)
+		out := r.stdout[strings.Index(r.stdout, "Where the difference comes from"):]
+		reading := regexp.MustCompile(`reading: (B spends [0-9.]+x more fsyncs per transaction|B has fsyncs per transaction, A none); .*` + c.wait)
+		if !fsyncFirst.MatchString(out) || !reading.MatchString(out) || !strings.Contains(out, "mean over 2 and 2 rounds") {
+			t.Errorf("%s against %s: fsyncs are not the main difference:\n%s", c.on, c.off, out)
+		}
+	}
+}

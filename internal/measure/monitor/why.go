@@ -24,9 +24,13 @@ type WhyRow struct {
 	// Ratio is B / A.
 	Ratio float64
 	// RatioCI is B / A with its 95% interval over the rounds
-	// (stats.Relative: delta method on the log of the ratio); a cost
-	// differs significantly when the interval excludes 1.
+	// (stats.Relative: delta method on the log of the ratio).
 	RatioCI stats.Ratio
+	// Diff is a cost's B - A with Welch's 95% interval: a cost differs
+	// significantly when it excludes 0 (Welch's test of equal means,
+	// which holds where A is near 0 and the ratio's interval, from the
+	// relative spread of A, is wide).
+	Diff stats.Diff
 	// Share is true for shares of time (percent), compared by difference
 	// in points rather than by ratio.
 	Share bool
@@ -60,16 +64,16 @@ func (r WhyRow) HasCI() bool {
 	if r.Share {
 		return r.Points.HasCI
 	}
-	return r.RatioCI.HasCI
+	return r.Diff.HasCI
 }
 
-// Significant reports whether the row's interval excludes no difference:
-// 1 for a cost's ratio, 0 points for a share.
+// Significant reports whether the rounds tell B from A: Welch's 95%
+// interval of B - A excludes 0 (points for a share).
 func (r WhyRow) Significant() bool {
 	if r.Share {
 		return r.Points.Significant
 	}
-	return r.RatioCI.Significant
+	return r.Diff.Significant
 }
 
 // whyCosts are the per-transaction costs compared, in order.
@@ -155,7 +159,8 @@ func Why(a, b []*summary.Run) []WhyRow {
 				RatioCI: stats.Relative(xb, xa), Host: c.host}
 			row.A, row.B = stats.Describe(xa).Mean, stats.Describe(xb).Mean
 			row.Ratio = ratio(row.A, row.B)
-			if d := stats.Difference(xb, xa); math.IsNaN(row.Ratio) && d.HasCI && !d.Significant {
+			row.Diff = stats.Difference(xb, xa)
+			if math.IsNaN(row.Ratio) && row.Diff.HasCI && !row.Diff.Significant {
 				row.zeroNoise = true
 			}
 			costs = append(costs, row)
@@ -361,8 +366,10 @@ type WhyFigure struct {
 	B    float64 `json:"b"`
 	NA   int     `json:"rounds_a"`
 	NB   int     `json:"rounds_b"`
-	// Ratio is B/A with its interval (costs).
+	// Ratio is B/A with its interval (costs), Diff B-A with Welch's
+	// interval, whose significance marks the cost.
 	Ratio *stats.Ratio `json:"ratio,omitempty"`
+	Diff  *stats.Diff  `json:"diff,omitempty"`
 	// Points is B-A in percentage points with its interval (shares).
 	Points *stats.Diff `json:"points,omitempty"`
 	// ContribMS is a share's part of the difference in session time per
@@ -389,8 +396,13 @@ func (r WhyRow) Figure() WhyFigure {
 		if c := r.Contrib; r.HasContrib && finite(c.Value, c.Low, c.High) {
 			f.ContribMS = &c
 		}
-	} else if q := r.RatioCI; finite(q.Value, q.Low, q.High) {
-		f.Ratio = &q
+	} else {
+		if q := r.RatioCI; finite(q.Value, q.Low, q.High) {
+			f.Ratio = &q
+		}
+		if d := r.Diff; finite(d.Value, d.Low, d.High) {
+			f.Diff = &d
+		}
 	}
 	return f
 }

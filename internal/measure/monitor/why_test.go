@@ -123,3 +123,27 @@ func TestWhyFromZeroNoise(t *testing.T) {
 		t.Errorf("fsyncs from zero: %+v %q", rows[0], WhyReading(rows))
 	}
 }
+
+// TestWhyNearZeroA: a cost A barely had (MariaDB's fsyncs with
+// innodb_flush_log_at_trx_commit=0: 0 and 0.0006 per transaction) against
+// 0.78 in B: the ratio's interval is wide, from A's relative spread, but
+// Welch's test of B - A tells them apart, which marks the row and keeps
+// the reading free of noise.
+func TestWhyNearZeroA(t *testing.T) {
+	mk := func(fsyncs float64) *summary.Run {
+		r := whyRound(4, 100, 100, 0, 90, 9)
+		r.Monitor.PerTxn["fsyncs"] = fsyncs
+		return r
+	}
+	rows := Why([]*summary.Run{mk(0), mk(0.0006)}, []*summary.Run{mk(0.78), mk(0.79)})
+	f := rows[0]
+	if f.Key != "per_txn.fsyncs" || !f.RatioCI.HasCI || f.RatioCI.Significant || !f.Significant() || !f.Diff.Significant {
+		t.Fatalf("fsyncs row %+v", f)
+	}
+	if got := WhyReading(rows); !strings.HasPrefix(got, "B spends 2616.7x more fsyncs per transaction;") {
+		t.Errorf("reading %q", got)
+	}
+	if fig := f.Figure(); fig.Diff == nil || fig.Ratio == nil || !fig.Diff.Significant {
+		t.Errorf("figure %+v", fig)
+	}
+}
