@@ -17,7 +17,7 @@ import (
 // 3 rounds each, on a PostgreSQL and a MariaDB sandbox of its own. plan
 // show reads each hot-row cell against its spread-rows cell as lock waits
 // (PostgreSQL: Lock:*; MariaDB: InnoDB row-lock waits), with intervals
-// over the rounds that exclude no difference (*), and the share's part of
+// over the rounds and Welch's test marking the difference (*), and the share's part of
 // the session time per transaction; --json carries the same; compare of
 // two rounds gives the same table; the plan's report has the section and
 // its charts.
@@ -73,7 +73,7 @@ duration: 3s
 
 	r = dbarena(t, "plan", "show", "whyhot", "--results", results, "--baseline", "define=hot=0", "--why").mustSucceed(t)
 	for _, want := range []*regexp.Regexp{
-		regexp.MustCompile(`(?m)^script pg threads=8 define=hot=1 vs script pg threads=8 define=hot=0: \(mean over 3 and 3 rounds, 95% intervals; \* the interval excludes no difference\):$`),
+		regexp.MustCompile(`(?m)^script pg threads=8 define=hot=1 vs script pg threads=8 define=hot=0: \(mean over 3 and 3 rounds, 95% intervals; \* B differs from A: Welch's t-test of B - A\):$`),
 		regexp.MustCompile(`(?m)^    lock wait +[0-9.]+ +[0-9.]+ +\+[0-9.]+ pts  \[\+[0-9.]+, \+[0-9.]+\] \* +\+[0-9.]+ \[[-+][0-9.]+, [-+][0-9.]+\]$`),
 		regexp.MustCompile(`(?m)^    row-lock wait +[0-9.]+ +[0-9.]+ +\+[0-9.]+ pts  \[\+[0-9.]+, \+[0-9.]+\] \* +\+[0-9.]+ \[[-+][0-9.]+, [-+][0-9.]+\]$`),
 		regexp.MustCompile(`(?m)^    session time per transaction \(threads / tps\): A [0-9.]+ ms, B [0-9.]+ ms \(\+[0-9.]+ ms\)$`),

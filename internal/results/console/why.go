@@ -36,7 +36,7 @@ func Bottleneck(w io.Writer, b *summary.Bottleneck) {
 // Why writes compare's "where the difference comes from" table for A's
 // and B's rounds (monitor.Why) in the console layout: each figure's means,
 // B's ratio to A (costs) or difference in points (shares) with its 95%
-// interval over the rounds, * where the interval excludes no difference;
+// interval over the rounds, * where Welch's test of B - A tells B from A;
 // for shares, their part of the difference in session time per
 // transaction; and the one-line reading. Nothing without rows.
 func Why(w io.Writer, a, b []*summary.Run) {
@@ -49,7 +49,7 @@ func Why(w io.Writer, a, b []*summary.Run) {
 		ci = ci || r.HasCI()
 	}
 	if ci {
-		fmt.Fprintf(w, "\nWhere the difference comes from (mean over %d and %d rounds, 95%% intervals; * the interval excludes no difference):\n", len(a), len(b))
+		fmt.Fprintf(w, "\nWhere the difference comes from (mean over %d and %d rounds, 95%% intervals; * B differs from A: Welch's t-test of B - A):\n", len(a), len(b))
 	} else {
 		fmt.Fprintf(w, "\nWhere the difference comes from (A %d round, B %d; no confidence intervals from single rounds: repeat them, --rounds N or a plan):\n", len(a), len(b))
 	}

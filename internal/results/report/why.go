@@ -63,10 +63,10 @@ func (rep *Report) WhyTables() []Table {
 			Title: fmt.Sprintf("Where the difference comes from: %s vs %s, %s at %d threads", b.Series, a.Series, b.Workload, b.Threads),
 			Columns: []Column{{Name: "Figure"}, {Name: a.Series + " (A)", Numeric: true}, {Name: b.Series + " (B)", Numeric: true},
 				{Name: "B vs A", Numeric: true, Help: "costs: B / A; shares of session time: B - A in points"},
-				{Name: "95% CI", Numeric: true, Help: "over the rounds; bold where it excludes no difference (1x, 0 points)"},
+				{Name: "95% CI", Numeric: true, Help: "over the rounds; bold where Welch's test of B - A tells B from A"},
 				{Name: "ms/txn B-A", Numeric: true, Help: "a wait share's part of the difference in session time per transaction: share x threads / tps"}},
 		}
-		rounds := fmt.Sprintf("Rounds: A %d, B %d; 95%% confidence intervals over the rounds, bold where they exclude no difference.", len(a.Runs), len(b.Runs))
+		rounds := fmt.Sprintf("Rounds: A %d, B %d; 95%% confidence intervals over the rounds, bold where Welch's test of B - A tells B from A.", len(a.Runs), len(b.Runs))
 		if len(a.Runs) < 2 || len(b.Runs) < 2 {
 			rounds = fmt.Sprintf("Rounds: A %d, B %d: no confidence intervals from single rounds.", len(a.Runs), len(b.Runs))
 		}
