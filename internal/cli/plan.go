@@ -182,7 +182,7 @@ func (a *App) planRun(ctx context.Context, args []string) error {
 		return failed(fmt.Errorf("interrupted: finish with `dbarena plan run %s --resume`", p.File))
 	}
 	fmt.Fprintf(a.Stdout, "\nPlan %s: %d runs done, %d skipped (already complete), %d failed\n\n", p.Name, res.Ran, res.Skipped, res.Failed)
-	if err := a.printPlanStats(ctx, st, p.Name, res.Session, p.Baseline, p.NoisyCV, false); err != nil {
+	if err := a.printPlanStats(ctx, st, p.Name, res.Session, p.Baseline, p.NoisyCV, false, false); err != nil {
 		return err
 	}
 	if res.Failed > 0 {

@@ -18,6 +18,7 @@ func (a *App) planShow(ctx context.Context, args []string) error {
 	var noisy float64
 	fs.StringVar(&session, "session", "", "plan session (default: the latest)")
 	fs.Float64Var(&noisy, "noisy-cv", 0.10, "flag cells whose throughput CV exceeds this")
+	why := fs.Bool("why", false, "under each cell's reading against its baseline, the whole where-the-difference-comes-from table")
 	var cg compareGate // --fail-on against the baseline cells (gate_x.go)
 	cg.flags(fs)
 	if err := parseFlags(fs, args); err != nil {
@@ -51,14 +52,14 @@ func (a *App) planShow(ctx context.Context, args []string) error {
 	for _, kv := range baseline {
 		base = append(base, plan.Param{Key: kv[0], Value: kv[1]})
 	}
-	if err := a.printPlanStats(ctx, st, name, session, base, noisy, o.asJSON); err != nil {
+	if err := a.printPlanStats(ctx, st, name, session, base, noisy, o.asJSON, *why); err != nil {
 		return err
 	}
 	return a.planFailOn(ctx, st, name, session, base, &cg, limits)
 }
 
 // printPlanStats prints the per-cell table of a plan session.
-func (a *App) printPlanStats(ctx context.Context, st *store.Store, name, session string, base []plan.Param, noisyCV float64, asJSON bool) error {
+func (a *App) printPlanStats(ctx context.Context, st *store.Store, name, session string, base []plan.Param, noisyCV float64, asJSON, why bool) error {
 	runs, err := lab.SessionRuns(ctx, st, name, session)
 	if err != nil {
 		return failed(err)
@@ -73,7 +74,12 @@ func (a *App) printPlanStats(ctx context.Context, st *store.Store, name, session
 			Session  string           `json:"session"`
 			Baseline []plan.Param     `json:"baseline"`
 			Cells    []plan.CellStats `json:"cells"`
-		}{name, session, base, cells})
+			Why      []planWhy        `json:"why,omitempty"` // why_x.go
+		}{name, session, base, cells, planWhys(runs, base)})
 	}
-	return console.PlanStats(a.Stdout, name, session, base, noisyCV, cells)
+	if err := console.PlanStats(a.Stdout, name, session, base, noisyCV, cells); err != nil {
+		return err
+	}
+	console.PlanWhy(a.Stdout, plan.BaselinePairs(runs, base), why)
+	return nil
 }

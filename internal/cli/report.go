@@ -8,7 +8,6 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/dbarena/dbarena/internal/measure/monitor"
 	"github.com/dbarena/dbarena/internal/results/console"
 	"github.com/dbarena/dbarena/internal/results/report"
 	"github.com/dbarena/dbarena/internal/results/store"
@@ -196,6 +195,6 @@ func (a *App) compare(ctx context.Context, args []string) error {
 	if err := cmp.Write(a.Stdout); err != nil {
 		return err
 	}
-	console.Why(a.Stdout, monitor.Why(sides[0], sides[1]))
+	console.Why(a.Stdout, sides[0], sides[1])
 	return a.judgeCompare(&cg, limits, [2]string{fs.Arg(0), fs.Arg(1)}, sides)
 }

@@ -98,7 +98,7 @@ func StartMonitor(ctx context.Context, home string, s *Session, mode string) *Mo
 	} else {
 		rm.note("server counters: " + s.Target.Mask(err.Error()))
 	}
-	if !s.NoDatabase && mode == MonitorOn {
+	if !s.NoDatabase && mode != MonitorOff { // "" (plan steps) is the default, on
 		samplers = rm.addWaits(ctx, s, samplers)
 	}
 	rm.Monitor = monitor.New(samplers...)

@@ -153,7 +153,7 @@ func TestWhyOrderAndReading(t *testing.T) {
 		t.Errorf("shares not sorted by points: %+v", rows[2:])
 	}
 	got := WhyReading(rows)
-	want := "B spends 2.0x more server CPU per transaction; B's sessions spend 39 points more of their time in lock waits (45% vs 6%)"
+	want := "B spends 2.0x more server CPU per transaction; B's sessions spend 39 points more of their time in lock waits (45% vs 6%; within the noise of the rounds)"
 	if got != want {
 		t.Errorf("reading %q\nwant    %q", got, want)
 	}

@@ -6,28 +6,74 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/dbarena/dbarena/internal/measure/stats"
 	"github.com/dbarena/dbarena/internal/results/summary"
 )
 
 // WhyRow is one figure of "where the difference comes from": its mean
-// over the rounds of A and of B, and B's ratio to A (NaN when A is 0).
+// over the rounds of A and of B, B's ratio to A (NaN when A is 0) and,
+// with two or more rounds on each side, their 95% confidence intervals.
 type WhyRow struct {
 	// Name names the figure ("server CPU us/txn", "lock wait %").
 	Name string
 	// Key is the figure's key: per_txn.NAME or bottleneck.NAME.
 	Key  string
 	A, B float64
+	// NA and NB count the rounds of A and B that have the figure.
+	NA, NB int
 	// Ratio is B / A.
 	Ratio float64
+	// RatioCI is B / A with its 95% interval over the rounds
+	// (stats.Relative: delta method on the log of the ratio).
+	RatioCI stats.Ratio
+	// Diff is a cost's B - A with Welch's 95% interval: a cost differs
+	// significantly when it excludes 0 (Welch's test of equal means,
+	// which holds where A is near 0 and the ratio's interval, from the
+	// relative spread of A, is wide).
+	Diff stats.Diff
 	// Share is true for shares of time (percent), compared by difference
 	// in points rather than by ratio.
 	Share bool
+	// Points is B - A in percentage points with its 95% interval
+	// (stats.Difference, Welch); set for shares. A share differs
+	// significantly when the interval excludes 0.
+	Points stats.Diff
+	// MSA and MSB are a share's time per transaction (ms of one session's
+	// time per transaction: share × threads / tps, Little's law), and
+	// Contrib is MSB - MSA with its interval: the share's part of the
+	// difference in time per transaction. HasContrib is false when a
+	// round lacks threads or throughput.
+	MSA, MSB   float64
+	Contrib    stats.Diff
+	HasContrib bool
 	// Host is true for host-wide figures (disk KB: every process's I/O
 	// on the device), shown after the costs of the server and dbarena
 	// and left out of the reading.
 	Host bool
 	// phrase names a share in the reading ("in lock waits").
 	phrase string
+	// zeroNoise is set for a cost that A never had (A = 0, no ratio) and
+	// B had in amounts its rounds do not tell from zero (the interval of
+	// B - A holds 0): it is sorted last and left out of the reading.
+	zeroNoise bool
+}
+
+// HasCI reports whether the row carries a confidence interval (two or
+// more rounds on each side).
+func (r WhyRow) HasCI() bool {
+	if r.Share {
+		return r.Points.HasCI
+	}
+	return r.Diff.HasCI
+}
+
+// Significant reports whether the rounds tell B from A: Welch's 95%
+// interval of B - A excludes 0 (points for a share).
+func (r WhyRow) Significant() bool {
+	if r.Share {
+		return r.Points.Significant
+	}
+	return r.Diff.Significant
 }
 
 // whyCosts are the per-transaction costs compared, in order.
@@ -53,27 +99,50 @@ var whyShares = []struct{ key, name, phrase string }{
 	{"row_lock_pct", "row-lock wait %", "in row-lock waits"},
 }
 
-// mean averages get over the runs that have the figure.
-func mean(runs []*summary.Run, get func(*summary.Run) (float64, bool)) (float64, bool) {
-	var sum float64
-	n := 0
+// values returns the figure of each run that has it.
+func values(runs []*summary.Run, get func(*summary.Run) (float64, bool)) []float64 {
+	var out []float64
 	for _, r := range runs {
 		if v, ok := get(r); ok {
-			sum += v
-			n++
+			out = append(out, v)
 		}
 	}
-	if n == 0 {
+	return out
+}
+
+// msPerTxn is a share of session time (percent) as milliseconds of one
+// session's time per transaction: in a run of threads sessions at tps
+// transactions per second, each transaction holds threads/tps seconds of
+// session time (Little's law), share of which went to the share's class.
+func msPerTxn(r *summary.Run, pct float64) (float64, bool) {
+	if r.Threads <= 0 || r.Throughput.TPS <= 0 {
 		return 0, false
 	}
-	return sum / float64(n), true
+	return pct / 100 * float64(r.Threads) / r.Throughput.TPS * 1000, true
+}
+
+// sessionMS returns the session time per transaction (ms) of each run
+// that has it, and whether every run has it.
+func sessionMS(runs []*summary.Run) ([]float64, bool) {
+	var out []float64
+	for _, r := range runs {
+		v, ok := msPerTxn(r, 100)
+		if !ok {
+			return nil, false
+		}
+		out = append(out, v)
+	}
+	return out, true
 }
 
 // Why compares the per-transaction costs and wait shares of two sets of
 // rounds: costs first, by how far B's ratio to A is from 1 (host-wide
-// disk figures after the server's and dbarena's own); then shares,
-// by how many points they differ. Figures missing on either side are left
-// out.
+// disk figures after the server's and dbarena's own); then shares, by
+// their contribution to the difference in time per transaction (|MSB -
+// MSA|) when every round has threads and throughput, else by how many
+// points they differ. Each row carries its 95% intervals over the rounds
+// (none with a single round on a side). Figures missing on either side
+// are left out.
 func Why(a, b []*summary.Run) []WhyRow {
 	var costs, shares []WhyRow
 	for _, c := range whyCosts {
@@ -84,25 +153,53 @@ func Why(a, b []*summary.Run) []WhyRow {
 			v, ok := r.Monitor.PerTxn[c.key]
 			return v, ok
 		}
-		va, okA := mean(a, get)
-		vb, okB := mean(b, get)
-		if okA && okB {
-			costs = append(costs, WhyRow{Name: c.name, Key: "per_txn." + c.key, A: va, B: vb, Ratio: ratio(va, vb), Host: c.host})
+		xa, xb := values(a, get), values(b, get)
+		if len(xa) > 0 && len(xb) > 0 {
+			row := WhyRow{Name: c.name, Key: "per_txn." + c.key, NA: len(xa), NB: len(xb),
+				RatioCI: stats.Relative(xb, xa), Host: c.host}
+			row.A, row.B = stats.Describe(xa).Mean, stats.Describe(xb).Mean
+			row.Ratio = ratio(row.A, row.B)
+			row.Diff = stats.Difference(xb, xa)
+			if math.IsNaN(row.Ratio) && row.Diff.HasCI && !row.Diff.Significant {
+				row.zeroNoise = true
+			}
+			costs = append(costs, row)
 		}
 	}
+	contrib := true
 	for _, s := range whyShares {
-		get := func(r *summary.Run) (float64, bool) {
-			if r.Bottleneck == nil {
-				return 0, false
+		var ma, mb []float64
+		okA, okB := true, true
+		ms := func(ok *bool, out *[]float64) func(*summary.Run) (float64, bool) {
+			return func(r *summary.Run) (float64, bool) {
+				if r.Bottleneck == nil {
+					return 0, false
+				}
+				v, has := r.Bottleneck.Figures[s.key]
+				if has {
+					m, good := msPerTxn(r, v)
+					*ok = *ok && good
+					*out = append(*out, m)
+				}
+				return v, has
 			}
-			v, ok := r.Bottleneck.Figures[s.key]
-			return v, ok
 		}
-		va, okA := mean(a, get)
-		vb, okB := mean(b, get)
+		xa, xb := values(a, ms(&okA, &ma)), values(b, ms(&okB, &mb))
+		if len(xa) == 0 || len(xb) == 0 {
+			continue
+		}
+		row := WhyRow{Name: s.name, Key: "bottleneck.figures." + s.key, NA: len(xa), NB: len(xb),
+			Share: true, Points: stats.Difference(xb, xa), phrase: s.phrase}
+		row.A, row.B = stats.Describe(xa).Mean, stats.Describe(xb).Mean
+		row.Ratio = ratio(row.A, row.B)
 		if okA && okB {
-			shares = append(shares, WhyRow{Name: s.name, Key: "bottleneck.figures." + s.key, A: va, B: vb, Ratio: ratio(va, vb), Share: true, phrase: s.phrase})
+			row.HasContrib = true
+			row.MSA, row.MSB = stats.Describe(ma).Mean, stats.Describe(mb).Mean
+			row.Contrib = stats.Difference(mb, ma)
+		} else {
+			contrib = false
 		}
+		shares = append(shares, row)
 	}
 	slices.SortStableFunc(costs, func(x, y WhyRow) int {
 		if x.Host != y.Host { // the server's and dbarena's own costs first
@@ -113,8 +210,26 @@ func Why(a, b []*summary.Run) []WhyRow {
 		}
 		return cmpDesc(distance(x), distance(y))
 	})
-	slices.SortStableFunc(shares, func(x, y WhyRow) int { return cmpDesc(math.Abs(x.B-x.A), math.Abs(y.B-y.A)) })
+	slices.SortStableFunc(shares, func(x, y WhyRow) int {
+		if contrib {
+			return cmpDesc(math.Abs(x.Contrib.Value), math.Abs(y.Contrib.Value))
+		}
+		return cmpDesc(math.Abs(x.B-x.A), math.Abs(y.B-y.A))
+	})
 	return append(costs, shares...)
+}
+
+// WhySessionMS is the session time per transaction (ms: threads / tps,
+// Little's law) of A's and B's rounds, their means and the difference
+// with its interval, which the shares' Contrib split by wait class; ok is
+// false when a round lacks threads or throughput.
+func WhySessionMS(a, b []*summary.Run) (msA, msB float64, diff stats.Diff, ok bool) {
+	xa, okA := sessionMS(a)
+	xb, okB := sessionMS(b)
+	if !okA || !okB || len(xa) == 0 || len(xb) == 0 {
+		return 0, 0, stats.Diff{}, false
+	}
+	return stats.Describe(xa).Mean, stats.Describe(xb).Mean, stats.Difference(xb, xa), true
 }
 
 func ratio(a, b float64) float64 {
@@ -128,8 +243,11 @@ func ratio(a, b float64) float64 {
 }
 
 // distance is how far a cost's ratio is from 1 (a cost that appears from
-// zero is the farthest).
+// zero is the farthest, unless its rounds do not tell it from zero).
 func distance(r WhyRow) float64 {
+	if r.zeroNoise {
+		return 0
+	}
 	if math.IsNaN(r.Ratio) {
 		return math.Inf(1)
 	}
@@ -158,25 +276,34 @@ const (
 
 // WhyReading is the one-line reading of Why's rows: the cost that differs
 // most and the wait share that differs most, when they pass the
-// thresholds. The time waiting for the client is the mirror of all the
-// server-side shares, so it is named only when no server-side share
-// passes: a hot row reads as more lock waits, not as less client wait.
+// thresholds; with intervals, a difference the interval does not bear
+// out is said to be within the noise of the rounds. The time waiting for
+// the client is the mirror of all the server-side shares, so it is named
+// only when no server-side share passes: a hot row reads as more lock
+// waits, not as less client wait.
 func WhyReading(rows []WhyRow) string {
 	var parts []string
 	for _, r := range rows {
-		if r.Share || r.Host {
+		if r.Share || r.Host || r.zeroNoise {
 			continue
 		}
 		what := strings.TrimSuffix(strings.TrimSuffix(r.Name, "/txn"), " us")
+		part := ""
 		switch {
 		case math.IsNaN(r.Ratio) && r.B > 0:
-			parts = append(parts, fmt.Sprintf("B has %s per transaction, A none", what))
+			part = fmt.Sprintf("B has %s per transaction, A none", what)
 		case r.Ratio >= WhyRatio:
-			parts = append(parts, fmt.Sprintf("B spends %.1fx more %s per transaction", r.Ratio, what))
+			part = fmt.Sprintf("B spends %.1fx more %s per transaction", r.Ratio, what)
 		case r.Ratio > 0 && r.Ratio <= 1/WhyRatio:
-			parts = append(parts, fmt.Sprintf("B spends %.1fx less %s per transaction", 1/r.Ratio, what))
+			part = fmt.Sprintf("B spends %.1fx less %s per transaction", 1/r.Ratio, what)
 		default:
 			parts = append(parts, "the costs per transaction are within 20%")
+		}
+		if part != "" {
+			if r.HasCI() && !r.Significant() {
+				part += " (within the noise of the rounds)"
+			}
+			parts = append(parts, part)
 		}
 		break
 	}
@@ -190,22 +317,25 @@ func WhyReading(rows []WhyRow) string {
 // clientShare is the key of the time sessions wait for the client.
 const clientShare = "bottleneck.figures.wait_client_pct"
 
-// shareReading words the wait share that differs most (rows are sorted
-// by points), preferring a server-side share over the client's; seen is
-// false when no share was compared.
+// shareReading words the wait share that differs most by points,
+// preferring a server-side share over the client's, whatever the rows'
+// order; seen is false when no share was compared.
 func shareReading(rows []WhyRow) (reading string, seen bool) {
 	var pick *WhyRow
 	for pass := 0; pass < 2 && pick == nil; pass++ {
+		var most *WhyRow
 		for i := range rows {
 			r := &rows[i]
 			if !r.Share || (pass == 0 && r.Key == clientShare) {
 				continue
 			}
 			seen = true
-			if math.Abs(r.B-r.A) >= WhyPoints {
-				pick = r
+			if most == nil || math.Abs(r.B-r.A) > math.Abs(most.B-most.A) {
+				most = r
 			}
-			break
+		}
+		if most != nil && math.Abs(most.B-most.A) >= WhyPoints {
+			pick = most
 		}
 	}
 	if pick == nil {
@@ -216,6 +346,63 @@ func shareReading(rows []WhyRow) (reading string, seen bool) {
 	if d < 0 {
 		dir = "less"
 	}
-	return fmt.Sprintf("B's sessions spend %.0f points %s of their time %s (%.0f%% vs %.0f%%)",
-		math.Abs(d), dir, pick.phrase, pick.B, pick.A), true
+	out := fmt.Sprintf("B's sessions spend %.0f points %s of their time %s (%.0f%% vs %.0f%%",
+		math.Abs(d), dir, pick.phrase, pick.B, pick.A)
+	if pick.HasContrib {
+		out += fmt.Sprintf(", %+.3g ms per transaction", pick.Contrib.Value)
+	}
+	if pick.HasCI() && !pick.Significant() {
+		out += "; within the noise of the rounds"
+	}
+	return out + ")", true
+}
+
+// WhyFigure is a WhyRow as JSON: figures without a value (a ratio to a
+// zero A) are left out.
+type WhyFigure struct {
+	Name string  `json:"name"`
+	Key  string  `json:"key"`
+	A    float64 `json:"a"`
+	B    float64 `json:"b"`
+	NA   int     `json:"rounds_a"`
+	NB   int     `json:"rounds_b"`
+	// Ratio is B/A with its interval (costs), Diff B-A with Welch's
+	// interval, whose significance marks the cost.
+	Ratio *stats.Ratio `json:"ratio,omitempty"`
+	Diff  *stats.Diff  `json:"diff,omitempty"`
+	// Points is B-A in percentage points with its interval (shares).
+	Points *stats.Diff `json:"points,omitempty"`
+	// ContribMS is a share's part of the difference in session time per
+	// transaction, ms, with its interval.
+	ContribMS *stats.Diff `json:"contrib_ms,omitempty"`
+	Host      bool        `json:"host,omitempty"`
+}
+
+// Figure returns the row as JSON.
+func (r WhyRow) Figure() WhyFigure {
+	f := WhyFigure{Name: r.Name, Key: r.Key, A: r.A, B: r.B, NA: r.NA, NB: r.NB, Host: r.Host}
+	finite := func(xs ...float64) bool {
+		for _, x := range xs {
+			if math.IsNaN(x) || math.IsInf(x, 0) {
+				return false
+			}
+		}
+		return true
+	}
+	if r.Share {
+		if p := r.Points; finite(p.Value, p.Low, p.High) {
+			f.Points = &p
+		}
+		if c := r.Contrib; r.HasContrib && finite(c.Value, c.Low, c.High) {
+			f.ContribMS = &c
+		}
+	} else {
+		if q := r.RatioCI; finite(q.Value, q.Low, q.High) {
+			f.Ratio = &q
+		}
+		if d := r.Diff; finite(d.Value, d.Low, d.High) {
+			f.Diff = &d
+		}
+	}
+	return f
 }

@@ -99,12 +99,14 @@ func (rep *Report) Charts() []Chart {
 			out = append(out, c)
 		}
 	}
+	out = append(out, rep.whyCharts()...)
 	if c, ok := rep.heatChart(); ok {
 		out = append(out, c)
 	}
 	for i, g := range rep.timeGroups() {
 		if c, ok := rep.overTimeChart(i, g); ok {
 			out = append(out, c)
+			out = append(out, rep.waitCharts(g)...) // under the throughput chart, on its time axis
 		}
 	}
 	for _, r := range rep.TimeSeries {

@@ -269,6 +269,7 @@ func TestComparisonChartsInChromium(t *testing.T) {
 				}
 				t.Run(fmt.Sprintf("%dpx", width), func(t *testing.T) {
 					checkComparisonCharts(t, figs, rep.Series, len(c.threads) == 1, c.rounds)
+					checkWhyCharts(t, figs)
 				})
 				if shots != "" {
 					saveShot(t, d, filepath.Join(shots, fmt.Sprintf("test-%s-%d.png", strings.ReplaceAll(c.name, " ", "-"), width)))
@@ -298,5 +299,57 @@ func saveShot(t *testing.T, d *webDriver, path string) {
 	}
 	if err := os.WriteFile(path, raw, 0o644); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// checkWhyCharts asserts the charts of issue #31 on a page of monitored
+// runs: a cost chart (two panels: costs normalised to A, wait shares)
+// and, right under an over-time chart, the PostgreSQL run's wait profile
+// (stacked areas), each with a legend outside its data areas and none of
+// its texts inside them but the tick labels' own.
+func checkWhyCharts(t *testing.T, figs []figureInfo) {
+	t.Helper()
+	var why, waits *figureInfo
+	for i := range figs {
+		f := &figs[i]
+		switch {
+		case f.ID == "chart-why-1":
+			why = f
+		case strings.HasPrefix(f.ID, "chart-waits-") && waits == nil:
+			waits = f
+			if i == 0 || !strings.HasPrefix(figs[i-1].ID, "chart-over-time-") && !strings.HasPrefix(figs[i-1].ID, "chart-waits-") {
+				t.Errorf("%s is not under an over-time chart", f.ID)
+			}
+		}
+	}
+	if why == nil || waits == nil {
+		t.Fatalf("cost chart %v, wait chart %v: want both", why != nil, waits != nil)
+	}
+	if why.Kind != "bars" || len(why.Plots) < 1 || len(why.Series) != 2 {
+		t.Errorf("%s: kind %s, %d panels, series %q", why.ID, why.Kind, len(why.Plots), why.Series)
+	}
+	if waits.Kind != "area" || len(waits.Plots) != 1 || !strings.Contains(waits.Caption, "on CPU") {
+		t.Errorf("%s: kind %s, %d panels, caption %q", waits.ID, waits.Kind, len(waits.Plots), waits.Caption)
+	}
+	for _, f := range []*figureInfo{why, waits} {
+		if len(f.Legend) != 4 {
+			t.Errorf("%s: no legend", f.ID)
+			continue
+		}
+		for _, p := range f.Plots {
+			if f.Legend[0] < p[2] && f.Legend[2] > p[0] && f.Legend[1] < p[3] && f.Legend[3] > p[1] {
+				t.Errorf("%s: legend %v overlaps data area %v", f.ID, f.Legend, p)
+			}
+		}
+		for _, s := range f.Series {
+			if slices.Contains(f.TextsInsidePlotArea, s) || !slices.Contains(f.LegendText, s) {
+				t.Errorf("%s: legend entry %q is not drawn outside the data areas", f.ID, s)
+			}
+		}
+		for _, s := range []string{"on CPU", "waiting for the client"} {
+			if f == waits && slices.Contains(f.TextsInsidePlotArea, s) {
+				t.Errorf("%s: legend text %q inside a data area", f.ID, s)
+			}
+		}
 	}
 }

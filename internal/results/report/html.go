@@ -43,13 +43,17 @@ type htmlPage struct {
 	Servers, Settings, Workloads Table
 	Summaries                    []Table
 	Relative                     Table
-	Micro                        []Table
-	Fingerprints                 []Table
-	Siege                        *Table
-	Sections                     []htmlSection
-	TPCC                         []tpccBlock
-	Host                         *Table
-	Runs                         Table
+	// Why are the comparisons' "where the difference comes from"
+	// tables (why.go); WhyCollapsed folds many of them.
+	Why          []Table
+	WhyCollapsed bool
+	Micro        []Table
+	Fingerprints []Table
+	Siege        *Table
+	Sections     []htmlSection
+	TPCC         []tpccBlock
+	Host         *Table
+	Runs         Table
 	// SeriesKey is each series with its colour in every chart.
 	SeriesKey []seriesKey
 }
@@ -80,6 +84,10 @@ func (rep *Report) WriteHTML(w io.Writer) error {
 	page := htmlPage{R: rep, Servers: rep.ServersTable(), Settings: rep.SettingsTable(), Workloads: rep.WorkloadTable(),
 		Summaries: rep.SummaryTables(), Relative: rep.RelativeTable(), Host: rep.HostTable(), Runs: rep.RunsTable()}
 	page.Nav = append(page.Nav, navItem{"context", "Context"}, navItem{"summary", "Summary"})
+	if page.Why = rep.WhyTables(); page.Why != nil {
+		page.WhyCollapsed = len(page.Why) > 6
+		page.Nav = append(page.Nav, navItem{"why", "Where the difference comes from"})
+	}
 	if page.Micro = rep.microTables(); page.Micro != nil {
 		page.Nav = append(page.Nav, navItem{summary.SectionMicro, "Micro suite"})
 	}

@@ -53,6 +53,12 @@ func (rep *Report) WriteMarkdown(w io.Writer, imgDir, imgRef string) error {
 	if t := rep.replayTable(); t != nil {
 		mdTable(b, *t)
 	}
+	if ts := rep.WhyTables(); ts != nil {
+		b.WriteString("## Where the difference comes from\n\n")
+		for _, t := range ts {
+			mdTable(b, t)
+		}
+	}
 	if ts := rep.microTables(); ts != nil {
 		b.WriteString("## Micro suite\n\n")
 		for _, t := range ts {
@@ -309,7 +315,7 @@ func (rep *Report) WriteJSON(w io.Writer) error {
 		doc.Cells = append(doc.Cells, jc)
 	}
 	for _, r := range rep.Relatives {
-		jr := jsonRelative{r, Verdict(r.TPS), Verdict(r.P95)}
+		jr := jsonRelative{Relative: r, TPSVerdict: Verdict(r.TPS), P95Verdict: Verdict(r.P95), Why: rep.jsonWhy(r)}
 		jr.TPS, jr.P95 = finite(r.TPS), finite(r.P95)
 		doc.Relatives = append(doc.Relatives, jr)
 	}
@@ -335,4 +341,7 @@ type jsonRelative struct {
 	Relative
 	TPSVerdict string `json:"tps_verdict"`
 	P95Verdict string `json:"p95_verdict"`
+	// Why is where the difference comes from (why.go), when both cells
+	// have the monitor's figures.
+	Why *whyJSON `json:"why,omitempty"`
 }

@@ -17,6 +17,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/dbarena/dbarena/internal/measure/monitor"
 	"github.com/dbarena/dbarena/internal/results/store"
 	"github.com/dbarena/dbarena/internal/results/summary"
 )
@@ -138,7 +139,8 @@ func Run(i int, workload, flavor, version string, threads int, tps float64, inte
 		Dbarena: summary.Dbarena{Version: "v0.3.0", Command: []string{"dbarena", "run", workload,
 			"--target", fmt.Sprintf("%s://dbarena:%s@127.0.0.1:%d/sbtest", scheme, Password, port), "--password", Password}},
 		Monitor: &summary.Monitor{Avg: map[string]float64{}, Max: map[string]float64{},
-			PerTxn: map[string]float64{"server_cpu_us": 180 + float64(threads)}},
+			PerTxn: map[string]float64{"server_cpu_us": 180 + float64(threads), "client_cpu_us": 20 + float64(i%3),
+				"fsyncs": 0.9 + 0.01*float64(i%3), "disk_write_kb": 4}},
 	}
 	for k := 1; k <= intervals; k++ {
 		wob := 1 + 0.05*math.Sin(float64(k+i))
@@ -153,13 +155,32 @@ func Run(i int, workload, flavor, version string, threads int, tps float64, inte
 			"disk.vda.util":    20 + 30*math.Abs(math.Sin(float64(k)/3)),
 			"server.cpu":       30 * math.Sqrt(float64(threads)) * wob,
 		}
+		waits(v, flavor, threads, wob)
 		r.Monitor.Samples = append(r.Monitor.Samples, summary.Sample{TS: float64(k), Values: v})
 		for key, x := range v {
 			r.Monitor.Avg[key] += x / float64(intervals)
 			r.Monitor.Max[key] = math.Max(r.Monitor.Max[key], x)
 		}
 	}
+	r.Bottleneck = monitor.Verdict(r)
 	return r
+}
+
+// waits adds a sample's wait profile: PostgreSQL's shares of backend time
+// (lock waits growing with the threads), the MySQL family's row-lock waits.
+func waits(v map[string]float64, flavor string, threads int, wob float64) {
+	if flavor != "postgres" {
+		v["wait.row_lock_ms"] = 2 * float64(threads) * wob
+		v["wait.row_lock_sessions"] = 0.002 * float64(threads)
+		return
+	}
+	lock := math.Min(40, 2*float64(threads)) * wob
+	cpu, io := 30.0, 8.0
+	v["wait.ticks"], v["wait.sessions"] = 10, float64(threads)
+	v["wait.cpu"], v["wait.io"], v["wait.lock"], v["wait.lwlock"] = cpu, io, lock, 2
+	v["wait.client"] = 100 - cpu - io - lock - 2
+	v["wait.event.Lock:transactionid"] = lock
+	v["wait.event.IO:WALSync"] = io
 }
 
 // TPCCRun returns a TPC-C run with its five transactions, checks (one
