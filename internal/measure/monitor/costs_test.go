@@ -1,6 +1,7 @@
 package monitor
 
 import (
+	"math"
 	"testing"
 
 	"github.com/dbarena/dbarena/internal/results/summary"
@@ -24,5 +25,37 @@ func TestPerTxnServerCosts(t *testing.T) {
 	expect(t, pt, map[string]float64{"buffer_misses": 0.2, "rows_examined": 10, "wal_kb": 0.2, "wal_records": 4})
 	if _, ok := PerTxn(mysqlish, 100, nil)["wal_records"]; ok {
 		t.Error("wal_records without the counter")
+	}
+}
+
+// TestRowLockGaugePace: the gauge is read fast from the start and after a
+// wait begins, slow after rowLockQuietTicks quiet readings; its average is
+// weighted by the time each reading covers.
+func TestRowLockGaugePace(t *testing.T) {
+	g := rowLockGauge{begun: -1, fast: true}
+	for i := 0; i < rowLockQuietTicks-1; i++ {
+		if !g.add(0, 7, 0.1) {
+			t.Fatalf("slow after %d quiet readings", i+1)
+		}
+	}
+	if g.add(0, 7, 0.1) {
+		t.Fatal("still fast after the quiet readings")
+	}
+	if g.add(0, 7, 1) {
+		t.Fatal("fast without a wait")
+	}
+	// A wait begun and ended between two slow readings: fast again.
+	if !g.add(0, 8, 1) {
+		t.Fatal("slow after a wait began")
+	}
+	if !g.add(4, 8, 0.1) {
+		t.Fatal("slow while sessions wait")
+	}
+	avg, ok := g.take()
+	if !ok || math.Abs(avg-0.4/3.1) > 1e-9 {
+		t.Errorf("average %v (%v), want %v", avg, ok, 0.4/3.1)
+	}
+	if _, ok := g.take(); ok {
+		t.Error("an average without readings")
 	}
 }

@@ -36,8 +36,11 @@ type WaitSummarySource interface {
 	// RowLockTimeQuery returns one row of name and cumulative milliseconds
 	// spent waiting for row locks; the figure kept without performance_schema.
 	RowLockTimeQuery() string
-	// RowLockWaitsQuery returns one row of name and the number of sessions
-	// waiting for a row lock now; sampled every WaitSampleEvery.
+	// RowLockWaitsQuery returns rows of name and value: the number of
+	// sessions waiting for a row lock now (a name ending in
+	// "current_waits") and the number of row-lock waits begun so far (any
+	// other name); read every WaitSampleEvery while sessions wait, every
+	// RowLockQuietEvery while none does.
 	RowLockWaitsQuery() string
 	// WaitClass returns the class of an instrument name (see Wait keys).
 	WaitClass(event string) string
@@ -246,7 +249,8 @@ func (s *SessionWaits) Close() error {
 // sessions waited for InnoDB row locks (the server counts each wait in
 // whole milliseconds, so short waits count as none), and
 // wait.row_lock_sessions the average number of sessions waiting for a
-// row lock, read every WaitSampleEvery.
+// row lock, read every WaitSampleEvery while sessions wait for row locks
+// and every RowLockQuietEvery while none does (see rowLockGauge).
 type SummaryWaits struct {
 	db      *sql.DB
 	src     WaitSummarySource
@@ -256,11 +260,69 @@ type SummaryWaits struct {
 	at      time.Time
 	started bool
 
-	mu      sync.Mutex
-	ticks   int
-	waiting float64
-	stop    chan struct{}
-	done    chan struct{}
+	mu    sync.Mutex
+	gauge rowLockGauge
+	stop  chan struct{}
+	done  chan struct{}
+}
+
+// RowLockQuietEvery is how often the row-lock gauge is read while no
+// session waits for a row lock: SHOW GLOBAL STATUS sums every session's
+// status and InnoDB's, a cost better not paid ten times a second for a
+// gauge that stays at zero.
+const RowLockQuietEvery = time.Second
+
+// rowLockQuietTicks is the number of fast readings without a row-lock
+// wait after which the gauge goes back to RowLockQuietEvery.
+const rowLockQuietTicks = 10
+
+// rowLockGauge integrates the number of sessions waiting for a row lock
+// over time, from readings taken at a varying pace. A reading that finds
+// no session waiting and no wait begun since the previous one proves the
+// gauge was zero in between (a session that waits counts in
+// Innodb_row_lock_waits as it starts waiting), so slow readings lose
+// nothing while nothing waits; the first wait seen switches to fast ones.
+type rowLockGauge struct {
+	// waiting is the integral (sessions x seconds), span its seconds.
+	waiting, span float64
+	// begun is the last count of waits begun, -1 before the first reading.
+	begun float64
+	// fast is true while reading every WaitSampleEvery; quiet counts the
+	// fast readings in a row that saw no wait.
+	fast  bool
+	quiet int
+}
+
+// add counts a reading of current waiting sessions and of waits begun,
+// dt seconds after the previous one, and returns whether the next
+// reading should come fast.
+func (g *rowLockGauge) add(current, begun, dt float64) bool {
+	active := current > 0 || (g.begun >= 0 && begun != g.begun)
+	g.begun = begun
+	if dt > 0 {
+		g.waiting += current * dt
+		g.span += dt
+	}
+	switch {
+	case active:
+		g.fast, g.quiet = true, 0
+	case g.fast:
+		g.quiet++
+		if g.quiet >= rowLockQuietTicks {
+			g.fast = false
+		}
+	}
+	return g.fast
+}
+
+// take returns the average number of waiting sessions since the last
+// take and starts a new average; ok is false without a reading.
+func (g *rowLockGauge) take() (avg float64, ok bool) {
+	if g.span > 0 {
+		avg, ok = g.waiting/g.span, true
+	}
+	g.waiting, g.span = 0, 0
+	return avg, ok
 }
 
 var _ Sampler = (*SummaryWaits)(nil)
@@ -274,7 +336,8 @@ func NewSummaryWaits(ctx context.Context, src WaitSummarySource, db *sql.DB, eve
 	if every <= 0 {
 		every = WaitSampleEvery
 	}
-	s := &SummaryWaits{db: db, src: src, stop: make(chan struct{}), done: make(chan struct{})}
+	s := &SummaryWaits{db: db, src: src, gauge: rowLockGauge{begun: -1, fast: true},
+		stop: make(chan struct{}), done: make(chan struct{})}
 	var v sql.NullString
 	err := db.QueryRowContext(ctx, src.WaitsEnabledQuery()).Scan(&v)
 	if err == nil {
@@ -285,10 +348,14 @@ func NewSummaryWaits(ctx context.Context, src WaitSummarySource, db *sql.DB, eve
 	return s, s.enabled, err
 }
 
+// loop reads the row-lock gauge every every while sessions wait for row
+// locks, every RowLockQuietEvery (or every, when longer) while none does.
 func (s *SummaryWaits) loop(every time.Duration) {
 	defer close(s.done)
-	t := time.NewTicker(every)
+	quiet := max(RowLockQuietEvery, every)
+	t := time.NewTimer(every)
 	defer t.Stop()
+	last := time.Now()
 	for {
 		select {
 		case <-s.stop:
@@ -296,19 +363,53 @@ func (s *SummaryWaits) loop(every time.Duration) {
 		case <-t.C:
 		}
 		ctx, cancel := context.WithTimeout(context.Background(), DefaultTimeout)
-		var name, value string
-		err := s.db.QueryRowContext(ctx, s.src.RowLockWaitsQuery()).Scan(&name, &value)
+		current, begun, err := s.readRowLocks(ctx)
 		cancel()
+		now := time.Now()
+		next := every
+		if err == nil {
+			s.mu.Lock()
+			if !s.gauge.add(current, begun, now.Sub(last).Seconds()) {
+				next = quiet
+			}
+			s.mu.Unlock()
+		}
+		last = now
+		t.Reset(next)
+	}
+}
+
+// readRowLocks reads the number of sessions waiting for a row lock and
+// the number of row-lock waits begun.
+func (s *SummaryWaits) readRowLocks(ctx context.Context) (current, begun float64, err error) {
+	rows, err := s.db.QueryContext(ctx, s.src.RowLockWaitsQuery())
+	if err != nil {
+		return 0, 0, err
+	}
+	defer rows.Close()
+	seen := false
+	for rows.Next() {
+		var name, value string
+		if err := rows.Scan(&name, &value); err != nil {
+			return 0, 0, err
+		}
+		n, err := strconv.ParseFloat(value, 64)
 		if err != nil {
 			continue
 		}
-		if n, err := strconv.ParseFloat(value, 64); err == nil {
-			s.mu.Lock()
-			s.ticks++
-			s.waiting += n
-			s.mu.Unlock()
+		if strings.HasSuffix(strings.ToLower(name), "current_waits") {
+			current, seen = n, true
+		} else {
+			begun = n
 		}
 	}
+	if err := rows.Err(); err != nil {
+		return 0, 0, err
+	}
+	if !seen {
+		return 0, 0, fmt.Errorf("no current row-lock waits in %q", s.src.RowLockWaitsQuery())
+	}
+	return current, begun, nil
 }
 
 // Name implements Sampler.
@@ -353,11 +454,10 @@ func (s *SummaryWaits) Sample(ctx context.Context, now time.Time, out map[string
 		}
 	}
 	s.mu.Lock()
-	ticks, waiting := s.ticks, s.waiting
-	s.ticks, s.waiting = 0, 0
+	waiting, ok := s.gauge.take()
 	s.mu.Unlock()
-	if s.started && ticks > 0 {
-		out["wait.row_lock_sessions"] = waiting / float64(ticks)
+	if s.started && ok {
+		out["wait.row_lock_sessions"] = waiting
 	}
 	if s.started {
 		if secs := now.Sub(s.at).Seconds(); secs > 0 {
