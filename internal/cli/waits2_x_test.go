@@ -1,0 +1,116 @@
+package cli
+
+import (
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/dbarena/dbarena/internal/server/sandbox"
+	"github.com/dbarena/dbarena/internal/server/target"
+)
+
+// perfSchemaWaits are the settings that give a MariaDB sandbox the full
+// wait profile: performance_schema on, every wait instrument enabled.
+var perfSchemaWaits = []sandbox.Setting{
+	{Key: "performance_schema", Value: "ON"},
+	{Key: "performance-schema-instrument", Value: "wait/%=ON"},
+}
+
+// TestBottleneckHotRowMariaDBPerfSchema: with performance_schema's wait
+// instruments on, the hot row is still lock-bound and the verdict names
+// performance_schema's top wait events, not only the row-lock fallback.
+func TestBottleneckHotRowMariaDBPerfSchema(t *testing.T) {
+	tg := bottleneckSandbox(t, "w2hotps", target.FlavorMariaDB, sandbox.ProfileFast, perfSchemaWaits...)
+	v, reason, out := scriptRun(t, tg, hotRowScript, 8)
+	if v != "lock" {
+		t.Errorf("hot row: verdict %s (%s), want lock\n%s", v, reason, tail(out, 30))
+	}
+	if strings.Contains(out, "performance_schema is off") || !strings.Contains(out, "performance_schema waits:") {
+		t.Errorf("no performance_schema waits in the verdict:\n%s", tail(out, 30))
+	}
+	if !strings.Contains(out, "top waits:\n      wait/") {
+		t.Errorf("the verdict names no performance_schema wait event:\n%s", tail(out, 30))
+	}
+}
+
+// compareScripts runs script a on target ta and script b on tb (threads
+// clients, 5 s each) into one results store and returns compare's output.
+func compareScripts(t *testing.T, ta, a, tb, b string, threads int) string {
+	t.Helper()
+	dir := t.TempDir()
+	results := filepath.Join(dir, "results.db")
+	for i, run := range []struct{ tg, script string }{{ta, a}, {tb, b}} {
+		file := filepath.Join(dir, strconv.Itoa(i)+".sql")
+		if err := os.WriteFile(file, []byte(run.script), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		dbarena(t, "run", "script", "--file", file, run.tg, "--threads", strconv.Itoa(threads), "--time", "5",
+			"--report-interval", "1", "--results", results).mustSucceed(t)
+	}
+	r := dbarena(t, "compare", "1", "2", "--results", results).mustSucceed(t)
+	if !strings.Contains(r.stdout, "Where the difference comes from") {
+		t.Fatalf("compare has no why table:\n%s", tail(r.stdout, 25))
+	}
+	return r.stdout
+}
+
+// whyRatio returns the B/A column of the why table's row named name.
+func whyRatio(t *testing.T, out, name string) float64 {
+	t.Helper()
+	for _, line := range strings.Split(out, "\n") {
+		if rest, ok := strings.CutPrefix(strings.TrimSpace(line), name); ok {
+			f := strings.Fields(rest)
+			if len(f) == 3 {
+				if x, err := strconv.ParseFloat(strings.TrimSuffix(f[2], "x"), 64); err == nil {
+					return x
+				}
+			}
+		}
+	}
+	t.Fatalf("no ratio for %q in:\n%s", name, tail(out, 25))
+	return 0
+}
+
+// checkDurableWhy: relaxed commit (B) against durable (A) is read as
+// fewer fsyncs per transaction.
+func checkDurableWhy(t *testing.T, out string) {
+	t.Helper()
+	if !strings.Contains(out, "reading: B spends") || !strings.Contains(out, "less fsyncs per transaction") {
+		t.Errorf("compare does not name the fsyncs:\n%s", tail(out, 25))
+	}
+	if r := whyRatio(t, out, "fsyncs/txn"); r > 0.5 {
+		t.Errorf("fsyncs/txn ratio %.2f, want well under 1", r)
+	}
+	t.Logf("server CPU us/txn B/A: %.2f", whyRatio(t, out, "server CPU us/txn"))
+}
+
+// TestCompareWhyDurableCommitPostgres: synchronous_commit on (A) against
+// off (B) through compare.
+func TestCompareWhyDurableCommitPostgres(t *testing.T) {
+	durable := bottleneckSandbox(t, "w2syncon", target.FlavorPostgres, sandbox.ProfileDurable)
+	relaxed := bottleneckSandbox(t, "w2syncoff", target.FlavorPostgres, sandbox.ProfileDurable,
+		sandbox.Setting{Key: "synchronous_commit", Value: "off"})
+	checkDurableWhy(t, compareScripts(t, durable, updateScript, relaxed, updateScript, 4))
+}
+
+// TestCompareWhyDurableCommitMariaDB: innodb_flush_log_at_trx_commit=1 and
+// sync_binlog=1 (A) against both at 0 (B) through compare.
+func TestCompareWhyDurableCommitMariaDB(t *testing.T) {
+	durable := bottleneckSandbox(t, "w2durmy", target.FlavorMariaDB, sandbox.ProfileDurable)
+	relaxed := bottleneckSandbox(t, "w2relmy", target.FlavorMariaDB, sandbox.ProfileDurable,
+		sandbox.Setting{Key: "innodb_flush_log_at_trx_commit", Value: "0"}, sandbox.Setting{Key: "sync_binlog", Value: "0"})
+	checkDurableWhy(t, compareScripts(t, durable, updateScript, relaxed, updateScript, 4))
+}
+
+// TestCompareWhyHotRowMariaDB: spread rows (A) against a hot row (B) on
+// MariaDB through compare: the row-lock waits are where the difference
+// comes from.
+func TestCompareWhyHotRowMariaDB(t *testing.T) {
+	tg := bottleneckSandbox(t, "w2whymy", target.FlavorMariaDB, sandbox.ProfileFast)
+	out := compareScripts(t, tg, spreadRowScript, tg, hotRowScript, 8)
+	if !strings.Contains(out, "more of their time in row-lock waits") {
+		t.Errorf("compare does not name the row-lock waits:\n%s", tail(out, 25))
+	}
+}
