@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/dbarena/dbarena/internal/results/summary"
 	"github.com/dbarena/dbarena/internal/server/sandbox"
 	"github.com/dbarena/dbarena/internal/server/target"
 )
@@ -118,6 +119,13 @@ func TestCompareWhyHotRowMariaDB(t *testing.T) {
 // returns the stored run's per-transaction costs.
 func scriptPerTxn(t *testing.T, tg, script string, threads int) map[string]float64 {
 	t.Helper()
+	return scriptMonitor(t, tg, script, threads).PerTxn
+}
+
+// scriptMonitor runs a script on threads clients for a few seconds and
+// returns the stored run's monitor section.
+func scriptMonitor(t *testing.T, tg, script string, threads int) *summary.Monitor {
+	t.Helper()
 	dir := t.TempDir()
 	file := filepath.Join(dir, "w.sql")
 	if err := os.WriteFile(file, []byte(script), 0o644); err != nil {
@@ -130,12 +138,14 @@ func scriptPerTxn(t *testing.T, tg, script string, threads int) map[string]float
 	if run.Monitor == nil || run.Monitor.PerTxn == nil {
 		t.Fatalf("no per_txn figures")
 	}
-	return run.Monitor.PerTxn
+	return run.Monitor
 }
 
 // TestPerTxnServerCounts: a point select examines about one row per
 // transaction; an update writes WAL (PostgreSQL: WAL records) every
-// transaction; both flavors report buffer pool misses.
+// transaction; both flavors report buffer pool misses. The wait profile
+// says what its readings cost, and MariaDB's row-lock gauge is read once
+// a second without row-lock waits, ten times with them.
 func TestPerTxnServerCounts(t *testing.T) {
 	const pointSelect = "\\set aid random(1, 100000)\nSELECT abalance FROM pgbench_accounts WHERE aid = :aid;\n"
 	for _, c := range []struct {
@@ -144,7 +154,19 @@ func TestPerTxnServerCounts(t *testing.T) {
 	}{{"w2costmy", target.FlavorMariaDB}, {"w2costpg", target.FlavorPostgres}} {
 		t.Run(string(c.flavor), func(t *testing.T) {
 			tg := bottleneckSandbox(t, c.name, c.flavor, sandbox.ProfileFast)
-			pt := scriptPerTxn(t, tg, pointSelect, 2)
+			m := scriptMonitor(t, tg, pointSelect, 2)
+			pt := m.PerTxn
+			// The wait profile's readings: PostgreSQL's sessions ten a
+			// second; MariaDB's row-lock gauge once a second while no
+			// session waits for a row lock.
+			readings := m.Avg["monitor.wait_readings"]
+			if c.flavor == target.FlavorPostgres && (readings < 5 || readings > 11) ||
+				c.flavor == target.FlavorMariaDB && (readings < 0.5 || readings > 2.5) {
+				t.Errorf("point select: %.1f wait readings a second", readings)
+			}
+			if _, ok := m.Avg["monitor.wait_query_ms"]; !ok || m.Avg["monitor.sample_ms"] <= 0 {
+				t.Errorf("no sampling cost figures: %v", m.Avg)
+			}
 			// PostgreSQL publishes statistics up to a second late: the
 			// last interval's rows may be missing.
 			if r, ok := pt["rows_examined"]; !ok || r < 0.6 || r > 2 {
@@ -164,6 +186,11 @@ func TestPerTxnServerCounts(t *testing.T) {
 				if r := pt["wal_records"]; r < 1 {
 					t.Errorf("update: %.2f WAL records per transaction, want at least 1: %v", r, pt)
 				}
+				return
+			}
+			// Sessions waiting for a row lock: the gauge is read ten times a second.
+			if r := scriptMonitor(t, tg, hotRowScript, 8).Avg["monitor.wait_readings"]; r < 5 {
+				t.Errorf("hot row: %.1f row-lock readings a second, want about 10", r)
 			}
 		})
 	}

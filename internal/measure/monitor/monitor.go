@@ -106,6 +106,9 @@ func (m *Monitor) read(ctx context.Context) map[string]float64 {
 			m.Note("%s: %v", s.Name(), err)
 		}
 	}
+	// What this round of sampling took (wall time, server queries
+	// included): what sampling adds to each interval.
+	out["monitor.sample_ms"] = float64(time.Since(now).Microseconds()) / 1000
 	return out
 }
 

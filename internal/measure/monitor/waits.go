@@ -146,12 +146,42 @@ type SessionWaits struct {
 	mu    sync.Mutex
 	tally sessionTally
 	err   error
+	cost  readingCost
 
 	stop chan struct{}
 	done chan struct{}
 }
 
 var _ Sampler = (*SessionWaits)(nil)
+
+// readingCost is what the frequent readings of a wait sampler cost: their
+// number and the wall time they took, between two interval samples.
+type readingCost struct {
+	readings int
+	spent    time.Duration
+	at       time.Time // the previous interval sample
+}
+
+// add counts one reading that took d.
+func (c *readingCost) add(d time.Duration) {
+	c.readings++
+	c.spent += d
+}
+
+// figures adds monitor.wait_readings (readings per second) and
+// monitor.wait_query_ms (milliseconds of wall time per second spent on
+// them: an upper bound of the server's and dbarena's time for them, as
+// they run one at a time on one connection) over the time since the
+// previous call, and starts counting anew.
+func (c *readingCost) figures(now time.Time, out map[string]float64) {
+	if !c.at.IsZero() {
+		if secs := now.Sub(c.at).Seconds(); secs > 0 {
+			out["monitor.wait_readings"] = float64(c.readings) / secs
+			out["monitor.wait_query_ms"] = c.spent.Seconds() * 1000 / secs
+		}
+	}
+	c.readings, c.spent, c.at = 0, 0, now
+}
 
 // NewSessionWaits starts sampling src's sessions of database through db (a
 // pool of its own, which Close closes) every every (WaitSampleEvery when 0).
@@ -179,9 +209,12 @@ func (s *SessionWaits) loop() {
 		case <-t.C:
 		}
 		ctx, cancel := context.WithTimeout(context.Background(), DefaultTimeout)
+		start := time.Now()
 		tick, err := s.read(ctx)
+		took := time.Since(start)
 		cancel()
 		s.mu.Lock()
+		s.cost.add(took)
 		if err != nil {
 			if s.err == nil {
 				s.err = err
@@ -219,11 +252,13 @@ func (s *SessionWaits) read(ctx context.Context) (sessionTally, error) {
 	return tick, rows.Err()
 }
 
-// Sample implements Sampler: the shares since the previous call.
-func (s *SessionWaits) Sample(_ context.Context, _ time.Time, out map[string]float64) error {
+// Sample implements Sampler: the shares since the previous call, and
+// what the readings cost (readingCost).
+func (s *SessionWaits) Sample(_ context.Context, now time.Time, out map[string]float64) error {
 	s.mu.Lock()
 	t, err := s.tally, s.err
 	s.tally, s.err = newSessionTally(), nil
+	s.cost.figures(now, out)
 	s.mu.Unlock()
 	t.figures(out)
 	return err
@@ -262,6 +297,7 @@ type SummaryWaits struct {
 
 	mu    sync.Mutex
 	gauge rowLockGauge
+	cost  readingCost
 	stop  chan struct{}
 	done  chan struct{}
 }
@@ -277,7 +313,8 @@ const RowLockQuietEvery = time.Second
 const rowLockQuietTicks = 10
 
 // rowLockGauge integrates the number of sessions waiting for a row lock
-// over time, from readings taken at a varying pace. A reading that finds
+// over time, from readings taken at a varying pace; it starts slow (the
+// first reading comes after WaitSampleEvery all the same). A reading that finds
 // no session waiting and no wait begun since the previous one proves the
 // gauge was zero in between (a session that waits counts in
 // Innodb_row_lock_waits as it starts waiting), so slow readings lose
@@ -336,7 +373,7 @@ func NewSummaryWaits(ctx context.Context, src WaitSummarySource, db *sql.DB, eve
 	if every <= 0 {
 		every = WaitSampleEvery
 	}
-	s := &SummaryWaits{db: db, src: src, gauge: rowLockGauge{begun: -1, fast: true},
+	s := &SummaryWaits{db: db, src: src, gauge: rowLockGauge{begun: -1},
 		stop: make(chan struct{}), done: make(chan struct{})}
 	var v sql.NullString
 	err := db.QueryRowContext(ctx, src.WaitsEnabledQuery()).Scan(&v)
@@ -363,17 +400,17 @@ func (s *SummaryWaits) loop(every time.Duration) {
 		case <-t.C:
 		}
 		ctx, cancel := context.WithTimeout(context.Background(), DefaultTimeout)
+		start := time.Now()
 		current, begun, err := s.readRowLocks(ctx)
 		cancel()
 		now := time.Now()
 		next := every
-		if err == nil {
-			s.mu.Lock()
-			if !s.gauge.add(current, begun, now.Sub(last).Seconds()) {
-				next = quiet
-			}
-			s.mu.Unlock()
+		s.mu.Lock()
+		s.cost.add(now.Sub(start))
+		if err == nil && !s.gauge.add(current, begun, now.Sub(last).Seconds()) {
+			next = quiet
 		}
+		s.mu.Unlock()
 		last = now
 		t.Reset(next)
 	}
@@ -455,6 +492,7 @@ func (s *SummaryWaits) Sample(ctx context.Context, now time.Time, out map[string
 	}
 	s.mu.Lock()
 	waiting, ok := s.gauge.take()
+	s.cost.figures(now, out)
 	s.mu.Unlock()
 	if s.started && ok {
 		out["wait.row_lock_sessions"] = waiting
