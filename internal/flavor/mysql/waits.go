@@ -26,11 +26,13 @@ func (Dialect) WaitSummaryQuery() string {
 // row locks (the fallback without performance_schema).
 func (Dialect) RowLockTimeQuery() string { return "SHOW GLOBAL STATUS LIKE 'Innodb_row_lock_time'" }
 
-// RowLockWaitsQuery returns a query of one row: the name and the value
-// of the number of sessions waiting for an InnoDB row lock now, which the
-// wait profile samples many times a second.
+// RowLockWaitsQuery returns a query of rows of name and value: the
+// number of sessions waiting for an InnoDB row lock now
+// (Innodb_row_lock_current_waits) and the number of row-lock waits begun
+// so far (Innodb_row_lock_waits), which the wait profile reads many times
+// a second while sessions wait and once a second while none does.
 func (Dialect) RowLockWaitsQuery() string {
-	return "SHOW GLOBAL STATUS LIKE 'Innodb_row_lock_current_waits'"
+	return "SHOW GLOBAL STATUS WHERE Variable_name IN ('Innodb_row_lock_current_waits', 'Innodb_row_lock_waits')"
 }
 
 // WaitClass returns the class of a performance_schema wait instrument:

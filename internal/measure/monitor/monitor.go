@@ -106,6 +106,9 @@ func (m *Monitor) read(ctx context.Context) map[string]float64 {
 			m.Note("%s: %v", s.Name(), err)
 		}
 	}
+	// What this round of sampling took (wall time, server queries
+	// included): what sampling adds to each interval.
+	out["monitor.sample_ms"] = float64(time.Since(now).Microseconds()) / 1000
 	return out
 }
 
@@ -196,8 +199,8 @@ var fsyncKeys = [...]string{"counter.Innodb_data_fsyncs", "counter.wal_sync"}
 
 // PerTxn returns costs per event: "server_cpu_us" and "client_cpu_us"
 // (CPU microseconds of the server process and of dbarena), "disk_read_kb"
-// and "disk_write_kb" (KB of 1024 bytes on disks) and "fsyncs" (the
-// server's fsync counter). Figures whose keys were never sampled are left
+// and "disk_write_kb" (KB of 1024 bytes on disks), "fsyncs" (the
+// server's fsync counter) and the server's own counts (serverCostKeys). Figures whose keys were never sampled are left
 // out; nil when events is 0.
 func PerTxn(samples []summary.Sample, events int64, disks []string) map[string]float64 {
 	if events <= 0 || len(samples) == 0 {
@@ -233,7 +236,48 @@ func PerTxn(samples []summary.Sample, events int64, disks []string) map[string]f
 			break
 		}
 	}
+	for name, keys := range serverCostKeys {
+		for _, alt := range keys {
+			var sum float64
+			found := false
+			for _, key := range alt.keys {
+				if t, ok := total(samples, w, key); ok {
+					sum += t
+					found = true
+				}
+			}
+			if found {
+				out[name] = sum * alt.scale / n
+				break
+			}
+		}
+	}
 	return out
+}
+
+// costSource is one way of counting a per-transaction cost: the sum of
+// counters (per-second keys) times scale.
+type costSource struct {
+	keys  []string
+	scale float64
+}
+
+// serverCostKeys are the per-transaction costs read from the server's
+// counters, each with its sources by family, the first sampled one used:
+// "buffer_misses" (pages read from disk into the buffer pool: InnoDB's
+// Innodb_buffer_pool_reads, PostgreSQL's blks_read of the workload's
+// database, which includes reads served by the OS page cache),
+// "rows_examined" (rows the storage engine handed to the SQL layer:
+// the Handler_read_* sum, PostgreSQL's tup_returned), "wal_kb" (KB of
+// redo or WAL written: Innodb_os_log_written, the growth of the WAL
+// position) and "wal_records" (PostgreSQL's pg_stat_wal.wal_records).
+var serverCostKeys = map[string][]costSource{
+	"buffer_misses": {{[]string{"counter.Innodb_buffer_pool_reads"}, 1}, {[]string{"counter.blks_read"}, 1}},
+	"rows_examined": {{[]string{"counter.Handler_read_first", "counter.Handler_read_key", "counter.Handler_read_last",
+		"counter.Handler_read_next", "counter.Handler_read_prev", "counter.Handler_read_rnd", "counter.Handler_read_rnd_next"}, 1},
+		{[]string{"counter.tup_returned"}, 1}},
+	"wal_kb":      {{[]string{"counter.Innodb_os_log_written"}, 1.0 / 1024}, {[]string{"counter.wal_bytes"}, 1.0 / 1024}},
+	"wal_records": {{[]string{"counter.wal_records"}, 1}},
 }
 
 // sampledDisks lists the devices in the samples, without stacked devices

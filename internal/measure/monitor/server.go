@@ -139,8 +139,9 @@ func (s *MySQLStatus) Sample(ctx context.Context, now time.Time, out map[string]
 // (the workload's database), the checkpointer and background writer
 // (pg_stat_bgwriter before 17, pg_stat_checkpointer since; the names are
 // those before 17 either way), WAL bytes (the growth of
-// pg_current_wal_lsn) and WAL fsyncs (pg_stat_wal, 14 to 17; pg_stat_io
-// since 18). PostgreSQL publishes a backend's statistics up to a second
+// pg_current_wal_lsn), WAL records, writes and fsyncs (pg_stat_wal, 14
+// to 17; pg_stat_io since 18) and relation I/O of every backend type
+// (pg_stat_io, 16 and later). PostgreSQL publishes a backend's statistics up to a second
 // late, so per-interval rates of pg_stat_database are lumpy.
 type PostgresStats struct {
 	db       *sql.DB
@@ -214,10 +215,25 @@ func pgQueries(version int) []pgQuery {
 			optional: true,
 		})
 	case version >= 140000:
+		// The times are milliseconds, counted with track_wal_io_timing on.
 		qs = append(qs, pgQuery{
 			name:     "pg_stat_wal",
-			sql:      `SELECT wal_records, wal_fpi, wal_write, wal_sync FROM pg_stat_wal`,
-			cols:     []string{"wal_records", "wal_fpi", "wal_write", "wal_sync"},
+			sql:      `SELECT wal_records, wal_fpi, wal_write, wal_sync, wal_buffers_full, wal_write_time, wal_sync_time FROM pg_stat_wal`,
+			cols:     []string{"wal_records", "wal_fpi", "wal_write", "wal_sync", "wal_buffers_full", "wal_write_time", "wal_sync_time"},
+			optional: true,
+		})
+	}
+	if version >= 160000 {
+		// Relation I/O of every backend type (the WAL's own rows, since 18,
+		// are in pg_stat_wal's figures above); the times are milliseconds,
+		// counted with track_io_timing on.
+		qs = append(qs, pgQuery{
+			name: "pg_stat_io",
+			sql: `SELECT COALESCE(sum(reads), 0), COALESCE(sum(writes), 0), COALESCE(sum(extends), 0),
+				COALESCE(sum(fsyncs), 0), COALESCE(sum(hits), 0), COALESCE(sum(evictions), 0),
+				COALESCE(sum(read_time), 0), COALESCE(sum(write_time), 0)
+				FROM pg_stat_io WHERE object <> 'wal'`,
+			cols:     []string{"io_reads", "io_writes", "io_extends", "io_fsyncs", "io_hits", "io_evictions", "io_read_time", "io_write_time"},
 			optional: true,
 		})
 	}

@@ -36,8 +36,11 @@ type WaitSummarySource interface {
 	// RowLockTimeQuery returns one row of name and cumulative milliseconds
 	// spent waiting for row locks; the figure kept without performance_schema.
 	RowLockTimeQuery() string
-	// RowLockWaitsQuery returns one row of name and the number of sessions
-	// waiting for a row lock now; sampled every WaitSampleEvery.
+	// RowLockWaitsQuery returns rows of name and value: the number of
+	// sessions waiting for a row lock now (a name ending in
+	// "current_waits") and the number of row-lock waits begun so far (any
+	// other name); read every WaitSampleEvery while sessions wait, every
+	// RowLockQuietEvery while none does.
 	RowLockWaitsQuery() string
 	// WaitClass returns the class of an instrument name (see Wait keys).
 	WaitClass(event string) string
@@ -143,12 +146,42 @@ type SessionWaits struct {
 	mu    sync.Mutex
 	tally sessionTally
 	err   error
+	cost  readingCost
 
 	stop chan struct{}
 	done chan struct{}
 }
 
 var _ Sampler = (*SessionWaits)(nil)
+
+// readingCost is what the frequent readings of a wait sampler cost: their
+// number and the wall time they took, between two interval samples.
+type readingCost struct {
+	readings int
+	spent    time.Duration
+	at       time.Time // the previous interval sample
+}
+
+// add counts one reading that took d.
+func (c *readingCost) add(d time.Duration) {
+	c.readings++
+	c.spent += d
+}
+
+// figures adds monitor.wait_readings (readings per second) and
+// monitor.wait_query_ms (milliseconds of wall time per second spent on
+// them: an upper bound of the server's and dbarena's time for them, as
+// they run one at a time on one connection) over the time since the
+// previous call, and starts counting anew.
+func (c *readingCost) figures(now time.Time, out map[string]float64) {
+	if !c.at.IsZero() {
+		if secs := now.Sub(c.at).Seconds(); secs > 0 {
+			out["monitor.wait_readings"] = float64(c.readings) / secs
+			out["monitor.wait_query_ms"] = c.spent.Seconds() * 1000 / secs
+		}
+	}
+	c.readings, c.spent, c.at = 0, 0, now
+}
 
 // NewSessionWaits starts sampling src's sessions of database through db (a
 // pool of its own, which Close closes) every every (WaitSampleEvery when 0).
@@ -176,9 +209,12 @@ func (s *SessionWaits) loop() {
 		case <-t.C:
 		}
 		ctx, cancel := context.WithTimeout(context.Background(), DefaultTimeout)
+		start := time.Now()
 		tick, err := s.read(ctx)
+		took := time.Since(start)
 		cancel()
 		s.mu.Lock()
+		s.cost.add(took)
 		if err != nil {
 			if s.err == nil {
 				s.err = err
@@ -216,11 +252,13 @@ func (s *SessionWaits) read(ctx context.Context) (sessionTally, error) {
 	return tick, rows.Err()
 }
 
-// Sample implements Sampler: the shares since the previous call.
-func (s *SessionWaits) Sample(_ context.Context, _ time.Time, out map[string]float64) error {
+// Sample implements Sampler: the shares since the previous call, and
+// what the readings cost (readingCost).
+func (s *SessionWaits) Sample(_ context.Context, now time.Time, out map[string]float64) error {
 	s.mu.Lock()
 	t, err := s.tally, s.err
 	s.tally, s.err = newSessionTally(), nil
+	s.cost.figures(now, out)
 	s.mu.Unlock()
 	t.figures(out)
 	return err
@@ -246,7 +284,8 @@ func (s *SessionWaits) Close() error {
 // sessions waited for InnoDB row locks (the server counts each wait in
 // whole milliseconds, so short waits count as none), and
 // wait.row_lock_sessions the average number of sessions waiting for a
-// row lock, read every WaitSampleEvery.
+// row lock, read every WaitSampleEvery while sessions wait for row locks
+// and every RowLockQuietEvery while none does (see rowLockGauge).
 type SummaryWaits struct {
 	db      *sql.DB
 	src     WaitSummarySource
@@ -256,11 +295,71 @@ type SummaryWaits struct {
 	at      time.Time
 	started bool
 
-	mu      sync.Mutex
-	ticks   int
-	waiting float64
-	stop    chan struct{}
-	done    chan struct{}
+	mu    sync.Mutex
+	gauge rowLockGauge
+	cost  readingCost
+	stop  chan struct{}
+	done  chan struct{}
+}
+
+// RowLockQuietEvery is how often the row-lock gauge is read while no
+// session waits for a row lock: SHOW GLOBAL STATUS sums every session's
+// status and InnoDB's, a cost better not paid ten times a second for a
+// gauge that stays at zero.
+const RowLockQuietEvery = time.Second
+
+// rowLockQuietTicks is the number of fast readings without a row-lock
+// wait after which the gauge goes back to RowLockQuietEvery.
+const rowLockQuietTicks = 10
+
+// rowLockGauge integrates the number of sessions waiting for a row lock
+// over time, from readings taken at a varying pace; it starts slow (the
+// first reading comes after WaitSampleEvery all the same). A reading that finds
+// no session waiting and no wait begun since the previous one proves the
+// gauge was zero in between (a session that waits counts in
+// Innodb_row_lock_waits as it starts waiting), so slow readings lose
+// nothing while nothing waits; the first wait seen switches to fast ones.
+type rowLockGauge struct {
+	// waiting is the integral (sessions x seconds), span its seconds.
+	waiting, span float64
+	// begun is the last count of waits begun, -1 before the first reading.
+	begun float64
+	// fast is true while reading every WaitSampleEvery; quiet counts the
+	// fast readings in a row that saw no wait.
+	fast  bool
+	quiet int
+}
+
+// add counts a reading of current waiting sessions and of waits begun,
+// dt seconds after the previous one, and returns whether the next
+// reading should come fast.
+func (g *rowLockGauge) add(current, begun, dt float64) bool {
+	active := current > 0 || (g.begun >= 0 && begun != g.begun)
+	g.begun = begun
+	if dt > 0 {
+		g.waiting += current * dt
+		g.span += dt
+	}
+	switch {
+	case active:
+		g.fast, g.quiet = true, 0
+	case g.fast:
+		g.quiet++
+		if g.quiet >= rowLockQuietTicks {
+			g.fast = false
+		}
+	}
+	return g.fast
+}
+
+// take returns the average number of waiting sessions since the last
+// take and starts a new average; ok is false without a reading.
+func (g *rowLockGauge) take() (avg float64, ok bool) {
+	if g.span > 0 {
+		avg, ok = g.waiting/g.span, true
+	}
+	g.waiting, g.span = 0, 0
+	return avg, ok
 }
 
 var _ Sampler = (*SummaryWaits)(nil)
@@ -274,7 +373,8 @@ func NewSummaryWaits(ctx context.Context, src WaitSummarySource, db *sql.DB, eve
 	if every <= 0 {
 		every = WaitSampleEvery
 	}
-	s := &SummaryWaits{db: db, src: src, stop: make(chan struct{}), done: make(chan struct{})}
+	s := &SummaryWaits{db: db, src: src, gauge: rowLockGauge{begun: -1},
+		stop: make(chan struct{}), done: make(chan struct{})}
 	var v sql.NullString
 	err := db.QueryRowContext(ctx, src.WaitsEnabledQuery()).Scan(&v)
 	if err == nil {
@@ -285,10 +385,14 @@ func NewSummaryWaits(ctx context.Context, src WaitSummarySource, db *sql.DB, eve
 	return s, s.enabled, err
 }
 
+// loop reads the row-lock gauge every every while sessions wait for row
+// locks, every RowLockQuietEvery (or every, when longer) while none does.
 func (s *SummaryWaits) loop(every time.Duration) {
 	defer close(s.done)
-	t := time.NewTicker(every)
+	quiet := max(RowLockQuietEvery, every)
+	t := time.NewTimer(every)
 	defer t.Stop()
+	last := time.Now()
 	for {
 		select {
 		case <-s.stop:
@@ -296,19 +400,53 @@ func (s *SummaryWaits) loop(every time.Duration) {
 		case <-t.C:
 		}
 		ctx, cancel := context.WithTimeout(context.Background(), DefaultTimeout)
-		var name, value string
-		err := s.db.QueryRowContext(ctx, s.src.RowLockWaitsQuery()).Scan(&name, &value)
+		start := time.Now()
+		current, begun, err := s.readRowLocks(ctx)
 		cancel()
+		now := time.Now()
+		next := every
+		s.mu.Lock()
+		s.cost.add(now.Sub(start))
+		if err == nil && !s.gauge.add(current, begun, now.Sub(last).Seconds()) {
+			next = quiet
+		}
+		s.mu.Unlock()
+		last = now
+		t.Reset(next)
+	}
+}
+
+// readRowLocks reads the number of sessions waiting for a row lock and
+// the number of row-lock waits begun.
+func (s *SummaryWaits) readRowLocks(ctx context.Context) (current, begun float64, err error) {
+	rows, err := s.db.QueryContext(ctx, s.src.RowLockWaitsQuery())
+	if err != nil {
+		return 0, 0, err
+	}
+	defer rows.Close()
+	seen := false
+	for rows.Next() {
+		var name, value string
+		if err := rows.Scan(&name, &value); err != nil {
+			return 0, 0, err
+		}
+		n, err := strconv.ParseFloat(value, 64)
 		if err != nil {
 			continue
 		}
-		if n, err := strconv.ParseFloat(value, 64); err == nil {
-			s.mu.Lock()
-			s.ticks++
-			s.waiting += n
-			s.mu.Unlock()
+		if strings.HasSuffix(strings.ToLower(name), "current_waits") {
+			current, seen = n, true
+		} else {
+			begun = n
 		}
 	}
+	if err := rows.Err(); err != nil {
+		return 0, 0, err
+	}
+	if !seen {
+		return 0, 0, fmt.Errorf("no current row-lock waits in %q", s.src.RowLockWaitsQuery())
+	}
+	return current, begun, nil
 }
 
 // Name implements Sampler.
@@ -353,11 +491,11 @@ func (s *SummaryWaits) Sample(ctx context.Context, now time.Time, out map[string
 		}
 	}
 	s.mu.Lock()
-	ticks, waiting := s.ticks, s.waiting
-	s.ticks, s.waiting = 0, 0
+	waiting, ok := s.gauge.take()
+	s.cost.figures(now, out)
 	s.mu.Unlock()
-	if s.started && ticks > 0 {
-		out["wait.row_lock_sessions"] = waiting / float64(ticks)
+	if s.started && ok {
+		out["wait.row_lock_sessions"] = waiting
 	}
 	if s.started {
 		if secs := now.Sub(s.at).Seconds(); secs > 0 {

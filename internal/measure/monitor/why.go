@@ -86,6 +86,12 @@ var whyCosts = []struct {
 	{"fsyncs", "fsyncs/txn", false},
 	{"disk_read_kb", "disk read KB/txn", true},
 	{"disk_write_kb", "disk write KB/txn", true},
+	// The server's own counts: shown after the CPU and fsync costs and
+	// left out of the reading (host true), where a miss that appears from
+	// none would otherwise outrank a CPU ratio.
+	{"buffer_misses", "buffer pool misses/txn", true},
+	{"rows_examined", "rows examined/txn", true},
+	{"wal_kb", "WAL/redo KB/txn", true},
 }
 
 // whyShares are the bottleneck figures compared, shares of time.

@@ -179,6 +179,7 @@ func (e mysqlFamily) renderMyCnf(c serverConfig, extra []Setting) ([]configFile,
 	opts = mergeSettings(opts, e.profileSettings(c.Profile)...)
 	opts = mergeSettings(opts, Setting{"innodb_buffer_pool_size", formatSize(c.BufferPool, "K", "M", "G")})
 	opts = mergeSettings(opts, c.Settings...)
+	opts = append(opts, perfSchemaWaits(c.Settings)...)
 	var buf bytes.Buffer
 	err := mycnfTemplate.Execute(&buf, struct {
 		Name    string
@@ -190,6 +191,29 @@ func (e mysqlFamily) renderMyCnf(c serverConfig, extra []Setting) ([]configFile,
 		return nil, fmt.Errorf("render my.cnf: %w", err)
 	}
 	return []configFile{{Path: l.Config, Content: buf.Bytes()}}, nil
+}
+
+// perfSchemaWaits returns the wait instruments a sandbox enables when
+// its settings switch performance_schema on (--set performance_schema=ON)
+// without choosing instruments: every wait/% instrument, which the
+// monitor's wait profile reads (docs/CLI.md, "Wait profile"). Left as
+// the server ships it, performance_schema times file and table I/O but no
+// mutex or rwlock.
+func perfSchemaWaits(settings []Setting) []Setting {
+	on := false
+	for _, s := range settings {
+		switch normKey(s.Key) {
+		case "performance_schema_instrument":
+			return nil
+		case "performance_schema":
+			v := strings.ToUpper(s.Value)
+			on = v == "ON" || v == "1" || v == "TRUE"
+		}
+	}
+	if !on {
+		return nil
+	}
+	return []Setting{{"performance_schema_instrument", "wait/%=ON"}}
 }
 
 // RenderConfig implements engine.
