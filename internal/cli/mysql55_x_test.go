@@ -130,6 +130,14 @@ func TestMySQL55Workloads(t *testing.T) {
 		testMySQL55Dump(t)
 	})
 
+	t.Run("no performance_schema statement history", func(t *testing.T) {
+		r := dbarena(t, "capture", "--sandbox", "m55", "--performance-schema", "--time", "1s", "-o", filepath.Join(t.TempDir(), "ps.capture"))
+		if r.code == 0 || !strings.Contains(r.stderr, "--performance-schema: server 5.5.9 has no performance_schema statement history") ||
+			strings.Count(strings.TrimSpace(r.stderr), "\n") != 0 {
+			t.Errorf("exit %d, stderr %q; want one line naming the missing statement history", r.code, r.stderr)
+		}
+	})
+
 	t.Run("general log capture replays into MariaDB", func(t *testing.T) {
 		testMySQL55CaptureReplay(t)
 	})
