@@ -130,6 +130,30 @@ func TestMySQL55Workloads(t *testing.T) {
 		testMySQL55Dump(t)
 	})
 
+	t.Run("dump changing the account's password", func(t *testing.T) {
+		// 5.5 has no ALTER USER: the admin sets the password back with
+		// SET PASSWORD, and the account logs in again.
+		f := filepath.Join(t.TempDir(), "pw.sql")
+		body := "CREATE TABLE IF NOT EXISTS pw55 (a int);\nPREPARE s FROM 'SET PASSWORD = PASSWORD(''changed1'')';\nEXECUTE s;\n"
+		if err := os.WriteFile(f, []byte(body), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		r := dbarena(t, "load", f, "--sandbox", "m55")
+		if r.code != 1 || !strings.Contains(r.stderr, "the sandbox's admin set it back") ||
+			!strings.Contains(r.stdout, "sandbox admin ran: SET PASSWORD FOR 'dbarena'@'127.0.0.1' = PASSWORD('***')") {
+			t.Fatalf("exit %d\nstdout %s\nstderr %s", r.code, tail(r.stdout, 8), r.stderr)
+		}
+		sb, err := suite.mgr.Get("m55")
+		if err != nil {
+			t.Fatal(err)
+		}
+		db := openTarget(t, sb.Target())
+		defer db.Close()
+		if err := db.Ping(); err != nil {
+			t.Errorf("the workload account after the load: %v", err)
+		}
+	})
+
 	t.Run("no performance_schema statement history", func(t *testing.T) {
 		r := dbarena(t, "capture", "--sandbox", "m55", "--performance-schema", "--time", "1s", "-o", filepath.Join(t.TempDir(), "ps.capture"))
 		if r.code == 0 || !strings.Contains(r.stderr, "--performance-schema: server 5.5.9 has no performance_schema statement history") ||
