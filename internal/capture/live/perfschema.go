@@ -46,6 +46,9 @@ func capturePerfSchema(ctx context.Context, o Options, w io.Writer) (res convert
 		return res, fmt.Errorf("connect: %w", err)
 	}
 	defer conn.Close()
+	if err := statementHistory(ctx, conn); err != nil {
+		return res, err
+	}
 	var on string
 	if err := conn.QueryRowContext(ctx, "SELECT @@GLOBAL.performance_schema").Scan(&on); err != nil {
 		return res, err
@@ -218,4 +221,22 @@ func (p *psReader) poll(ctx context.Context, in *capture.Input, c *convert.Colle
 		}
 	}
 	return rows.Err()
+}
+
+// statementHistory fails, naming the feature, on a server whose
+// performance_schema has no statement history (MySQL before 5.6.3,
+// MariaDB before 10.0.1: it instruments waits only), which no setting
+// turns on: the general log is the way to capture there.
+func statementHistory(ctx context.Context, conn *sql.Conn) error {
+	var version string
+	var n int
+	err := conn.QueryRowContext(ctx, `SELECT VERSION(), (SELECT COUNT(*) FROM information_schema.TABLES
+		WHERE TABLE_SCHEMA = 'performance_schema' AND TABLE_NAME = 'events_statements_history_long')`).Scan(&version, &n)
+	if err != nil {
+		return fmt.Errorf("look for performance_schema.events_statements_history_long: %w", err)
+	}
+	if n == 0 {
+		return fmt.Errorf("--performance-schema: server %s has no performance_schema statement history (events_statements_history_long came with MySQL 5.6.3 and MariaDB 10.0): capture without --performance-schema (the general log)", version)
+	}
+	return nil
 }

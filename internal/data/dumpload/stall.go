@@ -262,12 +262,25 @@ func (l *loader) restorePassword(ctx context.Context) error {
 		hosts = append(hosts, h)
 	}
 	rows.Close()
+	// MySQL before 5.7 and MariaDB before 10.2 have no ALTER USER.
+	srv := dumpServer(l.t)
+	oldSyntax := srv.Version > 0 && ((srv.MariaDB && srv.Version < 100200) || (!srv.MariaDB && srv.Version < 50700))
 	for _, h := range hosts {
-		q := "ALTER USER " + mysqlString(l.t.User) + "@" + mysqlString(h) + " IDENTIFIED BY "
-		if _, err := ac.exec(ctx, q+mysqlString(l.t.Password)); err != nil {
+		acct := mysqlString(l.t.User) + "@" + mysqlString(h)
+		q, end := "ALTER USER "+acct+" IDENTIFIED BY ", ""
+		if oldSyntax {
+			q, end = "SET PASSWORD FOR "+acct+" = PASSWORD(", ")"
+		}
+		if _, err := ac.exec(ctx, q+mysqlString(l.t.Password)+end); err != nil {
 			return err
 		}
-		l.adminNote(q + "'***'")
+		l.adminNote(q + "'***'" + end)
+	}
+	if oldSyntax && len(hosts) > 0 {
+		// MySQL 5.5 may keep accepting the old password until then.
+		if _, err := ac.exec(ctx, "FLUSH PRIVILEGES"); err != nil {
+			return err
+		}
 	}
 	dl, err := newDialer(l.t)
 	if err != nil {

@@ -176,7 +176,8 @@ func TestEngineFor(t *testing.T) {
 	}{
 		{Binary{Flavor: target.FlavorMySQL, Version: "8.0.36"}, true},
 		{Binary{Flavor: target.FlavorPercona, Version: "5.7.44-48"}, true},
-		{Binary{Flavor: target.FlavorMySQL, Version: "5.6.51"}, false},
+		{Binary{Flavor: target.FlavorMySQL, Version: "5.6.51"}, true},
+		{Binary{Flavor: target.FlavorMySQL, Version: "5.0.96"}, false},
 		{Binary{Flavor: target.FlavorPostgres, Version: "15.18"}, true},
 		{Binary{Flavor: "oracle", Version: "23"}, false},
 	} {

@@ -145,8 +145,11 @@ func engineFor(b Binary) (engine, error) {
 	case target.FlavorMariaDB:
 		return mariadbEngine{mysqlFamily: mysqlFamily{bin: b}}, nil
 	case target.FlavorMySQL, target.FlavorPercona:
-		if !versionAtLeast(b.Version, "5.7") {
-			return nil, fmt.Errorf("%s %s is too old: sandboxes need 5.7 or newer", b.Flavor, b.Version)
+		if !versionAtLeast(b.Version, minMySQLVersion) {
+			return nil, fmt.Errorf("%s %s is too old: sandboxes need %s or newer", b.Flavor, b.Version, minMySQLVersion)
+		}
+		if oldMySQL(b) {
+			return mysqlOldEngine{mysqlFamily: mysqlFamily{bin: b}}, nil
 		}
 		return mysqlEngine{mysqlFamily: mysqlFamily{bin: b}}, nil
 	case target.FlavorPostgres:

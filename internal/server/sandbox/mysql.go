@@ -173,13 +173,12 @@ func (e mysqlFamily) renderMyCnf(c serverConfig, extra []Setting) ([]configFile,
 			conns, _ = strconv.ParseInt(s.Value, 10, 64)
 		}
 	}
-	instances := e.bin.Flavor != target.FlavorMariaDB || versionAtLeast(e.bin.Version, "10.2.2")
-	opts = append(opts, mysqlSizing(c.FileLimit, conns, instances)...)
+	opts = append(opts, mysqlSizing(c.FileLimit, conns, e.tableCacheInstances())...)
 	opts = append(opts, extra...)
 	opts = mergeSettings(opts, e.profileSettings(c.Profile)...)
 	opts = mergeSettings(opts, Setting{"innodb_buffer_pool_size", formatSize(c.BufferPool, "K", "M", "G")})
 	opts = mergeSettings(opts, c.Settings...)
-	opts = append(opts, perfSchemaWaits(c.Settings)...)
+	opts = e.adaptOptions(append(opts, perfSchemaWaits(c.Settings)...))
 	var buf bytes.Buffer
 	err := mycnfTemplate.Execute(&buf, struct {
 		Name    string

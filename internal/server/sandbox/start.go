@@ -191,8 +191,16 @@ func (m *Manager) initialize(ctx context.Context, rec *record, p *startPlan) err
 			return err
 		}
 	}
+	var stdin []byte
+	si, secures := eng.(stdinInit)
+	if secures {
+		var err error
+		if stdin, err = si.initInput(p.cfg, u, p.admin.Password); err != nil {
+			return &StartError{Name: rec.Name, Phase: "initialize", Err: err}
+		}
+	}
 	offset := logSize(l.ErrorLog)
-	if err := runInit(ctx, eng.InitCommand(p.cfg), l.ServerDir, u, l.ErrorLog); err != nil {
+	if err := runInput(ctx, eng.InitCommand(p.cfg), stdin, l.ServerDir, u, l.ErrorLog); err != nil {
 		return &StartError{Name: rec.Name, Phase: "initialize", Err: err, LogFile: l.ErrorLog, LogTail: tailLog(l.ErrorLog, offset, 20)}
 	}
 	// Installer scripts create some files with dbarena's umask.
@@ -200,7 +208,7 @@ func (m *Manager) initialize(ctx context.Context, rec *record, p *startPlan) err
 		return fmt.Errorf("sandbox %q: %w", rec.Name, err)
 	}
 	rec.Initialized = true
-	if _, ok := eng.(passwordAtInit); ok {
+	if _, ok := eng.(passwordAtInit); ok || secures {
 		rec.Secured = true
 	}
 	return m.save(rec)

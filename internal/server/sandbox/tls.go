@@ -116,6 +116,11 @@ func (m *Manager) addTLS(rec *record, p *startPlan) error {
 	if !rec.TLS {
 		return nil
 	}
+	if r, ok := p.eng.(tlsRefuser); ok {
+		if err := r.refuseTLS(p.cfg); err != nil {
+			return fmt.Errorf("%w: sandbox %q: %w", ErrInvalidSpec, rec.Name, err)
+		}
+	}
 	caPEM, certPEM, keyPEM, err := tlsFiles(rec.Layout)
 	if err != nil {
 		return fmt.Errorf("sandbox %q: TLS certificates: %w", rec.Name, err)

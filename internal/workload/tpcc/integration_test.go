@@ -312,6 +312,28 @@ func TestIntegration(t *testing.T) {
 					}
 				}
 			})
+			t.Run("broken order and customer conditions are reported", func(t *testing.T) {
+				for _, q := range []string{"UPDATE customer SET c_balance = c_balance + 1 WHERE c_w_id = 1 AND c_d_id = 3 AND c_id = 17",
+					"UPDATE orders SET o_ol_cnt = o_ol_cnt + 1 WHERE o_w_id = 1 AND o_d_id = 2 AND o_id = 5"} {
+					if _, err := env.DB.Exec(q); err != nil {
+						t.Fatal(err)
+					}
+				}
+				defer env.DB.Exec("UPDATE customer SET c_balance = c_balance - 1 WHERE c_w_id = 1 AND c_d_id = 3 AND c_id = 17") //nolint:errcheck
+				defer env.DB.Exec("UPDATE orders SET o_ol_cnt = o_ol_cnt - 1 WHERE o_w_id = 1 AND o_d_id = 2 AND o_id = 5")      //nolint:errcheck
+				var out strings.Builder
+				if ok, err := wl.Check(ctx, env, &out); err != nil || ok {
+					t.Fatalf("check: ok %v err %v", ok, err)
+				}
+				for _, want := range []string{"[NG] 3.3.2.6  O_OL_CNT = ORDER-LINE rows of the order: fails at o_w_id=1 o_d_id=2 o_id=5 ",
+					"[NG] 3.3.2.10 C_BALANCE = sum(delivered OL_AMOUNT) - sum(H_AMOUNT): fails at c_w_id=1 c_d_id=3 c_id=17 off_by=-1",
+					"[NG] 3.3.2.12 C_BALANCE + C_YTD_PAYMENT = sum(delivered OL_AMOUNT): fails at c_w_id=1 c_d_id=3 c_id=17 off_by=-1",
+					"[OK] 3.3.2.8 "} {
+					if !strings.Contains(out.String(), want) {
+						t.Errorf("check output lacks %q:\n%s", want, out.String())
+					}
+				}
+			})
 		})
 	}
 }
