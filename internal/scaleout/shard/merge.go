@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/dbarena/dbarena/internal/measure/hist"
+	"github.com/dbarena/dbarena/internal/measure/monitor"
 	"github.com/dbarena/dbarena/internal/results/store"
 	"github.com/dbarena/dbarena/internal/results/summary"
 )
@@ -114,6 +115,7 @@ func Merge(br *store.ShardRun, runs map[int]*summary.Run) (*summary.Run, error) 
 	out := m.out
 	if len(m.included) > 0 {
 		m.totals()
+		m.monitor(runs)
 	}
 	m.setStatus(br, runs)
 	note := fmt.Sprintf("merged from %d shards; start skew up to %.1f ms", br.Count, maxSkew(out.Shards))
@@ -473,5 +475,21 @@ func addInterval(m *summary.Interval, o summary.Interval) {
 		a.P90MS = max(a.P90MS, b.P90MS)
 		a.MaxMS = max(a.MaxMS, b.MaxMS)
 		m.PerType[name] = a
+	}
+}
+
+// monitor gives the merged run the shards' monitor section and its
+// bottleneck verdict (monitor.MergeShards), or, when the shards were
+// monitored, a note saying why not.
+func (m *merger) monitor(runs map[int]*summary.Run) {
+	inc := make([]*summary.Run, 0, len(m.included))
+	for _, i := range m.included {
+		inc = append(inc, runs[i])
+	}
+	var why string
+	m.out.Monitor, m.out.Bottleneck, why = monitor.MergeShards(inc, m.out)
+	monitored := slices.ContainsFunc(inc, func(r *summary.Run) bool { return r.Monitor != nil })
+	if m.out.Monitor == nil && monitored && why != "" { // not with --monitor none
+		m.out.Notes = append(m.out.Notes, "no bottleneck verdict: "+why)
 	}
 }
