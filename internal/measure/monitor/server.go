@@ -81,6 +81,8 @@ type MySQLStatus struct {
 	db    *sql.DB
 	query string
 	c     counterSet
+	// metrics reads InnoDB's own metrics (information_schema.INNODB_METRICS).
+	metrics innodbMetrics
 }
 
 var _ Sampler = (*MySQLStatus)(nil)
@@ -131,6 +133,7 @@ func (s *MySQLStatus) Sample(ctx context.Context, now time.Time, out map[string]
 	if err := rows.Err(); err != nil {
 		return err
 	}
+	s.metrics.read(ctx, s.db, counters, gauges)
 	s.c.add(now, counters, gauges, out)
 	return nil
 }
