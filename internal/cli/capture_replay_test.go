@@ -128,9 +128,11 @@ func TestCaptureLiveReplaySpeed(t *testing.T) {
 		t.Fatalf("errors %d (%v), replay %+v", run.Totals.Errors, run.Totals.ErrorsByCode, rp)
 	}
 	// Paced statements never start early, so the replay takes at least
-	// half the span; it must take clearly less than the whole span
-	// (generous: a busy machine adds lag, shown in lag_ms).
-	if rp.SpanS < 1.5 || rp.ExpectedS != rp.SpanS/2 || run.DurationS < rp.ExpectedS*0.95 || run.DurationS > rp.SpanS*0.9 {
+	// half the span; beyond that only by the lag it recorded (a busy
+	// machine's stall shows there): a replay at the captured speed would
+	// take the whole span with no lag.
+	if rp.SpanS < 1.5 || rp.ExpectedS != rp.SpanS/2 || rp.LagMS == nil || run.DurationS < rp.ExpectedS*0.95 ||
+		run.DurationS > rp.ExpectedS+rp.LagMS.Max/1000+0.25 {
 		t.Errorf("span %.3f s, expected %.3f s, replay took %.3f s (lag %+v)", rp.SpanS, rp.ExpectedS, run.DurationS, rp.LagMS)
 	}
 	t.Logf("span %.3f s, replay at --speed 2 took %.3f s", rp.SpanS, run.DurationS)
