@@ -56,11 +56,11 @@ func delta(a, b map[string]int64) map[string]int64 {
 
 // replayCounters replays file into a new database db of sb at full speed
 // and returns the Com_* counters' deltas over the replay.
-func replayCounters(t *testing.T, sb *sandboxtest.Sandbox, env workload.Env, file, db string) map[string]int64 {
+func replayCounters(t *testing.T, sb *sandboxtest.Sandbox, env workload.Env, file, db string, extra ...string) map[string]int64 {
 	t.Helper()
 	createDB(t, sb, env, db)
 	start := mariaCounters(t, env)
-	run, res := replayRun(t, env, file, append(faithful, "--db", db)...)
+	run, res := replayRun(t, env, file, append(append(faithful, "--db", db), extra...)...)
 	end := mariaCounters(t, env)
 	if res.Errors != 0 {
 		for _, ty := range run.PerType {
@@ -166,7 +166,14 @@ func TestEndToEndMariaDBPerfSchema(t *testing.T) {
 	capturetest.Traffic(t, sb.Target, e2eSessions)
 	orig := delta(before, mariaCounters(t, env))
 	file := liveCapture(t, sb, live.Options{PerfSchema: true}, func() { capturetest.Traffic(t, sb.Target, e2eSessions) })
-	got := replayCounters(t, sb, env, file, "e2e_ps")
+	// One slot: once, on a busy machine, one session's INSERT and SELECT
+	// ran before the CREATE TABLE (1146). The history has no
+	// disconnections, so a slot is free when the last statement's timer
+	// ends; two sequential sessions that seem to overlap get two slots,
+	// and at --speed max the later one races the first (the likely cause,
+	// not reproduced). The counts, not the concurrency, are what this test
+	// compares.
+	got := replayCounters(t, sb, env, file, "e2e_ps", "--sessions", "1")
 	orig["Com_select"] -= orig["Com_stmt_execute"]
 	sameCounts(t, orig, got, "Com_insert", "Com_create_table", "Com_begin", "Com_commit", "Com_set_option", "Com_select")
 }
