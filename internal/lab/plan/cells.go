@@ -263,7 +263,9 @@ func combos(axes []Axis) [][]Param {
 // Scale shrinks the plan for a quick run: durations (warm-up or its cap,
 // measured time) and data sizes (table-size, warehouses, scale) are
 // multiplied by f (0 < f <= 1), keeping at least 1 s, 1 warehouse and 100
-// rows per table.
+// rows per table. A size given as a fraction (micro's scale: 0.1) and the
+// micro workload's scale (a factor, not a count) stay fractions: rounding
+// them to whole numbers would make them larger.
 func (p *Plan) Scale(f float64) {
 	if f <= 0 || f >= 1 {
 		return
@@ -280,13 +282,17 @@ func (p *Plan) Scale(f float64) {
 	if p.AutoWarmup && p.ReportInterval > 0 {
 		p.Warmup = max(p.Warmup, time.Duration(steady.DefaultWindow+1)*p.ReportInterval)
 	}
-	scale := func(ps []Param) {
+	scale := func(ps []Param, factor bool) {
 		for i := range ps {
 			if !isSizeParam(ps[i].Key) {
 				continue
 			}
 			n, err := strconv.ParseFloat(ps[i].Value, 64)
 			if err != nil || !(n >= 0 && n < 1<<53) { // also NaN: left for the workload to refuse
+				continue
+			}
+			if factor && normParam(ps[i].Key) == "scale" || n != math.Trunc(n) {
+				ps[i].Value = strconv.FormatFloat(math.Max(n*f, 0.001), 'g', 3, 64)
 				continue
 			}
 			floor := 1.0
@@ -297,7 +303,7 @@ func (p *Plan) Scale(f float64) {
 		}
 	}
 	for i := range p.Workloads {
-		scale(p.Workloads[i].Params)
+		scale(p.Workloads[i].Params, p.Workloads[i].Name == "micro")
 	}
 	for i := range p.Axes {
 		if isSizeParam(p.Axes[i].Name) {
@@ -305,7 +311,7 @@ func (p *Plan) Scale(f float64) {
 			for j := range vals {
 				vals[j].Key = p.Axes[i].Name
 			}
-			scale(vals)
+			scale(vals, false)
 			seen := map[string]bool{}
 			kept := vals[:0]
 			for _, v := range vals {

@@ -98,6 +98,9 @@ func (m *Manager) plan(rec *record, spec Spec, isNew bool) (*startPlan, error) {
 		return nil, fmt.Errorf("%w: %w", ErrInvalidSpec, err)
 	}
 	if p.preload != "" {
+		if err := checkPreload(rec.Name, rec.Allocator, bin); err != nil {
+			return nil, err
+		}
 		p.start.Env = append(p.start.Env, "LD_PRELOAD="+p.preload)
 	}
 	return p, nil

@@ -387,6 +387,71 @@ func TestPipeline(t *testing.T) {
 	}
 }
 
+// TestPipelineSyncPoint: a SyncPoint splits a pipeline into implicit
+// transactions that fail apart (pgbench's \syncpipeline): a failure skips
+// the rest of its segment only, and the next segment runs and is reported
+// under its own statement numbers.
+func TestPipelineSyncPoint(t *testing.T) {
+	cfg, db, _ := server(t)
+	if _, err := db.Exec(`DROP TABLE IF EXISTS pw_s; CREATE TABLE pw_s (id int PRIMARY KEY, v int CHECK (v < 100), x bigint)`); err != nil {
+		t.Fatal(err)
+	}
+	c := dial(t, cfg)
+	ins, err := c.Prepare("INSERT INTO pw_s VALUES ($1, $2, txid_current())")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Segments {1, 2} and {3}: two transactions.
+	p := c.StartPipeline()
+	_ = p.Exec(ins, []any{1, 1})
+	_ = p.Exec(ins, []any{2, 2})
+	if err := p.SyncPoint(); err != nil {
+		t.Fatal(err)
+	}
+	_ = p.Exec(ins, []any{3, 3})
+	var calls []int
+	if err := p.Sync(func(i int, n int64, err error) {
+		if err != nil || n != 1 {
+			t.Errorf("statement %d: %d, %v", i, n, err)
+		}
+		calls = append(calls, i)
+	}); err != nil || len(calls) != 3 || calls[2] != 2 {
+		t.Fatalf("sync: %v, calls %v", err, calls)
+	}
+	var rows, xids int
+	if err := db.QueryRow("SELECT count(*), count(DISTINCT x) FROM pw_s").Scan(&rows, &xids); err != nil || rows != 3 || xids != 2 {
+		t.Fatalf("%d rows in %d transactions (%v), want 3 in 2", rows, xids, err)
+	}
+	// A failure in the first segment rolls back that segment only: {4
+	// (rolled back), 5 (fails), 6 (skipped)} then {7, 8} commit.
+	p = c.StartPipeline()
+	_ = p.Exec(ins, []any{4, 4})
+	_ = p.Exec(ins, []any{5, 500})
+	_ = p.Exec(ins, []any{6, 6})
+	_ = p.SyncPoint()
+	_ = p.Exec(ins, []any{7, 7})
+	_ = p.Exec(ins, []any{8, 8})
+	calls = calls[:0]
+	var errs []int
+	err = p.Sync(func(i int, _ int64, err error) {
+		calls = append(calls, i)
+		if err != nil {
+			errs = append(errs, i)
+		}
+	})
+	var pe *Error
+	if !errors.As(err, &pe) || pe.Code != "23514" || fmt.Sprint(calls) != "[0 1 3 4]" || fmt.Sprint(errs) != "[1]" {
+		t.Fatalf("failed segment: %v, calls %v, errors %v; want 23514, [0 1 3 4], [1]", err, calls, errs)
+	}
+	var ids string
+	if err := db.QueryRow("SELECT string_agg(id::text, ',' ORDER BY id) FROM pw_s").Scan(&ids); err != nil || ids != "1,2,3,7,8" {
+		t.Fatalf("rows %q (%v), want 1,2,3,7,8", ids, err)
+	}
+	if _, err := c.Exec("SELECT 1", nil); err != nil {
+		t.Fatal(err)
+	}
+}
+
 // Empty (not nil) arguments still use the extended protocol, which runs one
 // statement: two are refused, as by any extended-protocol client.
 func TestExtendedWithoutArguments(t *testing.T) {

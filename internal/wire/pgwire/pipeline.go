@@ -22,6 +22,7 @@ type Pipeline struct {
 	c    *Conn
 	n    int        // statements queued
 	read []pipeRead // statements whose rows are read (QueryFunc)
+	segs []int      // statements queued at each SyncPoint
 }
 
 // pipeRead is a queued statement whose rows go to fn.
@@ -67,6 +68,17 @@ func (p *Pipeline) ExecQuery(query string, args []any) error {
 	return p.spill()
 }
 
+// SyncPoint queues a Sync after the statements queued so far, without
+// sending anything (libpq's PQsendPipelineSync, pgbench's \syncpipeline):
+// those statements form an implicit transaction of their own, and after
+// an error the server skips statements only up to this point, then runs
+// the next ones. Sync reads the results of every segment.
+func (p *Pipeline) SyncPoint() error {
+	p.c.sync()
+	p.segs = append(p.segs, p.n)
+	return p.spill()
+}
+
 // Len is the number of statements queued.
 func (p *Pipeline) Len() int { return p.n }
 
@@ -80,9 +92,9 @@ func (p *Pipeline) spill() error {
 
 // Sync sends the queued statements and a Sync, and reads every result:
 // each(i, affected, err) is called, in order, for each statement that ran
-// (i counts from 0) and for the one that failed; the statements skipped
-// after a failure get no call. It returns the first error and closes the
-// pipeline. each may be nil.
+// (i counts from 0) and for the first that failed; the statements skipped
+// after a failure (up to the next SyncPoint) get no call. It returns the
+// first error and closes the pipeline. each may be nil.
 func (p *Pipeline) Sync(each func(i int, affected int64, err error)) error {
 	c := p.c
 	c.pipe = nil
@@ -93,7 +105,7 @@ func (p *Pipeline) Sync(each func(i int, affected int64, err error)) error {
 	defer c.busy.Store(false)
 	var first error
 	i := 0
-	read := p.read
+	read, segs := p.read, p.segs
 	for {
 		t, m, err := c.readMsg()
 		if err != nil {
@@ -127,6 +139,10 @@ func (p *Pipeline) Sync(each func(i int, affected int64, err error)) error {
 			first = firstErr(first, err)
 		case 'Z':
 			c.readyFor(m)
+			if len(segs) > 0 { // a SyncPoint's: the next segment's results follow
+				i, segs = segs[0], segs[1:]
+				continue
+			}
 			return first
 		case '1', '2', '3', 'n', 'T', 's', 'N', 'A', 'S', 't':
 		default:

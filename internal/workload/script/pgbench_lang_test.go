@@ -381,6 +381,7 @@ func TestRunTimeScriptErrors(t *testing.T) {
 		{"\\set . 1\n", `:1: set: invalid variable name: "."`},
 		{"\\startpipeline\nSELECT 1;\n\\startpipeline\n\\endpipeline\n", ":3: \\startpipeline: already in pipeline mode"},
 		{"SELECT 1;\n\\endpipeline\n", ":2: \\endpipeline: not in pipeline mode"},
+		{"SELECT 1;\n\\syncpipeline\n", ":2: \\syncpipeline: not in pipeline mode"},
 		{"\\startpipeline\nSELECT 1 \\gset\n\\endpipeline\n", ":2: \\gset is not allowed in pipeline mode"},
 		{"\\startpipeline\nSELECT 1;\n", ":2: end of script reached with pipeline open"},
 	} {

@@ -48,6 +48,7 @@ type worker struct {
 
 	pipe    *pgconn.Pipeline // between \startpipeline and \endpipeline
 	pending []sent           // statements sent in the pipeline
+	syncs   int              // \syncpipeline points in the pipeline
 	nprep   int              // prepared statement names used so far
 
 	// PostgreSQL with --client auto: the worker's own lean connection
@@ -259,9 +260,21 @@ func (w *worker) eventScript(ctx context.Context, sc *weighted, ev *workload.Eve
 					return fmt.Errorf("%s:%d: %w", s.Name, c.Line, err)
 				}
 			case w.pg != nil:
-				w.pipe, w.pending = w.pg.StartPipeline(ctx), w.pending[:0]
+				w.pipe, w.pending, w.syncs = w.pg.StartPipeline(ctx), w.pending[:0], 0
 			default:
 				return &pgscript.Error{File: s.Name, Line: c.Line, Msg: "\\startpipeline needs PostgreSQL"}
+			}
+			pc++
+		case pgscript.SyncPipeline:
+			// A sync point, sent with the rest (at \endpipeline or once
+			// the send buffer fills), as pgbench's PQsendPipelineSync.
+			if w.pwPipe != nil {
+				if err := w.pwPipe.SyncPoint(); err != nil {
+					return fmt.Errorf("%s:%d: %w", s.Name, c.Line, err)
+				}
+			} else {
+				w.pipe.SendPipelineSync()
+				w.syncs++
 			}
 			pc++
 		case pgscript.EndPipeline:
@@ -342,7 +355,8 @@ func (w *worker) send(ctx context.Context, idx int, c *pgscript.Cmd) error {
 }
 
 // sync ends the pipeline (\endpipeline): it waits for every statement's
-// result and records each statement's latency from its sending.
+// result, through each \syncpipeline's, and records each statement's
+// latency from its sending.
 func (w *worker) sync() error {
 	p := w.pipe
 	if err := p.Sync(); err != nil {
@@ -372,6 +386,10 @@ func (w *worker) sync() error {
 				return err
 			}
 		case *pgconn.PipelineSync:
+			if w.syncs > 0 { // a \syncpipeline's: the next segment follows
+				w.syncs--
+				continue
+			}
 			w.pipe = nil
 			return p.Close()
 		case nil:

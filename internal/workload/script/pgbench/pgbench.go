@@ -79,6 +79,7 @@ var pgbenchOpts = []pgbenchOpt{
 	{0, "log-prefix", true}, {0, "foreign-keys", false}, {0, "random-seed", true}, {0, "show-script", true},
 	{0, "partitions", true}, {0, "partition-method", true}, {0, "failures-detailed", false},
 	{0, "max-tries", true}, {0, "verbose-errors", false}, {0, "exit-on-abort", false},
+	{0, "dbname", true}, // pgbench 17 (where -d is --dbname; here -d stays pgbench 15's --debug)
 }
 
 // pgbenchArg is one parsed option: its long name (or letter) and value.
@@ -199,6 +200,7 @@ type pgbenchRun struct {
 	help       bool
 	version    bool
 	debug      bool
+	dbOpt      bool // --dbname given
 }
 
 // pgbenchErr is an option error: pgbench prints it and exits 1.
@@ -295,7 +297,7 @@ func parsePgbench(argv []string, getenv func(string) string) (*pgbenchRun, error
 			return nil, perr("at most 128 SQL scripts are allowed")
 		}
 	}
-	if len(pos) > 0 {
+	if len(pos) > 0 && !r.dbOpt { // after --dbname, as pgbench 17, none
 		r.db, pos = pos[0], pos[1:]
 	}
 	if len(pos) > 0 {
@@ -352,6 +354,8 @@ func (p *pgbenchParser) option(o pgbenchArg) (done bool, err error) {
 		r.vacuumAll = true
 	case "debug":
 		r.debug = true
+	case "dbname":
+		r.db, r.dbOpt = o.val, true
 	case "quiet":
 		r.initOpts.Quiet = true
 	case "E":
@@ -952,6 +956,7 @@ Benchmarking options:
 
 Common options:
   -d, --debug              print debugging output
+  --dbname=DBNAME          database name to connect to (pgbench 17's; DBNAME may also follow the options)
   -h, --host=HOSTNAME      database server host or socket directory
   -p, --port=PORT          database server port number
   -U, --username=USERNAME  connect as specified database user

@@ -54,11 +54,27 @@ func TestPgbenchOptionErrors(t *testing.T) {
 		{[]string{"--progress-timestamp"}, `--progress-timestamp is allowed only under -P/--progress`},
 		{[]string{"-i", "--partition-method=hash"}, `--partition-method requires greater than zero --partitions`},
 		{[]string{"-f", "no-such-file"}, `could not open file "no-such-file": No such file or directory`},
+		// pgbench 17's --dbname: no DBNAME may follow it (pgbench 18.6's words).
+		{[]string{"--dbname=a", "b", "c"}, `too many command-line arguments (first is "b")`},
+		{[]string{"a", "b"}, `too many command-line arguments (first is "b")`},
 	}
 	for _, c := range cases {
 		r := run(c.argv...)
 		if r.code != ExitUsage || !strings.Contains(r.stderr, "pgbench: error: "+c.want) && !strings.Contains(r.stderr, c.want) || r.stdout != "" {
 			t.Errorf("pgbench %v: exit %d, stdout %q, stderr %q; want exit 1 and %q", c.argv, r.code, r.stdout, r.stderr, c.want)
+		}
+	}
+}
+
+// TestPgbenchDbname: pgbench 17's --dbname (and its unique prefix) names
+// the database as a DBNAME argument does.
+func TestPgbenchDbname(t *testing.T) {
+	for _, argv := range [][]string{{"--dbname=shop"}, {"--db", "shop"}, {"shop"}, {"-n", "shop", "-c", "2"}} {
+		r, err := parsePgbench(argv, func(string) string { return "" })
+		if err != nil {
+			t.Errorf("%q: %v", argv, err)
+		} else if r.db != "shop" {
+			t.Errorf("%q: database %q, want shop", argv, r.db)
 		}
 	}
 }

@@ -25,6 +25,11 @@ const (
 	// integer) in Var.
 	Shell
 	SetShell
+	// SyncPipeline is pgbench 17's \syncpipeline: a sync point inside a
+	// pipeline (the statements before it form an implicit transaction of
+	// their own and an error skips statements only up to it), sent with
+	// the rest at \endpipeline.
+	SyncPipeline
 )
 
 // Class is a SQL command's statement class, for sysbench-style counts.
@@ -441,11 +446,12 @@ func (p *scriptParser) meta() error {
 		if c.Expr, err = ParseExpr(args); err != nil {
 			return p.errf(line, "\\%s: %s", name, exprErr(name, err))
 		}
-	case "else", "endif", "startpipeline", "endpipeline":
+	case "else", "endif", "startpipeline", "syncpipeline", "endpipeline":
 		if args != "" {
 			return p.errf(line, "unexpected argument in command %q", name)
 		}
-		c.Kind = map[string]CmdKind{"else": Else, "endif": Endif, "startpipeline": StartPipeline, "endpipeline": EndPipeline}[name]
+		c.Kind = map[string]CmdKind{"else": Else, "endif": Endif, "startpipeline": StartPipeline,
+			"syncpipeline": SyncPipeline, "endpipeline": EndPipeline}[name]
 	case "":
 		return p.errf(line, "invalid command \\")
 	default:
@@ -485,7 +491,7 @@ func link(name string, cmds []Cmd) error {
 				if c.Aset {
 					c.Err = "\\aset is not allowed in pipeline mode"
 				}
-			case c.Kind != SQL && c.Kind != Set && c.Kind != EndPipeline && c.Kind != StartPipeline:
+			case c.Kind != SQL && c.Kind != Set && c.Kind != EndPipeline && c.Kind != StartPipeline && c.Kind != SyncPipeline:
 				return &Error{File: name, Line: c.Line, Msg: "only SQL commands and \\set are supported inside a pipeline"}
 			}
 		}
@@ -521,6 +527,10 @@ func link(name string, cmds []Cmd) error {
 				continue
 			}
 			pipeline = i
+		case SyncPipeline:
+			if pipeline < 0 {
+				c.Err = "\\syncpipeline: not in pipeline mode"
+			}
 		case EndPipeline:
 			if pipeline < 0 {
 				c.Err = "\\endpipeline: not in pipeline mode"

@@ -237,6 +237,7 @@ func TestRunTimeErrors(t *testing.T) {
 	}{
 		{"\\set . 1\n", 0, `set: invalid variable name: "."`},
 		{"\\endpipeline\n", 0, "\\endpipeline: not in pipeline mode"},
+		{"SELECT 1;\n\\syncpipeline\n", 1, "\\syncpipeline: not in pipeline mode"},
 		{"\\startpipeline\n\\startpipeline\nSELECT 1;\n\\endpipeline\n", 1, "\\startpipeline: already in pipeline mode"},
 		{"\\startpipeline\nSELECT 1 \\gset\n\\endpipeline\n", 1, "\\gset is not allowed in pipeline mode"},
 	} {
@@ -251,6 +252,33 @@ func TestRunTimeErrors(t *testing.T) {
 	// A pipeline left open parses; the end of the script fails (worker).
 	if _, err := Parse("f", "\\startpipeline\nSELECT 1;\n"); err != nil {
 		t.Errorf("an open pipeline: %v", err)
+	}
+}
+
+// TestSyncPipeline: pgbench 17's \syncpipeline parses inside a pipeline
+// (any number of times, with statements and \set between), takes no
+// argument, and is the only new command allowed there.
+func TestSyncPipeline(t *testing.T) {
+	s, err := Parse("f", "\\startpipeline\nSELECT 1;\n\\syncpipeline\n\\set x 2\nSELECT :x;\n\\syncpipeline\n\\syncpipeline\n\\endpipeline\n")
+	if err != nil {
+		t.Fatal(err)
+	}
+	kinds := []CmdKind{StartPipeline, SQL, SyncPipeline, Set, SQL, SyncPipeline, SyncPipeline, EndPipeline}
+	if len(s.Cmds) != len(kinds) {
+		t.Fatalf("%d commands, want %d", len(s.Cmds), len(kinds))
+	}
+	for i, k := range kinds {
+		if c := s.Cmds[i]; c.Kind != k || c.Err != "" || c.Line != i+1 {
+			t.Errorf("command %d: kind %d line %d err %q, want kind %d line %d", i, c.Kind, c.Line, c.Err, k, i+1)
+		}
+	}
+	for src, want := range map[string]string{
+		"\\startpipeline\n\\syncpipeline now\n\\endpipeline\n":        `f:2: unexpected argument in command "syncpipeline"`,
+		"\\startpipeline\n\\syncpipeline\n\\sleep 1\n\\endpipeline\n": "f:3: only SQL commands and \\set are supported inside a pipeline",
+	} {
+		if _, err := Parse("f", src); err == nil || err.Error() != want {
+			t.Errorf("Parse(%q): %v, want %s", src, err, want)
+		}
 	}
 }
 
