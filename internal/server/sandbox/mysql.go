@@ -328,19 +328,11 @@ const workloadGrants = "PROCESS"
 // localhost are dropped, whatever made them.
 func (e mysqlFamily) Bootstrap(ctx context.Context, admin target.Target, a account) error {
 	d := dialect.MySQLDialect{}
-	cfg := d.Config(admin, dialect.OpenOptions{MaxConns: 1})
-	// CREATE USER and GRANT cannot be prepared: the driver must quote the
-	// arguments itself.
-	cfg.InterpolateParams = true
-	conn, err := mysql.NewConnector(cfg)
+	db, err := openBootstrap(ctx, admin)
 	if err != nil {
-		return fmt.Errorf("connect as root: %w", err)
-	}
-	db := sql.OpenDB(conn)
-	defer db.Close()
-	if err := dropReachable(ctx, db); err != nil {
 		return err
 	}
+	defer db.Close()
 	stmts := []stmt{{"CREATE DATABASE IF NOT EXISTS " + d.QuoteIdent(a.Database), nil}}
 	for _, host := range []string{"127.0.0.1", "localhost"} {
 		stmts = append(stmts,
@@ -361,6 +353,31 @@ func (e mysqlFamily) Bootstrap(ctx context.Context, admin target.Target, a accou
 			stmt{"GRANT SELECT ON performance_schema.* TO ?@?", []any{a.User, host}},
 		)
 	}
+	return execBootstrap(ctx, db, stmts)
+}
+
+// openBootstrap connects to a new server as root, one connection, and
+// drops the accounts reachable without a password (dropReachable).
+func openBootstrap(ctx context.Context, admin target.Target) (*sql.DB, error) {
+	cfg := dialect.MySQLDialect{}.Config(admin, dialect.OpenOptions{MaxConns: 1})
+	// CREATE USER and GRANT cannot be prepared: the driver must quote the
+	// arguments itself.
+	cfg.InterpolateParams = true
+	conn, err := mysql.NewConnector(cfg)
+	if err != nil {
+		return nil, fmt.Errorf("connect as root: %w", err)
+	}
+	db := sql.OpenDB(conn)
+	if err := dropReachable(ctx, db); err != nil {
+		db.Close()
+		return nil, err
+	}
+	return db, nil
+}
+
+// execBootstrap runs the bootstrap statements in order, stopping at the
+// first that fails.
+func execBootstrap(ctx context.Context, db *sql.DB, stmts []stmt) error {
 	for _, s := range stmts {
 		if _, err := db.ExecContext(ctx, s.q, s.args...); err != nil {
 			return fmt.Errorf("bootstrap %q: %w", s.q, err)

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"crypto/sha1"
-	"database/sql"
 	"encoding/hex"
 	"errors"
 	"fmt"
@@ -13,8 +12,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-
-	"github.com/go-sql-driver/mysql"
 
 	"github.com/dbarena/dbarena/internal/server/dialect"
 	"github.com/dbarena/dbarena/internal/server/target"
@@ -266,17 +263,11 @@ func (e mysqlOldEngine) refuseTLS(c serverConfig) error {
 // then).
 func (e mysqlOldEngine) Bootstrap(ctx context.Context, admin target.Target, a account) error {
 	d := dialect.MySQLDialect{}
-	cfg := d.Config(admin, dialect.OpenOptions{MaxConns: 1})
-	cfg.InterpolateParams = true
-	conn, err := mysql.NewConnector(cfg)
+	db, err := openBootstrap(ctx, admin)
 	if err != nil {
-		return fmt.Errorf("connect as root: %w", err)
-	}
-	db := sql.OpenDB(conn)
-	defer db.Close()
-	if err := dropReachable(ctx, db); err != nil {
 		return err
 	}
+	defer db.Close()
 	stmts := []stmt{{"CREATE DATABASE IF NOT EXISTS " + d.QuoteIdent(a.Database), nil}}
 	for _, host := range []string{"127.0.0.1", "localhost"} {
 		var exists, broad bool
@@ -302,10 +293,5 @@ func (e mysqlOldEngine) Bootstrap(ctx context.Context, admin target.Target, a ac
 		}
 	}
 	stmts = append(stmts, stmt{"FLUSH PRIVILEGES", nil})
-	for _, s := range stmts {
-		if _, err := db.ExecContext(ctx, s.q, s.args...); err != nil {
-			return fmt.Errorf("bootstrap %q: %w", s.q, err)
-		}
-	}
-	return nil
+	return execBootstrap(ctx, db, stmts)
 }
