@@ -10,7 +10,6 @@ import (
 
 	"testing"
 
-	"github.com/dbarena/dbarena/internal/server/dialect"
 	"github.com/dbarena/dbarena/internal/server/sandbox"
 	"github.com/dbarena/dbarena/internal/server/target"
 	"github.com/dbarena/dbarena/internal/workload"
@@ -106,18 +105,7 @@ var catalogShared = map[string]shared{}
 // per name per test binary.
 func EnvCatalogued(tb testing.TB, name string) workload.Env {
 	tb.Helper()
-	e := Catalogued(tb, name)
-	tgt := startCatalogShared(tb, e)
-	d, err := dialect.For(tgt.Family())
-	if err != nil {
-		tb.Fatal(err)
-	}
-	db, err := d.Open(tgt, dialect.OpenOptions{MaxConns: 8})
-	if err != nil {
-		tb.Fatal(err)
-	}
-	tb.Cleanup(func() { db.Close() })
-	return workload.Env{DB: db, Dialect: d, Target: tgt}
+	return envOn(tb, startCatalogShared(tb, Catalogued(tb, name)))
 }
 
 func startCatalogShared(tb testing.TB, e CatalogEntry) target.Target {

@@ -119,7 +119,13 @@ func Start(tb testing.TB, flavor target.Flavor) target.Target {
 // ends.
 func Env(tb testing.TB, flavor target.Flavor) workload.Env {
 	tb.Helper()
-	tgt := Start(tb, flavor)
+	return envOn(tb, Start(tb, flavor))
+}
+
+// envOn is a workload environment on tgt: a pool of up to 8 connections,
+// closed when the test ends.
+func envOn(tb testing.TB, tgt target.Target) workload.Env {
+	tb.Helper()
 	d, err := dialect.For(tgt.Family())
 	if err != nil {
 		tb.Fatal(err)
