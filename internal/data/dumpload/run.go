@@ -204,6 +204,8 @@ type streamState struct {
 	// drops are the dump's DROP DATABASE statements (name: file:line)
 	// kept for --drop-existing until the dump creates the database again.
 	drops map[string]string
+	// own are the databases the dump creates or uses (qualify.go).
+	own map[string]bool
 }
 
 // stream reads one part and runs its statements: in order on the schema
@@ -225,6 +227,7 @@ func (l *loader) stream(ctx context.Context, part *dump.Part, schema *session, p
 	if l.o.Database == "" && part.Database != "" && part.Phase != dump.Mixed {
 		ss.cur = part.Database
 	}
+	ss.noteDumpDatabase(part.Database)
 	sm := &streamer{l: l, ctx: ctx, schema: schema, p: p, ss: ss, mysql: l.d.Syntax == dump.MySQL}
 	// A table transaction ends at the first statement that is not its
 	// table's data, and with the part; the dump's own open transaction
@@ -243,6 +246,9 @@ func (l *loader) stream(ctx context.Context, part *dump.Part, schema *session, p
 		}
 		if sm.mysql {
 			if err := l.o.Rewrite.Apply(&st); err != nil {
+				return err
+			}
+			if err := l.qualify(ss, &st); err != nil {
 				return err
 			}
 		}
