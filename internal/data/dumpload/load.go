@@ -441,6 +441,11 @@ func (l *loader) fail(st *dump.Statement, err error) error {
 			se.Error += " (" + h + ")"
 		}
 	}
+	if isServer && l.syntax() == dump.MySQL {
+		if h := mysqlFeatureHint(st.SQL, code, l.t.Flavor, l.t.Version); h != "" {
+			se.Error += " (" + h + ")"
+		}
+	}
 	if !isServer {
 		return &Error{StatementError: se, Err: err}
 	}
