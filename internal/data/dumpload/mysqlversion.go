@@ -63,15 +63,16 @@ func mysqlFeatureHint(stmt, code string, flavor target.Flavor, version string) s
 		if version != "" {
 			server = product + " " + version
 		}
-		added := product + " " + since + " added"
+		added, remedy := product+" "+since+" added", "load into a newer server"
 		if since == "" {
 			other, otherSince := "MariaDB", f.mariadb
 			if product == "MariaDB" {
 				other, otherSince = "MySQL", f.mysql
 			}
 			added = fmt.Sprintf("only %s has (from %s)", other, otherSince)
+			remedy = "load into " + other + " " + otherSince + " or newer"
 		}
-		return fmt.Sprintf("the dump uses %s, which %s: %s cannot load it; load into a newer server, or dump without it", f.feature, added, server)
+		return fmt.Sprintf("the dump uses %s, which %s: %s cannot load it; %s, or dump without it", f.feature, added, server, remedy)
 	}
 	return ""
 }
