@@ -113,3 +113,28 @@ func TestMariaDBQualifiedTrigger(t *testing.T) {
 		}
 	})
 }
+
+// TestMariaDBDropExistingFirstLoad: --drop-existing on a dump that drops
+// and creates its database, loaded for the first time (the loading
+// account has no rights on that database yet), loads: the DROP is not
+// run (nothing there is the load's), the sandbox admin creates the
+// database. It failed with "Access denied ... to database".
+func TestMariaDBDropExistingFirstLoad(t *testing.T) {
+	env := sandboxtest.Env(t, target.FlavorMariaDB)
+	admin := adminTarget(t, env.Target)
+	if _, err := openDB(t, *admin, "").Exec("DROP DATABASE IF EXISTS dfirst"); err != nil {
+		t.Fatal(err)
+	}
+	body := "DROP DATABASE IF EXISTS `dfirst`;\nCREATE DATABASE `dfirst`;\nUSE `dfirst`;\nCREATE TABLE t1 (id INT PRIMARY KEY, v VARCHAR(20));\n" + values("t1", 1, 5)
+	dir := writeFiles(t, map[string]string{"d.sql": body})
+	res, err := Load(boundedCtx(t), env, Options{Files: []string{filepath.Join(dir, "d.sql")}, DropExisting: true, Threads: 2, Admin: admin})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := count(t, env.Target, "dfirst", "t1"); n != "5" {
+		t.Errorf("t1: %s rows", n)
+	}
+	if !strings.Contains(strings.Join(res.Notes, "\n"), "d.sql:1: DROP DATABASE IF EXISTS `dfirst` not run: the loading account has no rights on that database") {
+		t.Errorf("notes %q", res.Notes)
+	}
+}

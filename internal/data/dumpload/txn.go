@@ -356,6 +356,13 @@ func (l *loader) dropDatabase(ctx context.Context, name, where string) error {
 	}
 	defer c.close()
 	if _, err := c.exec(ctx, q); err != nil {
+		if code, _ := serverError(err); code == "1044" {
+			// The account has no rights on the database (a first load
+			// into a new sandbox): nothing there is its to drop, and
+			// the CREATE DATABASE that follows says whether it exists.
+			l.note(fmt.Sprintf("%s: %s not run: the loading account has no rights on that database, so nothing in it is the load's to drop", printable(where), printable(q)))
+			return nil
+		}
 		return fmt.Errorf("%s: --drop-existing: %s: %w", printable(where), printable(q), err)
 	}
 	l.note(fmt.Sprintf("%s: ran %s: the dump drops and creates the database, and --drop-existing was given", printable(where), printable(q)))
