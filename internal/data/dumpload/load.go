@@ -377,6 +377,10 @@ type loader struct {
 	// pgSettings caches which pg_dump session settings the server has
 	// (pgSkipSetting).
 	pgSettings map[string]bool
+	// refusedCreates are the tables whose CREATE TABLE the server
+	// refused (name: file:line), for the errors of their later
+	// statements (mysqlversion.go).
+	refusedCreates sync.Map
 }
 
 type tableCount struct {
@@ -445,6 +449,7 @@ func (l *loader) fail(st *dump.Statement, err error) error {
 		if h := mysqlFeatureHint(st.SQL, code, l.t.Flavor, l.t.Version); h != "" {
 			se.Error += " (" + h + ")"
 		}
+		se.Error += l.refusedCreate(st, code)
 	}
 	if !isServer {
 		return &Error{StatementError: se, Err: err}

@@ -46,6 +46,20 @@ func TestMySQL55Dumps(t *testing.T) {
 			}
 		})
 	}
+	t.Run("continue-on-error", func(t *testing.T) {
+		// Every refused statement is listed; the INSERT into the table
+		// whose CREATE TABLE was refused says so.
+		res, _ := Load(ctx, env, Options{Files: []string{"testdata/mysql55/fulltext-innodb.sql"}, Database: "l55_feature", DropExisting: true, ContinueOnError: true, Admin: admin})
+		if res == nil || len(res.Errors) != 2 {
+			t.Fatalf("result %+v", res)
+		}
+		if e := res.Errors[0]; e.Line != 12 || !strings.Contains(e.Error, "FULLTEXT indexes on InnoDB tables, which MySQL 5.6.4 added") {
+			t.Errorf("first error %+v", e)
+		}
+		if e := res.Errors[1]; e.Line != 20 || e.Code != "1146" || !strings.HasSuffix(e.Error, "(its CREATE TABLE at testdata/mysql55/fulltext-innodb.sql:12 was refused)") {
+			t.Errorf("second error %+v", e)
+		}
+	})
 	t.Run("loads", func(t *testing.T) {
 		maria := sandboxtest.Env(t, target.FlavorMariaDB)
 		sums := map[string][]checksum.Table{}

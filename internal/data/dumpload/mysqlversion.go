@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"regexp"
 
+	"github.com/dbarena/dbarena/internal/data/dump"
 	"github.com/dbarena/dbarena/internal/server/target"
 )
 
@@ -98,4 +99,25 @@ func versionAtLeast(version, since string) bool {
 		}
 	}
 	return true
+}
+
+// refusedCreate records a refused CREATE TABLE (MySQL family) and, for a
+// later statement on that table that fails because it does not exist
+// (1146), returns the text that says where its creation was refused.
+func (l *loader) refusedCreate(st *dump.Statement, code string) string {
+	if st.Table == "" {
+		return ""
+	}
+	_, name := dump.SplitQualified(st.Table)
+	if st.Creates {
+		l.refusedCreates.LoadOrStore(name, printable(st.Where()))
+		return ""
+	}
+	if code != "1146" {
+		return ""
+	}
+	if where, ok := l.refusedCreates.Load(name); ok {
+		return fmt.Sprintf(" (its CREATE TABLE at %s was refused)", where)
+	}
+	return ""
 }
