@@ -149,3 +149,43 @@ func SplitQualified(name string) (db, table string) {
 	}
 	return "", name
 }
+
+// RequalifyData is Requalify for a data statement (INSERT, REPLACE): of
+// a VALUES list only the head before it is read (a dump's values hold no
+// names, and reading them whole would slow the load), unless the values
+// hold the word SELECT somewhere (a subquery), when all is read.
+func RequalifyData(sql string, own func(string) bool, target string) (string, error) {
+	t := newTokenizer(sql)
+	depth := 0
+	for {
+		tok, ok := t.next()
+		if !ok {
+			return Requalify(sql, own, target)
+		}
+		switch {
+		case tok.kind == tPunct && tok.text == "(":
+			depth++
+		case tok.kind == tPunct && tok.text == ")":
+			depth--
+		case tok.kind == tWord && depth == 0 && (strings.EqualFold(tok.text, "VALUES") || strings.EqualFold(tok.text, "VALUE")):
+			if containsFold(sql[tok.end:], "select") {
+				return Requalify(sql, own, target)
+			}
+			head, err := Requalify(sql[:tok.start], own, target)
+			if err != nil {
+				return sql, err
+			}
+			return head + sql[tok.start:], nil
+		}
+	}
+}
+
+// containsFold reports whether s holds lower-case ASCII word w in any case.
+func containsFold(s, w string) bool {
+	for i := 0; i+len(w) <= len(s); i++ {
+		if s[i]|0x20 == w[0] && strings.EqualFold(s[i:i+len(w)], w) {
+			return true
+		}
+	}
+	return false
+}

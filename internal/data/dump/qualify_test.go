@@ -38,6 +38,23 @@ func TestRequalify(t *testing.T) {
 			t.Errorf("Requalify(%q)\n = %q, %v\nwant %q", c.in, got, err, c.want)
 		}
 	}
+	for _, c := range []struct{ in, want, foreign string }{
+		{"INSERT INTO `shopq`.`item` VALUES (1,'other.t',1.5),(2,'x',2.5)", "INSERT INTO `dst`.`item` VALUES (1,'other.t',1.5),(2,'x',2.5)", ""},
+		{"INSERT INTO shopq.item (a, b) VALUES (1, 2)", "INSERT INTO `dst`.item (a, b) VALUES (1, 2)", ""},
+		{"INSERT INTO item VALUES ((SELECT MAX(id) FROM other.t))", "", "other"},
+		{"INSERT INTO item (a) SELECT a FROM other.t", "", "other"},
+		{"INSERT INTO other.item VALUES (1)", "", "other"},
+	} {
+		got, err := RequalifyData(c.in, own, "dst")
+		var fe *ForeignQualifierError
+		if c.foreign != "" {
+			if !errors.As(err, &fe) || fe.Database != c.foreign {
+				t.Errorf("RequalifyData(%q) = %q, %v; want %s refused", c.in, got, err, c.foreign)
+			}
+		} else if err != nil || got != c.want {
+			t.Errorf("RequalifyData(%q)\n = %q, %v\nwant %q", c.in, got, err, c.want)
+		}
+	}
 	if db, tb := SplitQualified("shopq.item"); db != "shopq" || tb != "item" {
 		t.Errorf("SplitQualified: %q %q", db, tb)
 	}
@@ -60,6 +77,9 @@ func FuzzRequalify(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, s string) {
 		got, err := Requalify(s, func(q string) bool { return q == "shopq" }, "dst")
+		if d, derr := RequalifyData(s, func(q string) bool { return q == "shopq" }, "dst"); derr == nil && strings.Count(d, "shopq") > strings.Count(s, "shopq") {
+			t.Fatalf("data: qualifiers grew: %q -> %q", s, d)
+		}
 		if err != nil {
 			if got != s {
 				t.Fatalf("refused but changed: %q", got)

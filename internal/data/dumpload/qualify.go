@@ -21,10 +21,6 @@ import (
 // NAME stays, and any other stops the load with an error naming the file
 // and line: a dump never reaches another database.
 
-// requalifyMaxData bounds the data statements read whole for qualifiers;
-// of a larger one only the head before its values is read.
-const requalifyMaxData = 64 << 10
-
 // noteDumpDatabase records a database the dump creates or uses.
 func (ss *streamState) noteDumpDatabase(name string) {
 	if name == "" {
@@ -47,14 +43,11 @@ func (l *loader) qualify(ss *streamState, st *dump.Statement) error {
 		return nil
 	}
 	if l.o.Database != "" {
-		sql := st.SQL
-		tail := ""
-		if st.Kind == dump.Data && len(sql) > requalifyMaxData {
-			if i := strings.IndexByte(sql, '('); i > 0 {
-				sql, tail = sql[:i], sql[i:]
-			}
+		requalify := dump.Requalify
+		if st.Kind == dump.Data {
+			requalify = dump.RequalifyData
 		}
-		out, err := dump.Requalify(sql, func(q string) bool { return ss.own[q] }, l.o.Database)
+		out, err := requalify(st.SQL, func(q string) bool { return ss.own[q] }, l.o.Database)
 		if err != nil {
 			fe, ok := err.(*dump.ForeignQualifierError)
 			if !ok {
@@ -71,7 +64,7 @@ func (l *loader) qualify(ss *streamState, st *dump.Statement) error {
 			return &dump.BadInputError{Msg: fmt.Sprintf("%s: the statement names %s, in database %s, which is not the dump's (%s): with --database %s a load writes only into %s; refused (nothing of it ran)",
 				printable(st.Where()), printable(fe.Name), quoteText(fe.Database), dumpDB, quoteText(l.o.Database), quoteText(l.o.Database))}
 		}
-		st.SQL = out + tail
+		st.SQL = out
 		if st.TableRef != "" {
 			// --drop-existing drops it by this name.
 			ref, err := dump.Requalify("DROP TABLE "+st.TableRef, func(q string) bool { return ss.own[q] }, l.o.Database)
