@@ -339,6 +339,10 @@ const (
 	TagCell    = "plan.cell"
 	TagRound   = "plan.round"
 	TagSession = "plan.session"
+	// TagScale is the plan's --scale (ScaleTag): `report --plan` and
+	// compare keep runs of one scale apart from another's
+	// (report.TagPlanScale).
+	TagScale = "plan.scale"
 )
 
 // LatestSession is the newest session of plan name in st, "" if none.
