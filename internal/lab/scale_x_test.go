@@ -3,7 +3,11 @@ package lab
 import (
 	"context"
 	"encoding/json"
+	"errors"
+	"strings"
 	"testing"
+
+	"github.com/dbarena/dbarena/internal/results/summary"
 )
 
 // TestRunRecordsScale: every run of a plan carries its --scale (tag
@@ -43,5 +47,27 @@ func TestRunRecordsScale(t *testing.T) {
 				t.Errorf("scale %g: a shard's tag %s=%s, want %s", tc.scale, kv[0], kv[1], tc.want)
 			}
 		}
+	}
+}
+
+// TestResumeKeepsScale: --resume of a session run at another --scale is
+// refused (ErrResumeScale, naming the scale to resume with) before
+// anything runs; at the session's own scale it resumes.
+func TestResumeKeepsScale(t *testing.T) {
+	quarter := twoServers(t, 2, "")
+	quarter.Scale(0.25)
+	w := newWorld()
+	w.store(quarter, "q", 0, summary.StatusComplete)
+	full := twoServers(t, 2, "")
+	_, err := w.lab().Run(context.Background(), full, Options{Resume: true})
+	if !errors.Is(err, ErrResumeScale) || !strings.Contains(err.Error(), "session q ran at --scale 0.25, not 1; resume it with --scale 0.25") {
+		t.Fatalf("resume at full size of a quarter-size session: %v", err)
+	}
+	if len(w.log) != 0 {
+		t.Errorf("ran %q before refusing", w.log)
+	}
+	res, err := w.lab().Run(context.Background(), quarter, Options{Resume: true})
+	if err != nil || res.Session != "q" || res.Skipped != 1 {
+		t.Fatalf("resume at the session's scale: %+v, %v", res, err)
 	}
 }
