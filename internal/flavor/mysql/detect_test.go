@@ -1,6 +1,7 @@
 package mysql
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/dbarena/dbarena/internal/server/target"
@@ -106,4 +107,40 @@ func TestDetect(t *testing.T) {
 			}
 		})
 	}
+}
+
+// FuzzDetect: whatever a server answers, Detect does not panic and keeps
+// its order: a version or comment naming MariaDB, or Aria's variable, is
+// MariaDB; else a comment naming Percona is Percona Server. names are
+// variable names separated by commas, each present with value "".
+func FuzzDetect(f *testing.F) {
+	f.Add("10.1.23-MariaDB", "MariaDB Server", "5.6.35-80.0", "aria_block_size,innodb_kill_idle_transaction,userstat")
+	f.Add("5.6.35-80.0", "Percona Server (GPL), Release 80.0", "5.6.35-80.0", "aria_block_size")
+	f.Add("5.5.9", "Source distribution", "1.1.5", "")
+	f.Add("8.0.29", "acme build", "8.0.29", "have_backup_locks")
+	f.Add("5.5.35-0ubuntu0.12.04.2-log", "(Ubuntu)", "", "")
+	f.Fuzz(func(t *testing.T, version, comment, innodb, names string) {
+		vars := map[string]string{}
+		if innodb != "" {
+			vars["innodb_version"] = innodb
+		}
+		for _, n := range strings.Split(names, ",") {
+			if n != "" {
+				vars[n] = ""
+			}
+		}
+		got := Detect(version, comment, vars)
+		lv, lc := strings.ToLower(version), strings.ToLower(comment)
+		_, aria := vars["aria_block_size"]
+		switch {
+		case strings.Contains(lv, "mariadb") || strings.Contains(lc, "mariadb") || aria:
+			if got != target.FlavorMariaDB {
+				t.Fatalf("Detect(%q, %q, %v) = %s, want mariadb", version, comment, vars, got)
+			}
+		case strings.Contains(lc, "percona") && !strings.Contains(strings.ToLower(innodb), "mariadb"):
+			if _, maria := vars["maria_block_size"]; !maria && got != target.FlavorPercona {
+				t.Fatalf("Detect(%q, %q, %v) = %s, want percona", version, comment, vars, got)
+			}
+		}
+	})
 }
