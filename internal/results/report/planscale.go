@@ -43,10 +43,10 @@ func sameScale(a, b *summary.Run) bool {
 // would set a quarter-size run's seconds or tps beside full-size ones.
 // They stay listed but are left out of cells, statistics, comparisons and
 // charts, with a note per plan saying which and how to report them.
-// A run is judged against the newest session's runs of its own cell (by
-// TagPlanScale, or by its work when either lacks it); one whose cell the
-// newest session did not run is judged by TagPlanScale alone, and kept
-// when it has none.
+// A run is judged against the newest session's complete runs of its own
+// cell (by TagPlanScale, or by its work when either lacks it); one whose
+// cell the newest session did not complete is judged by TagPlanScale
+// alone, and kept when it has none.
 func (rep *Report) otherScales() map[*summary.Run]bool {
 	newest := map[string]*summary.Run{}
 	for _, r := range rep.Runs {
@@ -54,14 +54,14 @@ func (rep *Report) otherScales() map[*summary.Run]bool {
 			newest[r.Plan.Name] = r
 		}
 	}
-	type cellKey struct{ plan, cell string }
-	ref := map[cellKey][]*summary.Run{}
+	type planCell struct{ plan, cell string }
+	ref := map[planCell][]*summary.Run{}
 	for _, r := range rep.Runs {
 		if r.Plan == nil || r.Plan.Name == "" {
 			continue
 		}
-		if r.Tags[lsession] == newest[r.Plan.Name].Tags[lsession] {
-			k := cellKey{r.Plan.Name, r.Plan.Cell}
+		if r.Status == summary.StatusComplete && r.Tags[tagPlanSession] == newest[r.Plan.Name].Tags[tagPlanSession] {
+			k := planCell{r.Plan.Name, r.Plan.Cell}
 			ref[k] = append(ref[k], r)
 		}
 	}
@@ -73,7 +73,7 @@ func (rep *Report) otherScales() map[*summary.Run]bool {
 		}
 		n := newest[r.Plan.Name]
 		like := true
-		if refs := ref[cellKey{r.Plan.Name, r.Plan.Cell}]; len(refs) > 0 {
+		if refs := ref[planCell{r.Plan.Name, r.Plan.Cell}]; len(refs) > 0 {
 			like = slices.ContainsFunc(refs, func(x *summary.Run) bool { return sameScale(r, x) })
 		} else if s, ns := r.Tags[TagPlanScale], n.Tags[TagPlanScale]; s != "" && ns != "" {
 			like = s == ns
@@ -111,5 +111,5 @@ func (rep *Report) otherScales() map[*summary.Run]bool {
 	return out
 }
 
-// lsession is lab.TagSession.
-const lsession = "plan.session"
+// tagPlanSession is lab.TagSession.
+const tagPlanSession = "plan.session"
