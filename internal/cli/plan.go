@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"time"
@@ -175,6 +176,9 @@ func (a *App) planRun(ctx context.Context, args []string) error {
 		},
 	}
 	res, err := l.Run(ctx, p, lab.Options{Resume: o.resume, Keep: o.keep})
+	if errors.Is(err, lab.ErrResumeScale) {
+		return usagef("%w", err)
+	}
 	if err != nil {
 		return failed(err)
 	}

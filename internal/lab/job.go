@@ -31,10 +31,21 @@ func (j Job) Ref() *summary.PlanRef {
 	return &summary.PlanRef{Name: j.Plan.Name, Cell: j.Step.ID, Coords: j.Step.CoordMap(), Round: j.Step.Round}
 }
 
-// Tags are the run's tags, in order.
+// Tags are the run's tags, in order; TagScale is the plan's --scale ("1"
+// at full size).
 func (j Job) Tags() [][2]string {
 	r := strconv.Itoa(j.Step.Round)
-	return [][2]string{{TagPlan, j.Plan.Name}, {TagCell, j.Step.ID}, {TagRound, r}, {TagSession, j.Session}, {"round", r}}
+	return [][2]string{{TagPlan, j.Plan.Name}, {TagCell, j.Step.ID}, {TagRound, r}, {TagSession, j.Session},
+		{TagScale, ScaleTag(j.Plan.ScaleFactor)}, {"round", r}}
+}
+
+// ScaleTag is TagScale's value for a plan scaled by f (plan.Plan.ScaleFactor;
+// 0 or 1: full size, "1").
+func ScaleTag(f float64) string {
+	if f <= 0 || f >= 1 {
+		return "1"
+	}
+	return strconv.FormatFloat(f, 'g', -1, 64)
 }
 
 // Judge is the execute.Spec.Judge of the job's run: it judges the

@@ -17,6 +17,7 @@ package lab
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"strconv"
@@ -141,7 +142,7 @@ func (l *Lab) Run(ctx context.Context, p *plan.Plan, o Options) (Result, error) 
 	done := map[string]bool{}
 	if o.Resume {
 		var err error
-		if res.Session, done, err = l.resume(ctx, p.Name, res.Session); err != nil {
+		if res.Session, done, err = l.resume(ctx, p, res.Session); err != nil {
 			return res, err
 		}
 	}
@@ -230,9 +231,16 @@ func (l *Lab) Run(ctx context.Context, p *plan.Plan, o Options) (Result, error) 
 	return res, nil
 }
 
-// resume returns the plan's latest session (or session when it has none)
-// and the cell rounds complete in it.
-func (l *Lab) resume(ctx context.Context, name, session string) (string, map[string]bool, error) {
+// ErrResumeScale is resume's error when the latest session ran at
+// another --scale than the one asked for: its rounds and the new ones
+// would be unlike work in one session.
+var ErrResumeScale = errors.New("the latest session ran at another --scale")
+
+// resume returns p's latest session (or session when it has none) and the
+// cell rounds complete in it; ErrResumeScale when that session's runs
+// were of another scale than p's.
+func (l *Lab) resume(ctx context.Context, p *plan.Plan, session string) (string, map[string]bool, error) {
+	name := p.Name
 	done := map[string]bool{}
 	latest, err := LatestSession(ctx, l.Store, name)
 	if err != nil || latest == "" {
@@ -241,6 +249,13 @@ func (l *Lab) resume(ctx context.Context, name, session string) (string, map[str
 	runs, err := l.Store.List(ctx, store.Filter{Tags: map[string]string{TagPlan: name, TagSession: latest}})
 	if err != nil {
 		return latest, nil, err
+	}
+	want := ScaleTag(p.ScaleFactor)
+	for _, r := range runs {
+		if s := r.Tags[TagScale]; s != "" && s != want {
+			return latest, nil, fmt.Errorf("plan %s: --resume: %w: session %s ran at --scale %s, not %s; resume it with --scale %s, or run without --resume for a new session",
+				name, ErrResumeScale, latest, s, want, s)
+		}
 	}
 	sharded := map[string][]string{} // round key: its sharded runs' keys
 	for _, r := range runs {
@@ -339,6 +354,10 @@ const (
 	TagCell    = "plan.cell"
 	TagRound   = "plan.round"
 	TagSession = "plan.session"
+	// TagScale is the plan's --scale (ScaleTag): `report --plan` and
+	// compare keep runs of one scale apart from another's
+	// (report.TagPlanScale).
+	TagScale = "plan.scale"
 )
 
 // LatestSession is the newest session of plan name in st, "" if none.

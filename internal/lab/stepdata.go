@@ -35,6 +35,8 @@ type StepPlan struct {
 	Warmup         time.Duration `json:"warmup"`
 	AutoWarmup     bool          `json:"auto_warmup"`
 	ReportInterval time.Duration `json:"report_interval"`
+	// Scale is the plan's ScaleFactor (0: full size), for the runs' tag.
+	Scale float64 `json:"scale,omitempty"`
 }
 
 // Data describes j for a shard process, with the results store to write
@@ -43,7 +45,7 @@ func (j Job) Data(results string) (d StepData, password string) {
 	p := j.Plan
 	_, set := p.Lines["duration"]
 	d = StepData{Plan: StepPlan{Name: p.Name, Duration: p.Duration, DurationSet: set, Warmup: p.Warmup,
-		AutoWarmup: p.AutoWarmup, ReportInterval: p.ReportInterval},
+		AutoWarmup: p.AutoWarmup, ReportInterval: p.ReportInterval, Scale: p.ScaleFactor},
 		Step: j.Step, Session: j.Session, Results: results}
 	d.Target, password = j.TargetArg()
 	return d, password
@@ -64,7 +66,7 @@ func ParseStepData(s string) (StepData, error) {
 // Job is the step's Job on t (its target resolved).
 func (d StepData) Job(t target.Target) Job {
 	p := &plan.Plan{Name: d.Plan.Name, Duration: d.Plan.Duration, Warmup: d.Plan.Warmup,
-		AutoWarmup: d.Plan.AutoWarmup, ReportInterval: d.Plan.ReportInterval, Lines: map[string]int{}}
+		AutoWarmup: d.Plan.AutoWarmup, ReportInterval: d.Plan.ReportInterval, ScaleFactor: d.Plan.Scale, Lines: map[string]int{}}
 	if d.Plan.DurationSet {
 		p.Lines["duration"] = 1
 	}

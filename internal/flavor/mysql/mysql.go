@@ -175,25 +175,19 @@ func (Dialect) QuoteIdent(name string) string {
 	return "`" + strings.ReplaceAll(name, "`", "``") + "`"
 }
 
-// ServerVersion implements flavor.Dialect.
+// ServerVersion implements flavor.Dialect: the flavor is Detect's, from
+// VERSION(), @@version_comment and DetectVariables. A server that does not
+// answer the variables (a proxy in front of it) is told by the first two.
 func (Dialect) ServerVersion(ctx context.Context, db *sql.DB) (target.Flavor, string, error) {
 	var version, comment string
 	if err := db.QueryRowContext(ctx, "SELECT VERSION(), @@version_comment").Scan(&version, &comment); err != nil {
 		return "", "", err
 	}
-	return mysqlFlavor(version, comment), version, nil
-}
-
-// mysqlFlavor tells MariaDB, Percona and MySQL apart from VERSION() and @@version_comment.
-func mysqlFlavor(version, comment string) target.Flavor {
-	v, c := strings.ToLower(version), strings.ToLower(comment)
-	switch {
-	case strings.Contains(v, "mariadb") || strings.Contains(c, "mariadb"):
-		return target.FlavorMariaDB
-	case strings.Contains(c, "percona"):
-		return target.FlavorPercona
+	vars, err := detectVariables(ctx, db)
+	if err != nil {
+		vars = nil
 	}
-	return target.FlavorMySQL
+	return Detect(version, comment, vars), version, nil
 }
 
 // ReadCounters implements flavor.Dialect.

@@ -270,6 +270,7 @@ func (p *Plan) Scale(f float64) {
 	if f <= 0 || f >= 1 {
 		return
 	}
+	p.ScaleFactor = f
 	dur := func(d time.Duration) time.Duration {
 		if d <= 0 {
 			return d

@@ -73,6 +73,10 @@ type Plan struct {
 	// outside the sandbox (allow_unsafe_settings: true); Parse copies it
 	// into every Server.
 	AllowUnsafeSettings bool
+	// ScaleFactor is the factor Scale applied (0: none, full size); runs
+	// record it (tag plan.scale) so that reports never compare runs of two
+	// scales.
+	ScaleFactor float64
 	// Line of each top-level key, for errors about the plan as a whole.
 	Lines map[string]int
 }

@@ -69,7 +69,8 @@ func Rounds(ctx context.Context, src Source, run *summary.Run) ([]*summary.Run, 
 	key := sameConfigKey(run)
 	var out []*summary.Run
 	for _, c := range cands {
-		if c.Status == summary.StatusComplete && sameConfigKey(c) == key || sameRun(c, run) {
+		// A plan cell's rounds are those of run's --scale (sameScale).
+		if c.Status == summary.StatusComplete && sameConfigKey(c) == key && (run.Plan == nil || sameScale(c, run)) || sameRun(c, run) {
 			out = append(out, c)
 		}
 	}

@@ -103,6 +103,9 @@ type Report struct {
 	TimeSeries []*summary.Run
 
 	maxTimeSeries int
+	// otherScale are the plan runs left out for another --scale than
+	// their plan's newest session (otherScales).
+	otherScale map[*summary.Run]bool
 }
 
 // Cell is one configuration's rounds and their statistics.
@@ -326,12 +329,16 @@ func cellKey(r *summary.Run, label string) string {
 func (rep *Report) group(labels map[*summary.Run]string) {
 	byKey := map[string]*Cell{}
 	left := 0
+	rep.otherScale = rep.otherScales()
 	for _, r := range rep.Runs {
 		if !slices.Contains(rep.Workloads, r.Workload) {
 			rep.Workloads = append(rep.Workloads, r.Workload)
 		}
 		if r.Status != summary.StatusComplete {
 			left++
+			continue
+		}
+		if rep.otherScale[r] {
 			continue
 		}
 		label := labels[r]
@@ -441,6 +448,9 @@ func (rep *Report) context(labels map[*summary.Run]string) {
 	ctx := &rep.Context
 	params := map[string]*WorkloadParams{}
 	for _, r := range rep.Runs {
+		if rep.otherScale[r] {
+			continue // listed only: the context is the compared runs'
+		}
 		h := r.Host
 		desc := fmt.Sprintf("%s: %s, %d cores, %d MB memory, kernel %s", h.Hostname, h.CPUModel, h.Cores, h.MemoryMB, h.Kernel)
 		if h.OS != "" {
