@@ -244,6 +244,7 @@ func Run(ctx context.Context, cfg Config, env workload.Env, w workload.Runner, o
 	}
 	if rawWaits {
 		defer setProcs(min(cfg.Threads, cmp.Or(cfg.Jobs, cfg.Threads)))()
+		r.holdSpare = cfg.Jobs == 0 && runtime.GOMAXPROCS(0) == cfg.Threads+1
 	}
 	var restoreSched func()
 	r.sched, restoreSched, r.schedErr = cpusched.Apply(cfg.schedPolicy(env.Target.Flavor, rawWaits, sched))
@@ -339,14 +340,15 @@ type run struct {
 	limits    map[string]time.Duration // response-time limits by event type
 	names     names                    // event types and error codes
 
-	workers  []*worker
-	groups   []*poller.Group    // --jobs: the threads the workers share
-	sched    string             // the scheduling policy in effect (Result.Sched)
-	schedErr error              // why the policy asked for was refused
-	outboxes []*outbox          // the workers' records
-	pacer    *slot              // rate mode: where drops are recorded
-	queue    chan time.Duration // rate mode: intended starts, as offsets from t0
-	t0       time.Time          // start of the run (warm-up included)
+	workers   []*worker
+	groups    []*poller.Group    // --jobs: the threads the workers share
+	sched     string             // the scheduling policy in effect (Result.Sched)
+	holdSpare bool               // the workers' spare P is held while they run (holdSpare)
+	schedErr  error              // why the policy asked for was refused
+	outboxes  []*outbox          // the workers' records
+	pacer     *slot              // rate mode: where drops are recorded
+	queue     chan time.Duration // rate mode: intended starts, as offsets from t0
+	t0        time.Time          // start of the run (warm-up included)
 
 	wctx          context.Context // workers' context: ctx, cancelled at interrupt or after the stop grace
 	ectx          context.Context // events' context: wctx, or never cancelled when cfg.Abort is set
