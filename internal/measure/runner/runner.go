@@ -291,9 +291,10 @@ const maxProcs = 256
 // coordinator, the pacer and the monitor, while Workers that wait in raw
 // system calls run (mysqlwire, pgwire): such a worker keeps its P while it
 // waits, as a C client keeps its thread, so fewer Ps than workers would
-// leave some workers without one for a scheduler time slice. The spare P
-// costs some client CPU (the scheduler moves a preempted worker to a
-// freshly woken thread), but without it the coordinator and the monitor
+// leave some workers without one for a scheduler time slice. While the
+// workers run, holdSpare keeps the spare P busy between its turns (an idle
+// P makes each preempted worker wake another thread); without it the
+// coordinator and the monitor
 // wait for a worker to yield (up to a rawsock wait slice, longer for a
 // netpoller wake-up): the server counters read at the start and end of
 // measuring then drift from the measured window (3.4% more Questions than

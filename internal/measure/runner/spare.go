@@ -1,33 +1,35 @@
 package runner
 
 import (
-	"os"
-	"runtime"
 	"syscall"
 	"time"
 	"unsafe"
 )
 
-// spareSlice is how long the spare P's holder waits in each raw sleep
-// before it lets the coordinator, the monitor and timers run on it.
+// spareSlice is how long the spare P's holder keeps it in each raw sleep
+// before it lets the coordinator, the monitor, timers and the network
+// poller run on it.
 const spareSlice = 5 * time.Millisecond
 
 // holdSpare keeps the spare P that setProcs adds busy until done closes,
 // so that no P is idle while the workers run. A worker waiting in raw
 // system calls never passes through the scheduler, so sysmon preempts it
-// every 10 ms; the preempted worker's yield (goschedImpl) calls wakep,
-// which, with an idle P, wakes another thread (a futex), which spins,
-// often takes the worker's goroutine and sleeps again: the worker resumes
-// on another thread. With every P busy, wakep finds none idle and the
-// worker resumes on its own thread. The holder sleeps in raw nanosleep(2)
-// a spareSlice at a time, then yields (runtime.Gosched): its P runs the
-// timers and goroutines due (the coordinator's ticks, the monitor), and
-// the network poller is read by sysmon (every 10 ms) instead.
+// every 10 ms. The preempted worker yields (goschedImpl) and calls wakep,
+// which, when a P is idle, wakes another thread for it (a futex). That
+// thread spins, often takes the worker's goroutine, and the worker's own
+// thread sleeps again (a futex), so the worker resumes on another thread.
+// On a quiet 2-core machine these wake-ups land on an idle core (an
+// inter-processor interrupt), and they cost PostgreSQL oltp_point_select
+// at 64 threads 14% more system time per query than sysbench and 4.5% of
+// its QPS. With every P busy, wakep finds none idle and the worker resumes
+// on its own thread: the same run's system time per query fell to
+// sysbench's (0.98x) and its QPS rose to 1.06x sysbench's
+// (docs/benchmarks.md, "The client's whole cost").
+//
+// The holder sleeps in raw nanosleep(2) a spareSlice at a time, then
+// parks for a moment (time.Sleep): its P then runs the timers and
+// goroutines due and polls the network before the holder takes it again.
 func holdSpare(done <-chan struct{}) {
-	mode := os.Getenv("DBARENA_XSPARE")
-	if mode == "off" {
-		return
-	}
 	ts := syscall.NsecToTimespec(spareSlice.Nanoseconds())
 	for {
 		select {
@@ -36,10 +38,6 @@ func holdSpare(done <-chan struct{}) {
 		default:
 		}
 		syscall.RawSyscall(syscall.SYS_NANOSLEEP, uintptr(unsafe.Pointer(&ts)), 0, 0)
-		if mode == "park" {
-			time.Sleep(time.Microsecond)
-		} else {
-			runtime.Gosched()
-		}
+		time.Sleep(time.Microsecond)
 	}
 }
