@@ -245,7 +245,8 @@ func Run(ctx context.Context, cfg Config, env workload.Env, w workload.Runner, o
 	if rawWaits {
 		defer setProcs(min(cfg.Threads, cmp.Or(cfg.Jobs, cfg.Threads)))()
 		// Paced runs leave the spare P free: the pacer must wake on time.
-		r.holdSpare = cfg.Jobs == 0 && r.queue == nil && runtime.GOMAXPROCS(0) == cfg.Threads+1
+		r.holdSpare = cfg.Jobs == 0 && r.queue == nil && cfg.Threads >= holdSpareFrom*runtime.NumCPU() &&
+			runtime.GOMAXPROCS(0) == cfg.Threads+1
 	}
 	var restoreSched func()
 	r.sched, restoreSched, r.schedErr = cpusched.Apply(cfg.schedPolicy(env.Target.Flavor, rawWaits, sched))
