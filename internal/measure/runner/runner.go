@@ -244,13 +244,15 @@ func Run(ctx context.Context, cfg Config, env workload.Env, w workload.Runner, o
 	}
 	if rawWaits {
 		defer setProcs(min(cfg.Threads, cmp.Or(cfg.Jobs, cfg.Threads)))()
-		// Paced runs leave the spare P free: the pacer must wake on time.
-		r.holdSpare = cfg.Jobs == 0 && r.queue == nil && cfg.Threads >= holdSpareFrom*runtime.NumCPU() &&
-			runtime.GOMAXPROCS(0) == cfg.Threads+1
 	}
 	var restoreSched func()
 	r.sched, restoreSched, r.schedErr = cpusched.Apply(cfg.schedPolicy(env.Target.Flavor, rawWaits, sched))
 	defer restoreSched()
+	// The spare P is held only where it was measured to help: batch
+	// policy (under the normal one it doubled MariaDB's system time per
+	// query), unpaced runs (the pacer must wake on time), no --jobs.
+	r.holdSpare = rawWaits && r.sched == cpusched.Batch && cfg.Jobs == 0 && r.queue == nil &&
+		cfg.Threads >= holdSpareFrom*runtime.NumCPU() && runtime.GOMAXPROCS(0) == cfg.Threads+1
 	if cfg.Jobs > 0 {
 		if err := r.makeGroups(); err != nil {
 			return nil, fmt.Errorf("runner: --jobs: %w", err)

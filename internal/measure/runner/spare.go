@@ -16,7 +16,11 @@ const spareSlice = 5 * time.Millisecond
 // costs its own turns and, while cores idle, some of their time. On 2
 // cores (PostgreSQL oltp_point_select, 4 alternating pairs of 10 s runs)
 // it cost 10% of the QPS at 4 threads, changed nothing at 8, and gained
-// 3% at 16 and 10% at 64.
+// 3% at 16 and 10% at 64. It runs only under the batch policy (--sched,
+// PostgreSQL's default): under the normal one, MariaDB oltp_point_select at
+// 16 threads lost a third of its QPS and doubled its system time per query
+// with it (4 of 4 runs), for reasons not understood; under batch it changed
+// nothing there.
 const holdSpareFrom = 4
 
 // holdSpare keeps the spare P that setProcs adds busy until done closes,
