@@ -35,11 +35,6 @@ type coordinator struct {
 // coordinate starts the workers and the pacer, drives the phases and
 // intervals, stops the run and gathers the result.
 func (r *run) coordinate(ctx context.Context, cb *callbacks, onInterval func(Interval)) *Result {
-	// The coordinator keeps its thread, so that its tick work is measured
-	// in the thread's own CPU time: on a saturated machine the wall time
-	// of a tick is mostly waiting for a core.
-	runtime.LockOSThread()
-	defer runtime.UnlockOSThread()
 	c := r.newCoordinator(cb, onInterval)
 	workersDone, pacerDone := r.startWorkers()
 	interrupted := c.loop(ctx, workersDone)
@@ -96,6 +91,9 @@ func (r *run) startWorkers() (workersDone, pacerDone <-chan struct{}) {
 		}()
 	}
 	wd := make(chan struct{})
+	if r.holdSpare {
+		go holdSpare(wd)
+	}
 	go func() {
 		wg.Wait()
 		close(wd)
@@ -170,6 +168,13 @@ func (c *coordinator) nextWake(now int64) int64 {
 // steady interval ends it. It reports whether the workers made records.
 func (c *coordinator) collect(now int64) (progressed bool) {
 	r := c.r
+	// The tick keeps its thread, so that its work is measured in the
+	// thread's own CPU time: on a saturated machine the wall time of a
+	// tick is mostly waiting for a core. Between ticks the coordinator is
+	// free to run on any thread: locked to one, each wake-up would hand
+	// its P to that thread (a futex and a context switch).
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
 	tickStart := threadCPU()
 	progressed = r.drain(c.col, false) > 0
 	upTo := now - c.slack()

@@ -248,6 +248,11 @@ func Run(ctx context.Context, cfg Config, env workload.Env, w workload.Runner, o
 	var restoreSched func()
 	r.sched, restoreSched, r.schedErr = cpusched.Apply(cfg.schedPolicy(env.Target.Flavor, rawWaits, sched))
 	defer restoreSched()
+	// The spare P is held only where it was measured to help: batch
+	// policy (under the normal one it doubled MariaDB's system time per
+	// query), unpaced runs (the pacer must wake on time), no --jobs.
+	r.holdSpare = rawWaits && r.sched == cpusched.Batch && cfg.Jobs == 0 && r.queue == nil &&
+		cfg.Threads >= holdSpareFrom*runtime.NumCPU() && runtime.GOMAXPROCS(0) == cfg.Threads+1
 	if cfg.Jobs > 0 {
 		if err := r.makeGroups(); err != nil {
 			return nil, fmt.Errorf("runner: --jobs: %w", err)
@@ -289,9 +294,10 @@ const maxProcs = 256
 // coordinator, the pacer and the monitor, while Workers that wait in raw
 // system calls run (mysqlwire, pgwire): such a worker keeps its P while it
 // waits, as a C client keeps its thread, so fewer Ps than workers would
-// leave some workers without one for a scheduler time slice. The spare P
-// costs some client CPU (the scheduler moves a preempted worker to a
-// freshly woken thread), but without it the coordinator and the monitor
+// leave some workers without one for a scheduler time slice. While the
+// workers run, holdSpare keeps the spare P busy between its turns (an idle
+// P makes each preempted worker wake another thread); without it the
+// coordinator and the monitor
 // wait for a worker to yield (up to a rawsock wait slice, longer for a
 // netpoller wake-up): the server counters read at the start and end of
 // measuring then drift from the measured window (3.4% more Questions than
@@ -339,14 +345,15 @@ type run struct {
 	limits    map[string]time.Duration // response-time limits by event type
 	names     names                    // event types and error codes
 
-	workers  []*worker
-	groups   []*poller.Group    // --jobs: the threads the workers share
-	sched    string             // the scheduling policy in effect (Result.Sched)
-	schedErr error              // why the policy asked for was refused
-	outboxes []*outbox          // the workers' records
-	pacer    *slot              // rate mode: where drops are recorded
-	queue    chan time.Duration // rate mode: intended starts, as offsets from t0
-	t0       time.Time          // start of the run (warm-up included)
+	workers   []*worker
+	groups    []*poller.Group    // --jobs: the threads the workers share
+	sched     string             // the scheduling policy in effect (Result.Sched)
+	holdSpare bool               // the workers' spare P is held while they run (holdSpare)
+	schedErr  error              // why the policy asked for was refused
+	outboxes  []*outbox          // the workers' records
+	pacer     *slot              // rate mode: where drops are recorded
+	queue     chan time.Duration // rate mode: intended starts, as offsets from t0
+	t0        time.Time          // start of the run (warm-up included)
 
 	wctx          context.Context // workers' context: ctx, cancelled at interrupt or after the stop grace
 	ectx          context.Context // events' context: wctx, or never cancelled when cfg.Abort is set
