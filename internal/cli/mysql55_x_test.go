@@ -13,7 +13,6 @@ import (
 
 	"github.com/dbarena/dbarena/internal/data/checksum"
 	"github.com/dbarena/dbarena/internal/server/catalog"
-	"github.com/dbarena/dbarena/internal/server/sandbox"
 	"github.com/dbarena/dbarena/internal/server/target"
 )
 
@@ -30,7 +29,7 @@ func oldMySQLBasedir(t *testing.T) string {
 	}
 	entries, err := catalog.Open(home).List()
 	for _, e := range entries {
-		if e.Flavor == target.FlavorMySQL && sandbox.CompareVersions(e.Version, "5.5") >= 0 && sandbox.CompareVersions(e.Version, "5.6") < 0 {
+		if e.Flavor == target.FlavorMySQL && target.CompareVersions(e.Version, "5.5") >= 0 && target.CompareVersions(e.Version, "5.6") < 0 {
 			return e.Basedir
 		}
 	}

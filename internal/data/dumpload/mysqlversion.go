@@ -3,6 +3,7 @@ package dumpload
 import (
 	"fmt"
 	"regexp"
+	"slices"
 
 	"github.com/dbarena/dbarena/internal/data/dump"
 	"github.com/dbarena/dbarena/internal/server/target"
@@ -50,14 +51,14 @@ func mysqlFeatureHint(stmt, code string, flavor target.Flavor, version string) s
 		product = "MariaDB"
 	}
 	for _, f := range mysqlFeatures {
-		if !hasCode(f.codes, code) || !f.re.MatchString(stmt) {
+		if !slices.Contains(f.codes, code) || !f.re.MatchString(stmt) {
 			continue
 		}
 		since := f.mysql
 		if product == "MariaDB" {
 			since = f.mariadb
 		}
-		if since != "" && version != "" && versionAtLeast(version, since) {
+		if since != "" && version != "" && target.CompareVersions(version, since) >= 0 {
 			continue
 		}
 		server := "this server"
@@ -76,29 +77,6 @@ func mysqlFeatureHint(stmt, code string, flavor target.Flavor, version string) s
 		return fmt.Sprintf("the dump uses %s, which %s: %s cannot load it; %s, or dump without it", f.feature, added, server, remedy)
 	}
 	return ""
-}
-
-func hasCode(codes []string, code string) bool {
-	for _, c := range codes {
-		if c == code {
-			return true
-		}
-	}
-	return false
-}
-
-// versionAtLeast compares dotted release numbers ("5.5.9",
-// "10.11.6-MariaDB") with since ("5.6.4").
-func versionAtLeast(version, since string) bool {
-	var v, s [3]int
-	fmt.Sscanf(version, "%d.%d.%d", &v[0], &v[1], &v[2])
-	fmt.Sscanf(since, "%d.%d.%d", &s[0], &s[1], &s[2])
-	for i := range v {
-		if v[i] != s[i] {
-			return v[i] > s[i]
-		}
-	}
-	return true
 }
 
 // refusedCreate records a refused CREATE TABLE (MySQL family) and, for a

@@ -14,7 +14,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/dbarena/dbarena/internal/server/sandbox"
 	"github.com/dbarena/dbarena/internal/server/target"
 )
 
@@ -211,7 +210,7 @@ func sortEntries(es []Entry) {
 		if c := strings.Compare(string(a.Flavor), string(b.Flavor)); c != 0 {
 			return c < 0
 		}
-		if c := sandbox.CompareVersions(a.Version, b.Version); c != 0 {
+		if c := target.CompareVersions(a.Version, b.Version); c != 0 {
 			return c < 0
 		}
 		return a.Name < b.Name
