@@ -297,12 +297,11 @@ const maxProcs = 256
 // leave some workers without one for a scheduler time slice. While the
 // workers run, holdSpare keeps the spare P busy between its turns (an idle
 // P makes each preempted worker wake another thread); without it the
-// coordinator and the monitor
-// wait for a worker to yield (up to a rawsock wait slice, longer for a
-// netpoller wake-up): the server counters read at the start and end of
-// measuring then drift from the measured window (3.4% more Questions than
-// measured queries in a 2-thread run). Ps are capped at maxProcs. It
-// returns a function that restores the setting.
+// coordinator and the monitor wait for a worker to yield (up to a rawsock
+// wait slice, longer for a netpoller wake-up): the server counters read at
+// the start and end of measuring then drift from the measured window (3.4%
+// more Questions than measured queries in a 2-thread run). Ps are capped
+// at maxProcs. It returns a function that restores the setting.
 func setProcs(threads int) (restore func()) {
 	prev := runtime.GOMAXPROCS(0)
 	want := min(threads+1, max(maxProcs, prev))

@@ -42,14 +42,23 @@ const holdSpareFrom = 4
 // parks for a moment (time.Sleep): its P then runs the timers and
 // goroutines due and polls the network before the holder takes it again.
 func holdSpare(done <-chan struct{}) {
-	ts := syscall.NsecToTimespec(spareSlice.Nanoseconds())
 	for {
 		select {
 		case <-done:
 			return
 		default:
 		}
-		syscall.RawSyscall(syscall.SYS_NANOSLEEP, uintptr(unsafe.Pointer(&ts)), 0, 0)
+		rawSleep(spareSlice)
 		time.Sleep(time.Microsecond)
 	}
+}
+
+// rawSleep sleeps d in a raw nanosleep(2), keeping its P. Not inlined, so
+// that a caller's loop passes a function prologue (a preemption point), as
+// the loops around rawsock's system calls do.
+//
+//go:noinline
+func rawSleep(d time.Duration) {
+	ts := syscall.NsecToTimespec(d.Nanoseconds())
+	syscall.RawSyscall(syscall.SYS_NANOSLEEP, uintptr(unsafe.Pointer(&ts)), 0, 0)
 }

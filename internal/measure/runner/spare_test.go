@@ -3,10 +3,8 @@ package runner
 import (
 	"runtime"
 	"sync/atomic"
-	"syscall"
 	"testing"
 	"time"
-	"unsafe"
 )
 
 // TestHoldSpareYields: with every P held (one by a raw-waiting "worker",
@@ -50,13 +48,4 @@ func TestHoldSpareYields(t *testing.T) {
 	case <-time.After(5 * time.Second):
 		t.Fatal("holdSpare did not return after done closed")
 	}
-}
-
-// rawSleep sleeps in a raw system call; not inlined, so that its caller's
-// loop passes a function prologue (a preemption point), as rawsock.IO's do.
-//
-//go:noinline
-func rawSleep(d time.Duration) {
-	ts := syscall.NsecToTimespec(d.Nanoseconds())
-	syscall.RawSyscall(syscall.SYS_NANOSLEEP, uintptr(unsafe.Pointer(&ts)), 0, 0)
 }
