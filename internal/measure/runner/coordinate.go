@@ -87,6 +87,10 @@ func (r *run) startWorkers() (workersDone, pacerDone <-chan struct{}) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
+			if r.lockWorkers {
+				runtime.LockOSThread()
+				defer runtime.UnlockOSThread()
+			}
 			wk.loop()
 		}()
 	}

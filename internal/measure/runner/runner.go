@@ -253,6 +253,19 @@ func Run(ctx context.Context, cfg Config, env workload.Env, w workload.Runner, o
 	// query), unpaced runs (the pacer must wake on time), no --jobs.
 	r.holdSpare = rawWaits && r.sched == cpusched.Batch && cfg.Jobs == 0 && r.queue == nil &&
 		cfg.Threads >= holdSpareFrom*runtime.NumCPU() && runtime.GOMAXPROCS(0) == cfg.Threads+1
+	// Below that, each worker keeps its own OS thread. A worker goroutine
+	// that sysmon preempts otherwise often resumes on another thread, and
+	// a thread that serves one connection, then another, is one the
+	// kernel cannot keep beside its server process: the server's replies
+	// then wake it on the other core (an inter-processor interrupt, and
+	// the cores idle between). sysbench's threads, one per connection,
+	// sat each beside its backend. Locked, at 4 threads on 2 cores,
+	// oltp_point_select's QPS rose 15-50% and its system time per query
+	// fell 20-40% on MariaDB and PostgreSQL; from 16 threads the thread
+	// hand-off that each preemption of a locked goroutine costs lost
+	// more than that (docs/benchmarks.md, "One thread per worker").
+	r.lockWorkers = rawWaits && cfg.Jobs == 0 && r.queue == nil && cfg.Connect == 0 &&
+		cfg.Threads < holdSpareFrom*runtime.NumCPU()
 	if cfg.Jobs > 0 {
 		if err := r.makeGroups(); err != nil {
 			return nil, fmt.Errorf("runner: --jobs: %w", err)
@@ -344,15 +357,16 @@ type run struct {
 	limits    map[string]time.Duration // response-time limits by event type
 	names     names                    // event types and error codes
 
-	workers   []*worker
-	groups    []*poller.Group    // --jobs: the threads the workers share
-	sched     string             // the scheduling policy in effect (Result.Sched)
-	holdSpare bool               // the workers' spare P is held while they run (holdSpare)
-	schedErr  error              // why the policy asked for was refused
-	outboxes  []*outbox          // the workers' records
-	pacer     *slot              // rate mode: where drops are recorded
-	queue     chan time.Duration // rate mode: intended starts, as offsets from t0
-	t0        time.Time          // start of the run (warm-up included)
+	workers     []*worker
+	groups      []*poller.Group    // --jobs: the threads the workers share
+	sched       string             // the scheduling policy in effect (Result.Sched)
+	holdSpare   bool               // the workers' spare P is held while they run (holdSpare)
+	lockWorkers bool               // each worker keeps one OS thread (lockWorkers)
+	schedErr    error              // why the policy asked for was refused
+	outboxes    []*outbox          // the workers' records
+	pacer       *slot              // rate mode: where drops are recorded
+	queue       chan time.Duration // rate mode: intended starts, as offsets from t0
+	t0          time.Time          // start of the run (warm-up included)
 
 	wctx          context.Context // workers' context: ctx, cancelled at interrupt or after the stop grace
 	ectx          context.Context // events' context: wctx, or never cancelled when cfg.Abort is set
