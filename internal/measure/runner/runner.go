@@ -260,8 +260,8 @@ func Run(ctx context.Context, cfg Config, env workload.Env, w workload.Runner, o
 	// then wake it on the other core (an inter-processor interrupt, and
 	// the cores idle between). sysbench's threads, one per connection,
 	// sat each beside its backend. Locked, at 4 threads on 2 cores,
-	// oltp_point_select's QPS rose 15-50% and its system time per query
-	// fell 20-40% on MariaDB and PostgreSQL; from 16 threads the thread
+	// oltp_point_select's QPS rose 14-49% and its system time per query
+	// fell 18-42% on MariaDB and PostgreSQL; from 16 threads the thread
 	// hand-off that each preemption of a locked goroutine costs lost
 	// more than that (docs/benchmarks.md, "One thread per worker").
 	r.lockWorkers = rawWaits && cfg.Jobs == 0 && r.queue == nil && cfg.Connect == 0 &&
