@@ -37,7 +37,7 @@ const holdSpareFrom = 4
 // the same run's system time per query fell to sysbench's (0.98x) and its
 // QPS rose to 1.06x sysbench's (docs/benchmarks.md, "The client's whole
 // cost"). Goroutines still change threads: at 16 threads each of dbarena's
-// threads woke 5 to 10 different backends in 1.5 s with the holder or
+// threads woke 2 to 10 different backends in 1.5 s with the holder or
 // without it, where each of sysbench's woke one ("One thread per worker").
 //
 // The holder sleeps in raw nanosleep(2) a spareSlice at a time, then
