@@ -248,12 +248,16 @@ func Run(ctx context.Context, cfg Config, env workload.Env, w workload.Runner, o
 	var restoreSched func()
 	r.sched, restoreSched, r.schedErr = cpusched.Apply(cfg.schedPolicy(env.Target.Flavor, rawWaits, sched))
 	defer restoreSched()
-	// The spare P is held only where it was measured to help: batch
-	// policy (under the normal one it doubled MariaDB's system time per
-	// query), unpaced runs (the pacer must wake on time), no --jobs.
-	r.holdSpare = rawWaits && r.sched == cpusched.Batch && cfg.Jobs == 0 && r.queue == nil &&
-		cfg.Threads >= holdSpareFrom*runtime.NumCPU() && runtime.GOMAXPROCS(0) == cfg.Threads+1
-	// Below that, each worker keeps its own OS thread. A worker goroutine
+	// Workers on threads of their own (no --jobs) in an unpaced run (the
+	// pacer must wake on time) are placed one of two ways, by their
+	// number per core.
+	ownThreads := rawWaits && cfg.Jobs == 0 && r.queue == nil
+	many := cfg.Threads >= holdSpareFrom*runtime.NumCPU()
+	// Many: the spare P is held, only where it was measured to help:
+	// under the batch policy (under the normal one it doubled MariaDB's
+	// system time per query).
+	r.holdSpare = ownThreads && many && r.sched == cpusched.Batch && runtime.GOMAXPROCS(0) == cfg.Threads+1
+	// Fewer, each worker keeps its own OS thread. A worker goroutine
 	// that sysmon preempts otherwise often resumes on another thread, and
 	// a thread that serves one connection, then another, is one the
 	// kernel cannot keep beside its server process: the server's replies
@@ -264,8 +268,7 @@ func Run(ctx context.Context, cfg Config, env workload.Env, w workload.Runner, o
 	// fell 18-42% on MariaDB and PostgreSQL; from 16 threads the thread
 	// hand-off that each preemption of a locked goroutine costs lost
 	// more than that (docs/benchmarks.md, "One thread per worker").
-	r.lockWorkers = rawWaits && cfg.Jobs == 0 && r.queue == nil && cfg.Connect == 0 &&
-		cfg.Threads < holdSpareFrom*runtime.NumCPU()
+	r.lockWorkers = ownThreads && !many && cfg.Connect == 0
 	if cfg.Jobs > 0 {
 		if err := r.makeGroups(); err != nil {
 			return nil, fmt.Errorf("runner: --jobs: %w", err)
@@ -361,7 +364,7 @@ type run struct {
 	groups      []*poller.Group    // --jobs: the threads the workers share
 	sched       string             // the scheduling policy in effect (Result.Sched)
 	holdSpare   bool               // the workers' spare P is held while they run (holdSpare)
-	lockWorkers bool               // each worker keeps one OS thread (lockWorkers)
+	lockWorkers bool               // each worker keeps one OS thread (see Run)
 	schedErr    error              // why the policy asked for was refused
 	outboxes    []*outbox          // the workers' records
 	pacer       *slot              // rate mode: where drops are recorded
