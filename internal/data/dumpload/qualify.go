@@ -43,11 +43,12 @@ func (l *loader) qualify(ss *streamState, st *dump.Statement) error {
 		return nil
 	}
 	if l.o.Database != "" {
+		isOwn := func(q string) bool { return ss.own[q] }
 		requalify := dump.Requalify
 		if st.Kind == dump.Data {
 			requalify = dump.RequalifyData
 		}
-		out, err := requalify(st.SQL, func(q string) bool { return ss.own[q] }, l.o.Database)
+		out, err := requalify(st.SQL, isOwn, l.o.Database)
 		if err != nil {
 			fe, ok := err.(*dump.ForeignQualifierError)
 			if !ok {
@@ -67,7 +68,7 @@ func (l *loader) qualify(ss *streamState, st *dump.Statement) error {
 		st.SQL = out
 		if st.TableRef != "" {
 			// --drop-existing drops it by this name.
-			ref, err := dump.Requalify("DROP TABLE "+st.TableRef, func(q string) bool { return ss.own[q] }, l.o.Database)
+			ref, err := dump.Requalify("DROP TABLE "+st.TableRef, isOwn, l.o.Database)
 			if err != nil {
 				return err
 			}

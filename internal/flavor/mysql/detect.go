@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"regexp"
+	"slices"
 	"strings"
 
 	"github.com/dbarena/dbarena/internal/server/target"
@@ -72,16 +73,10 @@ func Detect(version, comment string, vars map[string]string) target.Flavor {
 		perconaInnoDBRE.MatchString(vars["innodb_version"]):
 		return target.FlavorPercona
 	}
-	for _, n := range perconaOnly {
-		if has(n) {
-			return target.FlavorPercona
-		}
-	}
-	for _, n := range perconaOrMariaDB {
-		if has(n) {
-			// Not MariaDB (no Aria): Percona Server.
-			return target.FlavorPercona
-		}
+	// A variable of Percona's alone, or of Percona's and MariaDB's on a
+	// server already known not to be MariaDB (no Aria): Percona Server.
+	if slices.ContainsFunc(perconaOnly, has) || slices.ContainsFunc(perconaOrMariaDB, has) {
+		return target.FlavorPercona
 	}
 	return target.FlavorMySQL
 }
