@@ -14,10 +14,13 @@ and all its threads and children from start to exit (wait4's rusage), which
 the callers divide by the queries the tool reports for its whole run, as a
 user pays for `tool ... --time N`. Both views are reported (Whole).
 """
+import atexit
 import collections
 import glob
+import json
 import math
 import os
+import shutil
 import resource
 import statistics
 import subprocess
@@ -55,6 +58,29 @@ def ci(ratios):
 
 def sh(args, **kw):
     return subprocess.run(args, check=True, text=True, capture_output=True, **kw)
+
+
+def sandbox(dbarena, name, flavor, keep, args=()):
+    """Starts sandbox name of flavor (--profile fast, then args) in
+    $DBARENA_HOME, or in a new home removed at exit; unless keep, the
+    sandbox is removed at exit too. Returns the environment with
+    DBARENA_HOME, the sandbox's `server show --json` and its password (mode
+    0600 in the home, never on a command line)."""
+    home = os.environ.get("DBARENA_HOME") or tempfile.mkdtemp(prefix="dbarena-bench-")
+    env = dict(os.environ, DBARENA_HOME=home)
+    sh([dbarena, "server", "start", name, "--flavor", flavor, "--profile", "fast", *args], env=env)
+    if not keep:
+        own_home = not os.environ.get("DBARENA_HOME")
+
+        def remove():
+            subprocess.run([dbarena, "server", "rm", name], env=env, capture_output=True)
+            if own_home:
+                shutil.rmtree(home, ignore_errors=True)
+        atexit.register(remove)
+    info = json.loads(sh([dbarena, "server", "show", name, "--json"], env=env).stdout)
+    with open(os.path.join(home, "sandboxes", name, "password")) as f:
+        password = f.readline().rstrip("\n")
+    return env, info, password
 
 
 def timed(args, env=None):
