@@ -52,6 +52,7 @@ func (o *runOptions) flags(fs *pflag.FlagSet) {
 	o.cred.flags(fs)
 	fs.IntVar(&o.cfg.Threads, "threads", o.cfg.Threads, "number of workers, each with its own connection")
 	fs.IntVar(&o.cfg.Jobs, "jobs", 0, "run the workers on this many threads, each waiting for all its connections at once, as pgbench -j (lean wire clients, closed loop); 0 = a thread per worker, as sysbench")
+	fs.StringVar(&o.cfg.Placement, "placement", "follow", "where dbarena's worker threads run: follow (each thread that has a connection to a server on this machine moves now and then to the CPU its server process runs on) or kernel (where Linux puts them)")
 	fs.StringVar(&o.cfg.Sched, "sched", "auto", "scheduling policy of dbarena's threads during the run: batch (a reply does not make the client preempt the server), normal, or auto: batch for the lean PostgreSQL client in a closed loop, normal elsewhere")
 	durationFlag(fs, &o.cfg.Duration, "time", o.cfg.Duration, "measured run time (seconds or 30s, 5m); 0 = until --events")
 	fs.Int64Var(&o.cfg.Events, "events", o.cfg.Events, "stop after this many measured events; 0 = until --time")

@@ -102,6 +102,7 @@ func (j Job) Config() runner.Config {
 	}
 	cfg.Jobs = j.Step.Jobs
 	cfg.Sched = j.Step.Sched
+	cfg.Placement = j.Step.Placement
 	if p.AutoWarmup {
 		det := steady.Detector{}
 		cfg.WarmupUntil = func(ivs []runner.Interval) bool {

@@ -103,6 +103,9 @@ type Cell struct {
 	// Sched is the workload's scheduling policy (run --sched; "": the
 	// default).
 	Sched string
+	// Placement is the workload's thread placement (run --placement;
+	// "": the default).
+	Placement string
 	// Thresholds are the workload's thresholds, judged on each run of
 	// the cell.
 	Thresholds []Param
@@ -182,6 +185,7 @@ func (p *Plan) cell(w Workload, vi int, v Variant, chosen map[string]string) Cel
 	c.Shards, c.ShardsLine = p.ShardsOf(w)
 	c.Jobs = w.Jobs
 	c.Sched = w.Sched
+	c.Placement = w.Placement
 	c.Thresholds = w.Thresholds
 	c.Coords = append(c.Coords, Param{Key: "workload", Value: w.Name}, Param{Key: "server", Value: v.Server.Name})
 	if v.Engine != "" {

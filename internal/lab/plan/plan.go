@@ -135,6 +135,9 @@ type Workload struct {
 	Jobs int
 	// Sched is the run flag --sched of its steps ("": the default).
 	Sched string
+	// Placement is the run flag --placement of its steps ("": the
+	// default).
+	Placement string
 	// Line is the line of the workload's name.
 	Line int
 	// ShardsLine is the line of its shards, 0 when it has none.
@@ -708,10 +711,14 @@ func parseWorkloads(key, v *yaml.Node, bad badFunc) []Workload {
 					if w.Sched = scalar(k, vals[i], bad); !cpusched.Valid(w.Sched) {
 						bad(vals[i], "sched: want auto, batch or normal, not %q", w.Sched)
 					}
+				case "placement":
+					if w.Placement = scalar(k, vals[i], bad); w.Placement != "follow" && w.Placement != "kernel" {
+						bad(vals[i], "placement: want follow or kernel, not %q", w.Placement)
+					}
 				case "thresholds":
 					w.Thresholds = parseThresholds(k, vals[i], bad)
 				default:
-					bad(k, "unknown workload key %q (want name, params, shards, jobs, sched, thresholds)", k.Value)
+					bad(k, "unknown workload key %q (want name, params, shards, jobs, sched, placement, thresholds)", k.Value)
 				}
 			}
 			if w.Name == "" {

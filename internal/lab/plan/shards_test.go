@@ -56,7 +56,7 @@ warmup: 0
 		t.Errorf("default: %d shards (line %d), want 1 (line 0)", s.Shards, s.ShardsLine)
 	}
 	// jobs: N is the run flag --jobs of the workload's steps.
-	p, errs = Parse("s.yaml", []byte("name: s\nservers: [{name: m, flavor: postgres}]\nworkloads: [x, {name: y, jobs: 2, sched: normal}]\n"))
+	p, errs = Parse("s.yaml", []byte("name: s\nservers: [{name: m, flavor: postgres}]\nworkloads: [x, {name: y, jobs: 2, sched: normal, placement: kernel}]\n"))
 	if len(errs) > 0 {
 		t.Fatal(errs)
 	}
@@ -66,6 +66,10 @@ warmup: 0
 	// sched: is the run flag --sched.
 	if s := p.Schedule(); s[0].Sched != "" || s[len(s)-1].Sched != "normal" {
 		t.Errorf("sched %q and %q, want \"\" and normal", s[0].Sched, s[len(s)-1].Sched)
+	}
+	// placement: is the run flag --placement.
+	if s := p.Schedule(); s[0].Placement != "" || s[len(s)-1].Placement != "kernel" {
+		t.Errorf("placement %q and %q, want \"\" and kernel", s[0].Placement, s[len(s)-1].Placement)
 	}
 	if MaxShards != shard.MaxShards {
 		t.Errorf("MaxShards %d, shard.MaxShards %d", MaxShards, shard.MaxShards)
@@ -79,8 +83,9 @@ func TestShardsErrors(t *testing.T) {
 		{head + "workloads: [x]\nshards: two\n", `s.yaml:4: shards "two": want a whole number from 1 to 1024`},
 		{head + "workloads: [x]\nshards: [2]\n", `s.yaml:4: shards: want a single value, not a list`},
 		{head + "workloads:\n  - name: x\n    shards: 1025\n", `s.yaml:5: shards "1025": want a whole number from 1 to 1024`},
-		{head + "workloads:\n  - name: x\n    shard: 2\n", `s.yaml:5: unknown workload key "shard" (want name, params, shards, jobs, sched, thresholds)`},
+		{head + "workloads:\n  - name: x\n    shard: 2\n", `s.yaml:5: unknown workload key "shard" (want name, params, shards, jobs, sched, placement, thresholds)`},
 		{head + "workloads:\n  - name: x\n    sched: fifo\n", `s.yaml:5: sched: want auto, batch or normal, not "fifo"`},
+		{head + "workloads:\n  - name: x\n    placement: pinned\n", `s.yaml:5: placement: want follow or kernel, not "pinned"`},
 		{head + "workloads:\n  - name: x\n    jobs: -1\n", `s.yaml:5: jobs "-1": want a whole number from 0 to 4096`},
 		{head + "workloads:\n  - name: x\n    shards: 2\nwarmup: auto\n",
 			`s.yaml:5: shards 2: a sharded step needs a fixed warmup (warmup: auto ends each shard's at its own time)`},

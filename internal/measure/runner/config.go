@@ -13,6 +13,12 @@ import (
 	"github.com/dbarena/dbarena/internal/workload"
 )
 
+// The choices of Config.Placement (run --placement).
+const (
+	PlacementFollow = "follow"
+	PlacementKernel = "kernel"
+)
+
 // Config says how to run a workload. Build one with DefaultConfig, set what
 // the user asked for, and check it with Validate.
 type Config struct {
@@ -31,6 +37,12 @@ type Config struct {
 	// where it was measured to cut client CPU at equal or better
 	// throughput, normal elsewhere (see schedPolicy).
 	Sched string
+	// Placement is where the workers' threads run: PlacementFollow (or
+	// empty): a worker with a thread of its own and a connection to a
+	// server on this machine moves its thread, now and then, to the CPU
+	// its server process runs on (rawsock.Follow); PlacementKernel leaves
+	// the threads where the kernel puts them.
+	Placement string
 	// Duration is the measured time, after warm-up; 0 runs until Events.
 	Duration time.Duration
 	// Events limits the measured events (successful ones); 0 runs until
@@ -217,6 +229,9 @@ func (c Config) Validate() []error {
 	}
 	if c.Sched != "" && !cpusched.Valid(c.Sched) {
 		add("--sched must be auto, batch or normal, got %q", c.Sched)
+	}
+	if c.Placement != "" && c.Placement != PlacementFollow && c.Placement != PlacementKernel {
+		add("--placement must be follow or kernel, got %q", c.Placement)
 	}
 	if c.Connect < 0 {
 		add("--connect: every=N needs N >= 1, got %d", int(c.Connect))

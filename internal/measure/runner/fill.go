@@ -24,6 +24,7 @@ func (r *Result) Fill(run *summary.Run) {
 	}
 	run.DurationS = secs
 	run.Sched = r.Sched
+	run.Placement, run.PlacementMoves = r.Placement, r.Moves
 	if r.SchedErr != nil {
 		run.Notes = append(run.Notes, fmt.Sprintf("%v: the run used the %s scheduling policy", r.SchedErr, r.Sched))
 	}

@@ -133,6 +133,11 @@ type Result struct {
 	Sched string
 	// SchedErr says why the policy asked for could not be set, if so.
 	SchedErr error
+	// Placement is PlacementFollow when the workers' threads followed
+	// their server processes (Config.Placement), with the moves they
+	// made; empty when the kernel placed them.
+	Placement string
+	Moves     int64
 	// Connects counts the new connections Config.Connect made (not the
 	// first of each worker); ConnectErrors the attempts refused (too many
 	// connections, refused, timed out), which are also in ErrorsByCode
@@ -293,9 +298,20 @@ func Run(ctx context.Context, cfg Config, env workload.Env, w workload.Runner, o
 			return nil, err
 		}
 	}
+	var stopFollowing func() int64
+	if ownThreads && cfg.Placement != PlacementKernel {
+		var err error
+		if stopFollowing, err = rawsock.Follow(); err != nil {
+			r.release()
+			return nil, fmt.Errorf("runner: --placement follow: %w", err)
+		}
+	}
 	cb := startCallbacks()
 	res := r.coordinate(ctx, cb, onInterval)
 	cb.close()
+	if stopFollowing != nil {
+		res.Placement, res.Moves = PlacementFollow, stopFollowing()
+	}
 	return res, nil
 }
 

@@ -46,18 +46,23 @@ type Run struct {
 	Jobs int `json:"jobs,omitempty"`
 	// Sched is the scheduling policy of dbarena's threads during the run
 	// (--sched): batch or normal, or the one it was started under.
-	Sched      string            `json:"sched,omitempty"`
-	Rate       float64           `json:"rate,omitempty"`
-	DurationS  float64           `json:"duration_s"`
-	WarmupS    float64           `json:"warmup_s"`
-	Totals     Totals            `json:"totals"`
-	Throughput Throughput        `json:"throughput"`
-	LatencyMS  Latency           `json:"latency_ms"`
-	Intervals  []Interval        `json:"intervals"`
-	PerType    map[string]Type   `json:"per_type,omitempty"`
-	Checks     []Check           `json:"checks,omitempty"`
-	TpmC       *float64          `json:"tpmc,omitempty"`
-	Tags       map[string]string `json:"tags,omitempty"`
+	Sched string `json:"sched,omitempty"`
+	// Placement is "follow" when the workers' threads followed their
+	// server processes' CPUs (--placement), with the moves they made;
+	// empty when the kernel placed them.
+	Placement      string            `json:"placement,omitempty"`
+	PlacementMoves int64             `json:"placement_moves,omitempty"`
+	Rate           float64           `json:"rate,omitempty"`
+	DurationS      float64           `json:"duration_s"`
+	WarmupS        float64           `json:"warmup_s"`
+	Totals         Totals            `json:"totals"`
+	Throughput     Throughput        `json:"throughput"`
+	LatencyMS      Latency           `json:"latency_ms"`
+	Intervals      []Interval        `json:"intervals"`
+	PerType        map[string]Type   `json:"per_type,omitempty"`
+	Checks         []Check           `json:"checks,omitempty"`
+	TpmC           *float64          `json:"tpmc,omitempty"`
+	Tags           map[string]string `json:"tags,omitempty"`
 	// ServerCounters are deltas of the server's own counters over the
 	// measured period, for cross-checking Totals.
 	ServerCounters map[string]int64 `json:"server_counters,omitempty"`

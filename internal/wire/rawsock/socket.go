@@ -62,6 +62,12 @@ type Socket struct {
 	client, network string
 	// errClosed is the client's error for an aborted or closed Socket.
 	errClosed error
+	// peer is peerLocal when the socket talks over TCP to a server on
+	// this machine, whose CPU the reading thread follows (Follow),
+	// peerOther when not, 0 until followPeer first looks; reads counts
+	// the reads.
+	peer  int8
+	reads uint32
 }
 
 // Open makes s a Socket on the connected descriptor fd (-1 with nc, a
@@ -71,6 +77,10 @@ type Socket struct {
 func (s *Socket) Open(fd int, nc net.Conn, size int, client, network string, errClosed error) {
 	s.fd, s.nc, s.client, s.network, s.errClosed = fd, nc, client, network, errClosed
 	s.Buf = make([]byte, size)
+	s.peer, s.reads = 0, 0
+	if nc != nil {
+		s.peer = peerOther
+	}
 }
 
 // DialDeadline is when connecting and the handshake give up: timeout
@@ -381,6 +391,9 @@ func (s *Socket) sysRead(b []byte) (int, error) {
 		}
 		if n > 0 {
 			s.drained = n < len(b)
+			if s.peer != peerOther && s.wait == nil {
+				s.followPeer()
+			}
 			return n, nil
 		}
 		if again && s.wait != nil {
