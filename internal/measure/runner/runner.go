@@ -273,6 +273,8 @@ func Run(ctx context.Context, cfg Config, env workload.Env, w workload.Runner, o
 	// fell 18-42% on MariaDB and PostgreSQL; from 16 threads the thread
 	// hand-off that each preemption of a locked goroutine costs lost
 	// more than that (docs/benchmarks.md, "One thread per worker").
+	// Either way, each worker's thread also follows its server process
+	// (--placement, below).
 	r.lockWorkers = ownThreads && !many && cfg.Connect == 0
 	if cfg.Jobs > 0 {
 		if err := r.makeGroups(); err != nil {
