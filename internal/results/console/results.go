@@ -36,13 +36,15 @@ func Run(w io.Writer, run *summary.Run) {
 	if run.Jobs > 0 {
 		threads += " on " + strconv.Itoa(run.Jobs) + " jobs"
 	}
-	switch {
-	case run.Sched != "" && run.Placement != "":
-		threads += fmt.Sprintf(" (%s policy, following the server: %d moves)", run.Sched, run.PlacementMoves)
-	case run.Sched != "":
-		threads += " (" + run.Sched + " policy)"
-	case run.Placement != "":
-		threads += fmt.Sprintf(" (following the server: %d moves)", run.PlacementMoves)
+	var how []string
+	if run.Sched != "" {
+		how = append(how, run.Sched+" policy")
+	}
+	if run.Placement != "" {
+		how = append(how, fmt.Sprintf("following the server: %d moves", run.PlacementMoves))
+	}
+	if len(how) > 0 {
+		threads += " (" + strings.Join(how, ", ") + ")"
 	}
 	fmt.Fprintf(w, "Run %s: %s on %s %s (%s), %s, %s\n", name, run.Workload,
 		run.Target.Flavor, run.Target.Version, run.Target.DSN, threads, run.Status)

@@ -17,27 +17,11 @@ import (
 // followEvery round trips.
 const followEvery = 32
 
-// cpuSet is a cpu_set_t of 1024 CPUs, glibc's size.
-type cpuSet [16]uint64
-
-func (s *cpuSet) has(cpu int) bool {
-	return cpu >= 0 && cpu < 64*len(s) && s[cpu/64]&(1<<(cpu%64)) != 0
-}
-
-func (s *cpuSet) count() (n int) {
-	for _, w := range s {
-		for ; w != 0; w &= w - 1 {
-			n++
-		}
-	}
-	return n
-}
-
 // following is the state of Follow, shared by every Socket.
 var following struct {
 	on    atomic.Bool
-	mask  atomic.Pointer[cpuSet] // the CPUs the process's threads may run on
-	moves atomic.Int64           // threads moved to their server's CPU
+	mask  atomic.Pointer[unix.CPUSet] // the CPUs the process's threads may run on
+	moves atomic.Int64                // threads moved to their server's CPU
 	mu    sync.Mutex
 	users int // the runs that called Follow and have not stopped
 }
@@ -62,15 +46,15 @@ var following struct {
 // server process, its client follows.
 //
 // Follow does nothing in a process allowed a single CPU (stop is nil
-// then), and never moves
-// a thread to a CPU outside the process's set (taskset): a user who keeps
-// the client off the server's cores keeps it there.
+// then), and never moves a thread to a CPU outside the process's set
+// (taskset): a user who keeps the client off the server's cores keeps it
+// there.
 func Follow() (stop func() int64, err error) {
-	var mask cpuSet
-	if _, _, e := syscall.RawSyscall(syscall.SYS_SCHED_GETAFFINITY, 0, unsafe.Sizeof(mask), uintptr(unsafe.Pointer(&mask))); e != 0 {
-		return nil, fmt.Errorf("rawsock: reading the CPU set: %w", e)
+	var mask unix.CPUSet
+	if err := unix.SchedGetaffinity(0, &mask); err != nil {
+		return nil, fmt.Errorf("rawsock: reading the CPU set: %w", err)
 	}
-	if mask.count() < 2 {
+	if mask.Count() < 2 {
 		return nil, nil
 	}
 	following.mu.Lock()
@@ -145,21 +129,21 @@ func (s *Socket) followPeer() {
 		return
 	}
 	mask := following.mask.Load()
-	if !mask.has(int(in)) {
+	if !mask.IsSet(int(in)) {
 		return
 	}
 	var cpu uint32
 	if _, _, e := syscall.RawSyscall(unix.SYS_GETCPU, uintptr(unsafe.Pointer(&cpu)), 0, 0); e != 0 || int32(cpu) == in {
 		return
 	}
-	var one cpuSet
-	one[in/64] = 1 << (in % 64)
+	var one unix.CPUSet
+	one.Set(int(in))
 	// The two calls must act on one thread: a goroutine that changed
-	// threads between them would leave the first pinned.
+	// threads between them would leave the first pinned. Both are raw
+	// system calls, as the worker's reads are.
 	runtime.LockOSThread()
-	_, _, e := syscall.RawSyscall(syscall.SYS_SCHED_SETAFFINITY, 0, unsafe.Sizeof(one), uintptr(unsafe.Pointer(&one)))
-	if e == 0 {
-		syscall.RawSyscall(syscall.SYS_SCHED_SETAFFINITY, 0, unsafe.Sizeof(*mask), uintptr(unsafe.Pointer(mask)))
+	if unix.SchedSetaffinity(0, &one) == nil {
+		_ = unix.SchedSetaffinity(0, mask)
 		following.moves.Add(1)
 	}
 	runtime.UnlockOSThread()

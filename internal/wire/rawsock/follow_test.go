@@ -12,23 +12,22 @@ import (
 
 // pinThread confines the calling (locked) thread to cpu, or, with cpu < 0,
 // gives it set back.
-func pinThread(t *testing.T, cpu int, set *cpuSet) {
+func pinThread(t *testing.T, cpu int, set *unix.CPUSet) {
 	t.Helper()
-	var one cpuSet
 	if cpu >= 0 {
-		one[cpu/64] = 1 << (cpu % 64)
-		set = &one
+		set = &unix.CPUSet{}
+		set.Set(cpu)
 	}
-	if _, _, e := syscall.RawSyscall(syscall.SYS_SCHED_SETAFFINITY, 0, unsafe.Sizeof(*set), uintptr(unsafe.Pointer(set))); e != 0 {
-		t.Fatalf("sched_setaffinity: %v", e)
+	if err := unix.SchedSetaffinity(0, set); err != nil {
+		t.Fatalf("sched_setaffinity: %v", err)
 	}
 }
 
-func threadSet(t *testing.T) cpuSet {
+func threadSet(t *testing.T) unix.CPUSet {
 	t.Helper()
-	var set cpuSet
-	if _, _, e := syscall.RawSyscall(syscall.SYS_SCHED_GETAFFINITY, 0, unsafe.Sizeof(set), uintptr(unsafe.Pointer(&set))); e != 0 {
-		t.Fatalf("sched_getaffinity: %v", e)
+	var set unix.CPUSet
+	if err := unix.SchedGetaffinity(0, &set); err != nil {
+		t.Fatalf("sched_getaffinity: %v", err)
 	}
 	return set
 }
@@ -50,9 +49,9 @@ func echoServer(t *testing.T, cpu int) string {
 	t.Cleanup(func() { ln.Close() })
 	go func() {
 		runtime.LockOSThread() // the thread ends with the goroutine, pin and all
-		var one cpuSet
-		one[cpu/64] = 1 << (cpu % 64)
-		syscall.RawSyscall(syscall.SYS_SCHED_SETAFFINITY, 0, unsafe.Sizeof(one), uintptr(unsafe.Pointer(&one)))
+		var one unix.CPUSet
+		one.Set(cpu)
+		_ = unix.SchedSetaffinity(0, &one)
 		c, err := ln.Accept()
 		if err != nil {
 			return
@@ -116,8 +115,8 @@ func TestFollowMovesToServer(t *testing.T) {
 	defer runtime.UnlockOSThread()
 	full := threadSet(t)
 	var cpus []int // the first two CPUs of the process's set
-	for c := 0; c < 64*len(full) && len(cpus) < 2; c++ {
-		if full.has(c) {
+	for c := 0; c < 8*int(unsafe.Sizeof(full)) && len(cpus) < 2; c++ {
+		if full.IsSet(c) {
 			cpus = append(cpus, c)
 		}
 	}
@@ -172,7 +171,7 @@ func TestFollowSingleCPU(t *testing.T) {
 	full := threadSet(t)
 	defer pinThread(t, -1, &full)
 	cpu := 0
-	for !full.has(cpu) {
+	for !full.IsSet(cpu) {
 		cpu++
 	}
 	pinThread(t, cpu, nil)
